@@ -1,0 +1,96 @@
+"""The objects the data layer hands to the rest of the program."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+Kind = Literal["continuous", "discrete"]
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """A binary classification task, ready for the models.
+
+    Attributes
+    ----------
+    name : str
+        Task name (``pima``, ``adult-discrete``, or a user's inline name).
+    title : str
+        Panel title (as in the paper for the 15 built-in tasks).
+    X : ndarray of shape (N, d)
+        ``kind == "continuous"``: float64 rescaled to [0, 1].
+        ``kind == "discrete"``: int64 level codes, column j in ``0 .. n_values[j] - 1``.
+    y : ndarray of shape (N,)
+        int8 labels in {0, 1}; 1 is the positive class.
+    kind : {"continuous", "discrete"}
+    n_values : tuple of int
+        Discrete: the number of levels of each column (``len == d``). Continuous: ``()``.
+    feature_names : tuple of str
+    sizes : tuple of int or None
+        The paper's m-grid for a built-in task, else None.
+    x_range : tuple of float or None
+        The paper's x-axis range for a built-in task, else None.
+    notes : mapping
+        The recipe's resolved choices and provenance, recorded in ``run.json``.
+
+    ``eq=False`` keeps identity hashing, so a Dataset can key a cache of design matrices.
+    """
+
+    name: str
+    title: str
+    X: np.ndarray
+    y: np.ndarray
+    kind: Kind
+    n_values: tuple[int, ...] = ()
+    feature_names: tuple[str, ...] = ()
+    sizes: tuple[int, ...] | None = None
+    x_range: tuple[float, float] | None = None
+    notes: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def n_positive(self) -> int:
+        return int(self.y.sum())
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """What a config says about one task, before any data is read.
+
+    A built-in task is ``TaskSpec(name="pima")`` with optional recipe ``overrides``.
+    An inline task has ``source`` (``{"csv": path}``, ``{"uci": id}`` or
+    ``{"synthetic": {...}}``), ``target`` (``{"column": ..., "positive": [...]}``) and
+    ``features`` (``{"kind": ..., "columns": [...]}`` or ``{"drop": [...]}``).
+    """
+
+    name: str
+    source: Mapping[str, Any] | None = None
+    target: Mapping[str, Any] | None = None
+    features: Mapping[str, Any] | None = None
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def builtin(self) -> bool:
+        return self.source is None
+
+
+@dataclass(frozen=True)
+class DataSettings:
+    """Where bytes come from: the cache, a local mirror, or a download."""
+
+    cache_dir: Path = Path("data")
+    mirror: Path | None = None
+    download: bool = True
+    timeout: float = 30.0
