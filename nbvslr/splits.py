@@ -1,0 +1,224 @@
+"""Random train/test splits: which rows train the models for (task, m, split).
+
+The rule (Ng & Jordan, footnote 2): for each training-set size m, draw a random training
+set of m rows that holds at least one example of each class; the test set is every other
+row. Every model sees the same training sets (the comparison is paired).
+
+Seeds
+-----
+Each (task, m, split) has its own ``SeedSequence(entropy=seed, spawn_key=(task_key, m,
+split))``, where ``task_key`` is a stable hash of the task's name (sha256, never Python's
+salted ``hash()``). Its child 0 draws the training set, its child 1 seeds the model (e.g. the
+sampler of separating hyperplanes). Nothing depends on run order, so results are the same
+whatever ``--jobs``, the backend, the grouping of splits into work units, or resuming.
+
+The both-classes rule
+---------------------
+The exact law is "a uniform m-subset, conditioned on both classes being present". It is
+drawn by rejection: draw uniform m-subsets until one holds both classes, at most
+``MAX_TRIES`` times. Only when every try fails (probability ``P(one class)**MAX_TRIES``, e.g.
+below 1e-5 for m = 2 on a task with 6 % positives) does the draw fall back to a forced one:
+one positive and one negative drawn uniformly, then m - 2 rows uniformly from the rest. The
+forced law slightly over-weights sets with few minority rows; it is used so rarely that the
+mean error cannot move by a visible amount.
+
+Nested mode
+-----------
+With ``nested=True`` each split index draws one random ordering of all rows, and the
+training set of size m is its first m rows, so the sets of one split grow with m. The
+ordering is a lazy Fisher-Yates shuffle (O(m) per split, whatever N is), drawn by rejection
+until its prefix of the grid's smallest size holds both classes; every longer prefix then holds both classes too. The law is thus exact at the
+smallest size and, at larger sizes, that of a uniform m-subset whose first ``min_size`` rows
+(in random order) are of both classes. The forced fallback puts one positive and one
+negative, in random order, at the front.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+import numpy as np
+
+MAX_TRIES = 100
+"""Rejection tries before the forced both-classes draw."""
+
+_FULL_KEY = 0
+"""The ``m`` slot of the seed of a fit on all rows: no training size is 0."""
+
+_NESTED_KEY = 1
+"""The ``m`` slot of nested orderings: no training size is 1, and one ordering serves all m."""
+
+
+def task_key(name: str) -> int:
+    """A stable 32-bit integer for a task name (same on every machine and Python run)."""
+    return int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:4], "little")
+
+
+def split_seeds(
+    seed: int, task: str, m: int, splits: Sequence[int], *, nested: bool = False
+) -> tuple[list[np.random.SeedSequence], list[np.random.SeedSequence]]:
+    """Seeds for the split draws and for the models, one of each per split index.
+
+    Parameters
+    ----------
+    seed : int
+        The run's base seed (``>= 0``).
+    task : str
+        Task name.
+    m : int
+        Training-set size.
+    splits : sequence of int
+        Split indices (e.g. ``range(250, 500)`` for one block).
+    nested : bool
+        Nested orderings are shared by all sizes, so their draw seed does not depend on m;
+        the model seed always does.
+
+    Returns
+    -------
+    draw : list of SeedSequence, one per split
+    model : list of SeedSequence, one per split
+    """
+    key = task_key(task)
+    draw_m = _NESTED_KEY if nested else m
+    draw = [np.random.SeedSequence(seed, spawn_key=(key, draw_m, int(s), 0)) for s in splits]
+    model = [np.random.SeedSequence(seed, spawn_key=(key, m, int(s), 1)) for s in splits]
+    return draw, model
+
+
+def full_seed(seed: int, task: str) -> np.random.SeedSequence:
+    """The model seed of the fit on all rows (the asymptotic-error estimate)."""
+    return np.random.SeedSequence(seed, spawn_key=(task_key(task), _FULL_KEY, 0, 1))
+
+
+def _forced_order(y: np.ndarray, rng: np.random.Generator, k: int) -> np.ndarray:
+    """First k rows of an ordering that starts with one positive and one negative.
+
+    Returns ndarray of shape (k,), k >= 2.
+    """
+    pos = np.flatnonzero(y == 1)
+    neg = np.flatnonzero(y != 1)
+    pair = np.array([pos[rng.integers(pos.size)], neg[rng.integers(neg.size)]])
+    pair = pair[rng.permutation(2)]
+    rest = np.setdiff1d(np.arange(y.size), pair, assume_unique=True)
+    return np.concatenate([pair, rest[rng.permutation(rest.size)[: k - 2]]])
+
+
+def _check(y: np.ndarray, m: int) -> None:
+    n_pos = int(np.count_nonzero(y == 1))
+    if n_pos == 0 or n_pos == y.size:
+        raise ValueError("both classes must be present in the data")
+    if not 2 <= m <= y.size - 1:
+        raise ValueError(f"m must be in [2, N - 1] = [2, {y.size - 1}], got {m}")
+
+
+def draw_train_sets(
+    y: np.ndarray, m: int, seeds: Sequence[np.random.SeedSequence]
+) -> np.ndarray:
+    """Training sets of m rows, each holding both classes (see the module docstring).
+
+    Parameters
+    ----------
+    y : ndarray of shape (N,)
+        Labels in {0, 1}, both present.
+    m : int
+        Training-set size, ``2 <= m <= N - 1`` (at least one test row).
+    seeds : sequence of SeedSequence, length S
+        One draw seed per split.
+
+    Returns
+    -------
+    train_idx : ndarray of shape (S, m), int64
+        Row indices, sorted within each split; the test set is every other row.
+    """
+    y = np.asarray(y)
+    _check(y, m)
+    n = y.size
+    out = np.empty((len(seeds), m), dtype=np.int64)  # (S, m)
+    for i, ss in enumerate(seeds):
+        rng = np.random.default_rng(ss)
+        for _ in range(MAX_TRIES):
+            idx = rng.choice(n, size=m, replace=False, shuffle=False)
+            labels = y[idx]
+            if labels.min() != labels.max():  # both classes present
+                break
+        else:
+            idx = _forced_order(y, rng, m)
+        out[i] = np.sort(idx)
+    return out
+
+
+def _ordering_prefix(rng: np.random.Generator, n: int, start: int, k: int, swaps: dict) -> list:
+    """Positions ``start .. k - 1`` of a lazy Fisher-Yates shuffle of ``range(n)``.
+
+    Step i swaps position i with a uniform position j in [i, n); ``swaps`` holds the moved
+    entries, so the cost is O(k), not O(n). One uniform double is consumed per position, in
+    order, so a prefix never depends on how far the shuffle is carried.
+    """
+    i = np.arange(start, k)
+    js = i + np.floor(rng.random(k - start) * (n - i)).astype(np.int64)  # uniform in [i, n)
+    out = []
+    for a, b in zip(i.tolist(), js.tolist(), strict=True):
+        vb = swaps.get(b, b)
+        swaps[b] = swaps.get(a, a)
+        out.append(vb)
+    return out
+
+
+def draw_nested_orders(
+    y: np.ndarray, k: int, min_size: int, seeds: Sequence[np.random.SeedSequence]
+) -> np.ndarray:
+    """The first k rows of one random ordering per split, for nested training sets.
+
+    The training set of size m of split s is ``orders[s, :m]`` for every m <= k, and the
+    prefix of a split's ordering is the same whatever k is asked for.
+
+    Parameters
+    ----------
+    y : ndarray of shape (N,)
+        Labels in {0, 1}, both present.
+    k : int
+        Prefix length to return, ``min_size <= k <= N - 1``.
+    min_size : int
+        The grid's smallest size: the ordering is drawn until its first ``min_size`` rows
+        hold both classes (``>= 2``).
+    seeds : sequence of SeedSequence, length S
+        One draw seed per split index, the same for every m.
+
+    Returns
+    -------
+    orders : ndarray of shape (S, k), int64
+        In draw order (not sorted): prefixes are the nested training sets.
+    """
+    y = np.asarray(y)
+    _check(y, min_size)
+    _check(y, k)
+    if k < min_size:
+        raise ValueError(f"k ({k}) must be >= min_size ({min_size})")
+    n = y.size
+    out = np.empty((len(seeds), k), dtype=np.int64)  # (S, k)
+    for s, ss in enumerate(seeds):
+        rng = np.random.default_rng(ss)
+        for _ in range(MAX_TRIES):
+            swaps: dict[int, int] = {}
+            head = _ordering_prefix(rng, n, 0, min_size, swaps)
+            labels = y[head]
+            if labels.min() != labels.max():  # both classes in the smallest prefix
+                tail = _ordering_prefix(rng, n, min_size, k, swaps)
+                break
+        else:
+            forced = _forced_order(y, rng, k)
+            head, tail = forced[:min_size].tolist(), forced[min_size:].tolist()
+        out[s, :min_size] = head
+        out[s, min_size:] = tail
+    return out
+
+
+def nested_train_sets(
+    y: np.ndarray, m: int, min_size: int, seeds: Sequence[np.random.SeedSequence]
+) -> np.ndarray:
+    """Nested training sets of size m: the sorted first m rows of each split's ordering.
+
+    Returns ndarray of shape (S, m), int64.
+    """
+    return np.sort(draw_nested_orders(y, m, min_size, seeds), axis=1)
