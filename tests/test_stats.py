@@ -13,12 +13,15 @@ from nbvslr.errors import ResultsError
 from nbvslr.stats import (
     PAIRED_COLUMNS,
     SUMMARY_COLUMNS,
+    crossovers,
     default_pair,
+    first_crossing,
     normal_quantile,
     paired_differences,
     paired_summary,
     summarize,
     t_quantile,
+    winner,
 )
 
 
@@ -153,3 +156,122 @@ def test_default_pair_first_nb_and_first_lr():
     assert default_pair(table, models=["nb", "lr", "lr_l2"]) == ("nb", "lr")
     with pytest.raises(ResultsError):
         default_pair(splits_table({"nb": {2: [0.1]}}))
+
+
+# ---- winner and crossovers -------------------------------------------------------------
+
+def curve_table(diff_by_m: dict[int, float], spread: float = 0.02, n: int = 4,
+                lr_error: float = 0.3) -> pd.DataFrame:
+    """NB and LR splits whose per-m mean difference NB - LR is exactly ``diff_by_m[m]``.
+
+    The differences at one m are ``d + spread * (-1.5, -0.5, 0.5, 1.5, ...)`` (mean d).
+    """
+    offsets = spread * (np.arange(n) - (n - 1) / 2)
+    nb = {m: [lr_error + d + o for o in offsets] for m, d in diff_by_m.items()}
+    lr = {m: [lr_error] * n for m in diff_by_m}
+    return splits_table({"nb": nb, "lr": lr})
+
+
+def test_winner_reads_the_paired_interval():
+    """Interval above 0 -> LR, below 0 -> NB, containing 0 or NaN -> tie."""
+    assert winner({"ci_low": 0.01, "ci_high": 0.05}) == "lr"
+    assert winner({"ci_low": -0.05, "ci_high": -0.01}) == "nb"
+    assert winner({"ci_low": -0.01, "ci_high": 0.05}) == "tie"
+    assert winner({"ci_low": float("nan"), "ci_high": float("nan")}) == "tie"
+
+
+def test_no_crossover_when_nb_is_better_everywhere():
+    """A curve that stays below 0 has no crossover and no bootstrap interval."""
+    table = curve_table({2: -0.2, 4: -0.1, 6: -0.05, 8: -0.2})
+    out = crossovers(paired_summary(table, "nb", "lr"), table, rng=np.random.default_rng(0))
+    assert out["crossings"] == [] and out["first_crossover"] is None
+    assert out["interval"] is None
+    assert out["first_lr_significant"] is None and out["lr_significant_from"] is None
+    assert out["first_nb_significant"] == 2
+    assert not out["tie_everywhere"]
+
+
+def test_two_crossovers_interpolated_by_hand():
+    """d = (-.1, .1, .3, -.1) at m = 2, 4, 6, 8 crosses at 2 + 2*.1/.2 = 3 and 6 + 2*.3/.4 = 7.5."""
+    table = curve_table({2: -0.1, 4: 0.1, 6: 0.3, 8: -0.1}, spread=0.001)
+    paired = paired_summary(table, "nb", "lr")
+    out = crossovers(paired)
+    assert out["crossings"] == pytest.approx([3.0, 7.5])
+    assert out["better_after"] == ["lr", "nb"]
+    assert out["first_crossover"] == pytest.approx(3.0)
+    assert out["first_lr_significant"] == 4
+    assert out["lr_significant_from"] is None  # NB is better again at the last size
+    assert [winner(r) for _, r in paired.iterrows()] == ["nb", "lr", "lr", "nb"]
+
+
+def test_crossing_through_an_exact_zero_and_a_touch():
+    """A zero between opposite signs is the crossing; touching 0 and turning back is not."""
+    ms = np.array([2.0, 4, 6, 8, 10, 12])
+    loc, start = first_crossing(ms, np.array([[-1.0, 0, 1, 1, 1, 1],
+                                              [-1.0, 0, 0, -1, 0, 0],
+                                              [0.0, -1, 0, 0, 2, 2],
+                                              [0.0, 0, 0, 0, 0, 0]]))
+    np.testing.assert_allclose(loc, [4.0, np.nan, 7.0, np.nan])
+    np.testing.assert_array_equal(start, [-1, -1, -1, 0])
+
+
+def test_vectorised_first_crossing_matches_the_scalar_rule():
+    """first_crossing over a (B, M) stack equals the one-curve rule on each row."""
+    from nbvslr.stats import _sign_changes
+
+    rng = np.random.default_rng(3)
+    ms = np.cumsum(rng.integers(1, 5, size=9)).astype(float)
+    D = rng.integers(-2, 3, size=(500, 9)).astype(float) * rng.uniform(0.5, 1, size=(500, 9))
+    loc, _ = first_crossing(ms, D)
+    expected = [(c[0][0] if (c := _sign_changes(ms, row)) else np.nan) for row in D]
+    np.testing.assert_allclose(loc, expected)
+
+
+def test_tie_everywhere():
+    """Noisy curves whose paired interval contains 0 at every m: winner 'tie' everywhere."""
+    table = curve_table({2: 0.01, 4: -0.01, 6: 0.005}, spread=0.2)
+    paired = paired_summary(table, "nb", "lr")
+    out = crossovers(paired)
+    assert out["tie_everywhere"]
+    assert {winner(r) for _, r in paired.iterrows()} == {"tie"}
+    assert out["first_lr_significant"] is None and out["first_nb_significant"] is None
+    assert len(out["crossings"]) == 2  # sign changes of noise are still listed
+
+
+def _noisy_crossing_table(seed: int = 11) -> pd.DataFrame:
+    """True mean difference 0.01 * (m - 21): NB better below m = 21, LR above."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for m in range(2, 42, 3):
+        lr = rng.uniform(0.2, 0.4, size=300)
+        nb = lr + 0.01 * (m - 21) + rng.normal(0, 0.05, size=300)
+        for split in range(300):
+            rows += [dict(task="toy", model="nb", family="nb", m=m, split=split, error=nb[split]),
+                     dict(task="toy", model="lr", family="lr", m=m, split=split, error=lr[split])]
+    return pd.DataFrame(rows)
+
+
+def test_bootstrap_interval_contains_true_crossover_and_is_reproducible():
+    """The bootstrap interval brackets the true crossing (21) and repeats with the same seed."""
+    table = _noisy_crossing_table()
+    paired = paired_summary(table, "nb", "lr")
+    out = crossovers(paired, table, rng=np.random.default_rng(42), n_boot=400)
+    low, high = out["interval"]
+    assert low < 21 < high
+    assert high - low < 6  # 300 splits per size pin it down to a few units of m
+    assert out["first_crossover"] == pytest.approx(21, abs=2)
+    assert out["boot_fraction"] == 1.0
+    again = crossovers(paired, table, rng=np.random.default_rng(42), n_boot=400)
+    assert again["interval"] == out["interval"]
+    other = crossovers(paired, table, rng=np.random.default_rng(43), n_boot=400)
+    assert other["interval"] != out["interval"]
+
+
+def test_bootstrap_interval_open_ended_when_resamples_leave_the_range():
+    """A crossing near the last size: resamples that never cross push the upper end to +inf."""
+    table = curve_table({2: -0.1, 4: -0.05, 6: 0.0005}, spread=0.05, n=20)
+    paired = paired_summary(table, "nb", "lr")
+    out = crossovers(paired, table, rng=np.random.default_rng(0), n_boot=300)
+    assert out["first_crossover"] == pytest.approx(4 + 2 * 0.05 / 0.0505)
+    assert out["interval"][1] == np.inf
+    assert 0 < out["boot_fraction"] < 1

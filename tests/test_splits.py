@@ -1,0 +1,167 @@
+"""Split drawing: both classes, the exact conditional law, seeds, nesting."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from nbvslr import splits
+from nbvslr.splits import (
+    draw_nested_orders,
+    draw_train_sets,
+    full_seed,
+    nested_train_sets,
+    split_seeds,
+    task_key,
+)
+
+Y_SMALL = np.array([1, 1, 0, 0, 0, 0, 0, 0], dtype=np.int8)  # N = 8, two positives
+
+
+def _valid_subsets(y: np.ndarray, m: int) -> list[tuple[int, ...]]:
+    return [
+        s for s in itertools.combinations(range(y.size), m) if 0 < y[list(s)].sum() < m
+    ]
+
+
+def _assert_uniform(sets: np.ndarray, support: list[tuple[int, ...]]) -> None:
+    counts = Counter(map(tuple, sets.tolist()))
+    assert set(counts) <= set(support), "a training set outside the both-classes support"
+    n, k = sets.shape[0], len(support)
+    p = 1 / k
+    sd = math.sqrt(n * p * (1 - p))
+    worst = max(abs(counts.get(s, 0) - n * p) for s in support)
+    assert worst < 5 * sd, f"subset frequencies off by {worst:.1f} (5 sd = {5 * sd:.1f})"
+
+
+def test_task_key_is_stable():
+    """The task hash is sha256-based and fixed: changing it would silently change all draws."""
+    assert task_key("pima") == 2231437775
+    assert task_key("adult-discrete") == 3516269246
+
+
+def test_seeds_separate_draws_models_and_splits():
+    """Draw and model seeds of one split differ, and differ across splits, sizes and tasks."""
+    draw, model = split_seeds(0, "pima", 5, range(3))
+    states = {tuple(s.generate_state(4)) for s in draw + model}
+    draw6, _ = split_seeds(0, "pima", 6, range(3))
+    drawl, _ = split_seeds(0, "liver", 5, range(3))
+    states |= {tuple(s.generate_state(4)) for s in draw6 + drawl}
+    states.add(tuple(full_seed(0, "pima").generate_state(4)))
+    assert len(states) == 13
+
+
+def test_block_grouping_does_not_change_draws():
+    """Splits 0..9 drawn at once equal splits 0..3 and 4..9 drawn as two blocks."""
+    y = np.array([1] * 10 + [0] * 30)
+    whole = draw_train_sets(y, 7, split_seeds(3, "t", 7, range(10))[0])
+    a = draw_train_sets(y, 7, split_seeds(3, "t", 7, range(4))[0])
+    b = draw_train_sets(y, 7, split_seeds(3, "t", 7, range(4, 10))[0])
+    np.testing.assert_array_equal(whole, np.vstack([a, b]))
+
+
+@pytest.mark.parametrize("m", [2, 3, 6, 39])
+def test_every_training_set_holds_both_classes(m):
+    """Each training set has m distinct sorted rows of both classes and leaves a test row."""
+    y = np.zeros(40, dtype=np.int8)
+    y[17] = 1  # a single positive: most uniform draws miss it
+    sets = draw_train_sets(y, m, split_seeds(0, "one-positive", m, range(300))[0])
+    assert sets.shape == (300, m)
+    assert (np.diff(sets, axis=1) > 0).all()
+    assert ((sets >= 0) & (sets < 40)).all()
+    labels = y[sets]
+    assert (labels.max(axis=1) == 1).all() and (labels.min(axis=1) == 0).all()
+
+
+def test_forced_fallback_holds_both_classes(monkeypatch):
+    """With no rejection tries left, the forced draw still gives valid both-class sets."""
+    monkeypatch.setattr(splits, "MAX_TRIES", 0)
+    y = np.array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0])
+    sets = draw_train_sets(y, 4, split_seeds(0, "t", 4, range(200))[0])
+    assert (np.diff(sets, axis=1) > 0).all()
+    assert ((y[sets].sum(axis=1) > 0) & (y[sets].sum(axis=1) < 4)).all()
+    orders = draw_nested_orders(y, 6, 2, split_seeds(0, "t", 6, range(200), nested=True)[0])
+    assert (y[orders[:, :2]].sum(axis=1) == 1).all()
+    assert all(len(set(row)) == 6 for row in orders.tolist())
+
+
+def test_rejection_draw_is_the_exact_conditional_law():
+    """Each both-classes m-subset is equally likely (the paper's conditional law)."""
+    m = 3
+    sets = draw_train_sets(Y_SMALL, m, split_seeds(1, "law", m, range(3000))[0])
+    _assert_uniform(sets, _valid_subsets(Y_SMALL, m))
+
+
+def test_positive_count_follows_the_conditioned_hypergeometric():
+    """The number of positives per training set matches the law given both classes."""
+    y = np.array([1] * 3 + [0] * 9)
+    m, n_splits = 6, 4000
+    sets = draw_train_sets(y, m, split_seeds(5, "hyper", m, range(n_splits))[0])
+    got = np.bincount(y[sets].sum(axis=1), minlength=m + 1) / n_splits
+    weights = np.array([math.comb(3, k) * math.comb(9, m - k) for k in range(m + 1)], float)
+    weights[[0, m]] = 0.0  # one-class sets are excluded
+    want = weights / weights.sum()
+    sd = np.sqrt(want * (1 - want) / n_splits)
+    assert np.all(np.abs(got - want) <= 5 * sd + 1e-12), (got, want)
+
+
+def test_row_inclusion_frequency():
+    """Each row is in a training set about as often as the conditional law says."""
+    y = np.array([1] * 6 + [0] * 24)
+    m, n_splits = 5, 4000
+    sets = draw_train_sets(y, m, split_seeds(2, "freq", m, range(n_splits))[0])
+    freq = np.bincount(sets.ravel(), minlength=y.size) / n_splits
+    valid = _valid_subsets(y, m)
+    expected = np.bincount(np.array(valid).ravel(), minlength=y.size) / len(valid)
+    sd = np.sqrt(expected * (1 - expected) / n_splits)
+    assert np.all(np.abs(freq - expected) < 5 * sd)
+    # positives are rarer than negatives but over-represented by the conditioning
+    assert expected[0] > m / y.size > expected[-1] * 0.9
+
+
+def test_nested_sets_grow_with_m():
+    """In nested mode the training set of each split at m is inside the one at m' > m."""
+    y = np.array([1] * 10 + [0] * 50)
+    draw = split_seeds(0, "nest", 0, range(50), nested=True)[0]
+    small = nested_train_sets(y, 4, 4, draw)
+    large = nested_train_sets(y, 20, 4, draw)
+    for a, b in zip(small.tolist(), large.tolist(), strict=True):
+        assert set(a) <= set(b)
+    assert (y[small].min(axis=1) == 0).all() and (y[small].max(axis=1) == 1).all()
+    # The ordering's prefix does not depend on how long a prefix is asked for.
+    np.testing.assert_array_equal(
+        draw_nested_orders(y, 30, 4, draw)[:, :9], draw_nested_orders(y, 9, 4, draw)
+    )
+
+
+def test_nested_seeds_do_not_depend_on_m():
+    """Nested draw seeds are shared by all sizes; model seeds are not."""
+    d5, m5 = split_seeds(0, "t", 5, range(2), nested=True)
+    d9, m9 = split_seeds(0, "t", 9, range(2), nested=True)
+    assert [s.spawn_key for s in d5] == [s.spawn_key for s in d9]
+    assert [s.spawn_key for s in m5] != [s.spawn_key for s in m9]
+
+
+def test_nested_smallest_size_has_the_conditional_law():
+    """At the grid's smallest size nested sets follow the exact conditional law."""
+    m = 3
+    draw = split_seeds(4, "nest-law", 0, range(3000), nested=True)[0]
+    sets = nested_train_sets(Y_SMALL, m, m, draw)
+    _assert_uniform(sets, _valid_subsets(Y_SMALL, m))
+
+
+@pytest.mark.parametrize("m", [1, 8, 9])
+def test_sizes_outside_two_to_n_minus_one_are_refused(m):
+    """m < 2 or m >= N (no test row) is a programming error here (config checks it first)."""
+    with pytest.raises(ValueError, match="m must be"):
+        draw_train_sets(Y_SMALL, m, split_seeds(0, "t", 2, range(1))[0])
+
+
+def test_one_class_data_is_refused():
+    """Data with a single class cannot give both-class training sets."""
+    with pytest.raises(ValueError, match="both classes"):
+        draw_train_sets(np.zeros(10), 3, split_seeds(0, "t", 3, range(1))[0])
