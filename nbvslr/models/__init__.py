@@ -1,0 +1,237 @@
+"""The models of the paper, fitted to all splits of one size at once.
+
+Families and their options (defaults in ``options.FAMILIES``; a config sets any of them)
+------------------------------------------------------------------------------------
+``nb`` -- naive Bayes. Continuous tasks: Gaussian NB; discrete tasks: categorical NB.
+
+* ``smoothing`` (1): Laplace l of the class prior and of every categorical conditional,
+  ``p(x_j = v | y) = (count + l) / (count(y) + k_j l)``, ``p(y) = (count(y) + l) / (m + 2 l)``,
+  as the paper states.
+* ``variance`` ("shared"): the paper's Gaussian NB has one variance per feature, the pooled
+  within-class ML variance, so it is linear like LR; "class" is the textbook GNB
+  (class-specific variances, quadratic in x) for comparison.
+* ``var_smoothing`` (1e-9), ``var_floor`` (1e-12): epsilon added to every variance is
+  ``max(var_smoothing * v_max, var_floor)``, ``v_max`` the largest per-feature variance of
+  the split's training X. The paper says only "a small epsilon"; scikit-learn's GaussianNB
+  uses the same relative 1e-9, which never changes a variance that is not (nearly) zero and
+  scales with the data. With it, a feature that is constant within each class but differs
+  between class means dominates the rule -- as it must when its estimated variance is 0 --
+  and at m = 2 the rule is "nearest class mean". The floor keeps a set of identical training
+  points from dividing by zero.
+
+``lr`` -- logistic regression by maximum conditional likelihood (Newton / IRLS). Continuous
+tasks use the raw attributes; discrete tasks one-hot indicators minus one reference level per
+attribute (its most frequent level), so that the unpenalised Hessian is not singular by
+construction.
+
+* ``C`` (null): no penalty, as in the paper; a number fits ``C * loss + ||w||^2 / 2``.
+* ``separable`` ("sample"): what an unpenalised fit does when Newton certifies that the
+  training set is linearly separable (an iterate with every training margin > 0):
+  "sample" -- the paper's rule, the test error averaged over hyperplanes drawn uniformly from
+  the separating ones (``sampler.py``); "l2" -- refit that split with ``C = C_separable``
+  (1e4, a tiny penalty); "mle" -- keep iterating to ``max_iter`` and use that iterate.
+* ``tol`` (1e-10), ``max_iter`` (100): Newton stops when ``max_j |grad_j| / m <= tol``.
+* ``mcmc_chains`` (4), ``mcmc_draws`` (2), ``mcmc_burn_in`` (200), ``mcmc_thin`` (100):
+  the hit-and-run sampler; a separable split averages ``chains * draws = 8`` hyperplanes
+  after 400 steps. Why these values: see ``sampler.py``.
+
+Outputs per split: ``error`` (test error on every row outside the training set, a tie --
+score 0 -- counting one half), ``separable`` (the Newton certificate; always False for NB,
+which does not need it), ``n_iter`` (Newton steps, 0 for NB) and ``converged`` (the gradient
+criterion was met; True for NB, False for a separable split under "sample" or "mle", whose
+likelihood has no maximum).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from nbvslr.data.dataset import Dataset
+from nbvslr.models.design import Design, get_design
+from nbvslr.models.evaluate import count_mistakes, heldout_errors
+from nbvslr.models.logistic import fit_newton
+from nbvslr.models.naive_bayes import fit_categorical_nb, fit_gaussian_nb
+from nbvslr.models.options import FAMILIES, resolve_options
+from nbvslr.models.sampler import sample_separating
+from nbvslr.models.spec import ModelSpec
+from nbvslr.models.stacks import check_both_classes, check_distinct, split_chunks
+
+__all__ = ["FAMILIES", "ModelSpec", "resolve_options", "score_full", "score_splits"]
+
+#: Stacks held per split relative to one (m, D+1) float64 array (fits need a few copies).
+_COPIES = 4
+
+
+# --------------------------------------------------------------------------- fitting
+def _nb_design_name(data: Dataset, opts: Mapping[str, Any]) -> str:
+    if data.kind == "discrete":
+        return "onehot"
+    return "x" if opts["variance"] == "shared" else "x_x2"
+
+
+def _lr_design_name(data: Dataset) -> str:
+    return "onehot_ref" if data.kind == "discrete" else "x"
+
+
+def _fit_nb(data: Dataset, idx: np.ndarray, opts: Mapping[str, Any]) -> np.ndarray:
+    """NB thetas for training rows ``idx`` (S, m): shape (S, D + 1)."""
+    X = data.X[idx]  # (S, m, d)
+    y = np.asarray(data.y)[idx]  # (S, m)
+    if data.kind == "discrete":
+        return fit_categorical_nb(X, y, tuple(data.n_values), smoothing=opts["smoothing"])
+    return fit_gaussian_nb(
+        X,
+        y,
+        smoothing=opts["smoothing"],
+        variance=opts["variance"],
+        var_smoothing=opts["var_smoothing"],
+        var_floor=opts["var_floor"],
+    )
+
+
+def _fit_lr(
+    design: Design,
+    idx: np.ndarray,
+    opts: Mapping[str, Any],
+    seeds: Sequence[np.random.SeedSequence],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Fit LR to the training rows ``idx`` (S, m) with the separable-set rule.
+
+    Returns
+    -------
+    theta : ndarray of shape (S, D + 1)
+        One hyperplane per split (the Newton iterate, or the "l2" refit).
+    sampled : ndarray of shape (s,), int64
+        The splits whose error is the mean over sampled hyperplanes ("sample" rule).
+    draws : ndarray of shape (s, K, D + 1)
+        Their K hyperplanes each.
+    separable : (S,) bool; n_iter : (S,) int64; converged : (S,) bool
+    """
+    Z1 = design.Z1[idx]  # (S, m, P)
+    sign = design.sign[idx]  # (S, m)
+    C, rule = opts["C"], opts["separable"]
+    newton = dict(tol=opts["tol"], max_iter=opts["max_iter"])
+    res = fit_newton(Z1, sign, C=C, stop_when_separable=C is None and rule != "mle", **newton)
+    theta = res.theta.copy()  # (S, P)
+    n_iter, converged = res.n_iter.copy(), res.converged.copy()
+    todo = np.flatnonzero(res.separable) if C is None else np.empty(0, dtype=np.int64)
+    draws = np.empty((0, 1, theta.shape[1]))
+    if todo.size and rule == "sample":
+        draws = sample_separating(
+            Z1[todo],
+            sign[todo],
+            res.theta[todo],
+            [seeds[i] for i in todo],
+            chains=opts["mcmc_chains"],
+            draws=opts["mcmc_draws"],
+            burn_in=opts["mcmc_burn_in"],
+            thin=opts["mcmc_thin"],
+        )  # (s, K, P)
+        converged[todo] = False
+    elif todo.size and rule == "l2":
+        refit = fit_newton(Z1[todo], sign[todo], C=opts["C_separable"], **newton)
+        theta[todo] = refit.theta
+        n_iter[todo] += refit.n_iter
+        converged[todo] = refit.converged
+        todo = np.empty(0, dtype=np.int64)
+    else:
+        todo = np.empty(0, dtype=np.int64)
+    return theta, todo, draws, res.separable, n_iter, converged
+
+
+# --------------------------------------------------------------------------- public API
+def _options(spec: ModelSpec) -> dict[str, Any]:
+    return resolve_options(spec.name, spec.family, spec.options)
+
+
+def score_splits(
+    spec: ModelSpec,
+    data: Dataset,
+    train_idx: np.ndarray,
+    seeds: Sequence[np.random.SeedSequence],
+) -> dict[str, np.ndarray]:
+    """Fit ``spec`` to S training sets and score each on the rows it did not train on.
+
+    Parameters
+    ----------
+    spec : ModelSpec
+    data : Dataset
+    train_idx : ndarray of shape (S, m)
+        Distinct row indices of each split's training set (both classes present).
+    seeds : sequence of S SeedSequence
+        The model seed of each split (used by the separable-set sampler only).
+
+    Returns
+    -------
+    dict with ``error`` float64 (S,), ``separable`` bool (S,), ``n_iter`` int64 (S,),
+    ``converged`` bool (S,); see the module docstring.
+
+    Raises
+    ------
+    DataError
+        Invalid or repeated row indices, no test row left, or a one-class training set.
+    """
+    opts = _options(spec)
+    train_idx = np.asarray(train_idx, dtype=np.int64)
+    check_distinct(train_idx, data.n_rows)
+    S, m = train_idx.shape
+    seeds = list(seeds)
+    if len(seeds) != S:
+        raise ValueError(f"{len(seeds)} seeds for {S} splits")
+    check_both_classes(np.asarray(data.y)[train_idx])
+    out = {
+        "error": np.empty(S),
+        "separable": np.zeros(S, dtype=bool),
+        "n_iter": np.zeros(S, dtype=np.int64),
+        "converged": np.ones(S, dtype=bool),
+    }
+    if spec.family == "nb":
+        design = get_design(data, _nb_design_name(data, opts))
+        width = max(design.n_params, data.n_features + 1)
+    else:
+        design = get_design(data, _lr_design_name(data))
+        width = design.n_params
+    for sl in split_chunks(S, _COPIES * 8.0 * m * width):
+        idx = train_idx[sl]  # (s, m)
+        if spec.family == "nb":
+            theta = _fit_nb(data, idx, opts)  # (s, D+1)
+            out["error"][sl] = heldout_errors(design, theta, idx)
+            continue
+        theta, todo, draws, sep, n_iter, conv = _fit_lr(design, idx, opts, seeds[sl])
+        rest = np.setdiff1d(np.arange(idx.shape[0]), todo)  # splits with one hyperplane
+        err = np.empty(idx.shape[0])  # (s,)
+        err[rest] = heldout_errors(design, theta[rest], idx[rest])
+        if todo.size:
+            n, K, P = draws.shape
+            per_draw = heldout_errors(
+                design, draws.reshape(n * K, P), np.repeat(idx[todo], K, axis=0)
+            )  # (n K,)
+            err[todo] = per_draw.reshape(n, K).mean(axis=1)
+        out["error"][sl] = err
+        out["separable"][sl] = sep
+        out["n_iter"][sl] = n_iter
+        out["converged"][sl] = conv
+    return out
+
+
+def score_full(spec: ModelSpec, data: Dataset, seed: np.random.SeedSequence) -> float:
+    """Fit ``spec`` on all rows and return its error on all rows (ties count one half).
+
+    The resubstitution error of the model trained on everything: an estimate of its
+    asymptotic error. If LR's full data is separable, the separable-set rule applies as for
+    any split (under "sample" every drawn hyperplane separates the data: error 0).
+    """
+    opts = _options(spec)
+    idx = np.arange(data.n_rows)[None, :]  # (1, N)
+    if spec.family == "nb":
+        design = get_design(data, _nb_design_name(data, opts))
+        theta = _fit_nb(data, idx, opts)  # (1, D+1)
+    else:
+        design = get_design(data, _lr_design_name(data))
+        theta, todo, draws = _fit_lr(design, idx, opts, [seed])[:3]
+        theta = draws[0] if todo.size else theta  # (K, P)
+    wrong, _ = count_mistakes(design, theta, None)  # (K,)
+    return float(wrong.mean() / data.n_rows)

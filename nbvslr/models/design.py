@@ -1,0 +1,128 @@
+"""Design matrices: every model here is linear in some design ``Z`` of a Dataset.
+
+=====================  ==========================================  ======================
+model                  design ``Z`` (N, D)                         name
+=====================  ==========================================  ======================
+continuous NB, LR      ``X``                                       ``"x"``
+class-variance GNB     ``[X, X**2]``                               ``"x_x2"``
+categorical NB         full one-hot of every attribute             ``"onehot"``
+discrete LR            one-hot minus one reference level per       ``"onehot_ref"``
+                       attribute (its most frequent level)
+=====================  ==========================================  ======================
+
+A linear model is ``theta = (w, b)`` of length ``D + 1`` with the intercept LAST; its score
+on row ``i`` is ``Z1[i] @ theta`` with ``Z1 = [Z, 1]``, and it predicts class 1 when the
+score is positive.
+
+Designs are built once per Dataset and cached (keyed by the Dataset object, which hashes by
+identity), together with the de-duplicated rows used for evaluation.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+
+from nbvslr.data.dataset import Dataset
+
+
+@dataclass(frozen=True, eq=False)
+class Design:
+    """One design of one Dataset.
+
+    Attributes
+    ----------
+    Z1 : ndarray of shape (N, D + 1)
+        The design with a trailing column of ones (C-contiguous float64).
+    sign : ndarray of shape (N,)
+        ``2 y - 1`` as float64 (+1 for class 1, -1 for class 0).
+    unique_Z1 : ndarray of shape (U, D + 1)
+        The distinct rows of ``Z1``.
+    row_to_unique : ndarray of shape (N,)
+        ``Z1[i] == unique_Z1[row_to_unique[i]]``.
+    unique_weight : ndarray of shape (U,)
+        ``n1 - n0`` over the rows equal to each distinct row (float64).
+    """
+
+    Z1: np.ndarray
+    sign: np.ndarray
+    unique_Z1: np.ndarray
+    row_to_unique: np.ndarray
+    unique_weight: np.ndarray
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.Z1.shape[0])
+
+    @property
+    def n_params(self) -> int:
+        """``D + 1``: features plus intercept."""
+        return int(self.Z1.shape[1])
+
+
+_CACHE: weakref.WeakKeyDictionary[Dataset, dict[str, Design]] = weakref.WeakKeyDictionary()
+
+
+def onehot_offsets(n_values: tuple[int, ...]) -> np.ndarray:
+    """Column of level 0 of each attribute in the full one-hot design, shape (d,)."""
+    return np.concatenate([[0], np.cumsum(n_values)[:-1]]).astype(np.int64)
+
+
+def reference_levels(data: Dataset) -> np.ndarray:
+    """The reference (dropped) level of each attribute: its most frequent level, shape (d,).
+
+    Only the attribute values are used, never the labels; ties go to the lowest code.
+    """
+    codes = np.asarray(data.X, dtype=np.int64)  # (N, d)
+    levels = [np.argmax(np.bincount(codes[:, j], minlength=k)) for j, k in enumerate(data.n_values)]
+    return np.array(levels, dtype=np.int64)
+
+
+def _onehot(data: Dataset, drop_reference: bool) -> np.ndarray:
+    codes = np.asarray(data.X, dtype=np.int64)  # (N, d)
+    n_values = tuple(int(k) for k in data.n_values)
+    offsets = onehot_offsets(n_values)
+    Z = np.zeros((codes.shape[0], int(sum(n_values))), dtype=np.float64)  # (N, sum k_j)
+    np.put_along_axis(Z, codes + offsets, 1.0, axis=1)
+    if drop_reference:
+        keep = np.ones(Z.shape[1], dtype=bool)
+        keep[offsets + reference_levels(data)] = False
+        Z = Z[:, keep]
+    return Z
+
+
+def _build(data: Dataset, name: str) -> Design:
+    if name in ("onehot", "onehot_ref"):
+        if data.kind != "discrete":
+            raise ValueError(f"design {name!r} needs a discrete dataset")
+        Z = _onehot(data, drop_reference=name == "onehot_ref")
+    elif name in ("x", "x_x2"):
+        if data.kind != "continuous":
+            raise ValueError(f"design {name!r} needs a continuous dataset")
+        X = np.asarray(data.X, dtype=np.float64)
+        Z = X if name == "x" else np.concatenate([X, X * X], axis=1)
+    else:
+        raise ValueError(f"unknown design {name!r}")
+    N = Z.shape[0]
+    Z1 = np.ascontiguousarray(np.concatenate([Z, np.ones((N, 1))], axis=1))  # (N, D+1)
+    sign = 2.0 * np.asarray(data.y, dtype=np.float64) - 1.0  # (N,)
+    unique_Z1, row_to_unique = np.unique(Z1, axis=0, return_inverse=True)
+    row_to_unique = row_to_unique.reshape(-1).astype(np.int64)
+    unique_weight = np.bincount(row_to_unique, weights=sign, minlength=unique_Z1.shape[0])
+    return Design(
+        Z1=Z1,
+        sign=sign,
+        unique_Z1=np.ascontiguousarray(unique_Z1),
+        row_to_unique=row_to_unique,
+        unique_weight=unique_weight,
+    )
+
+
+def get_design(data: Dataset, name: str) -> Design:
+    """The design ``name`` of ``data``, built on first use and cached with the Dataset."""
+    per_data = _CACHE.setdefault(data, {})
+    if name not in per_data:
+        per_data[name] = _build(data, name)
+    return per_data[name]

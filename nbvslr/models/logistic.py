@@ -1,0 +1,258 @@
+"""Logistic regression by Newton's method (IRLS) for S training sets at once.
+
+Conventions
+-----------
+* ``Z1`` : ndarray of shape (S, m, D + 1), the training rows of each split with a trailing
+  column of ones; ``theta = (w, b)`` of shape (S, D + 1) with the intercept ``b`` LAST.
+* ``sign`` : ndarray of shape (S, m), ``2 y - 1`` in {-1, +1}.
+* margins ``mu_i = sign_i * Z1_i @ theta``; the loss is SUMMED over the m rows (not averaged):
+
+      L(theta) = sum_i log(1 + exp(-mu_i)) + ||w||^2 / (2 C)
+
+  with the penalty on ``w`` only (intercept unpenalised); ``C = None`` means no penalty.
+  Its minimiser is scikit-learn's ``LogisticRegression(C=C)``, which minimises
+  ``C * sum_i loss_i + ||w||^2 / 2`` (the same function times C).
+* gradient ``-sum_i sign_i sigma(-mu_i) Z1_i + (w, 0) / C``;
+  Hessian ``sum_i sigma(mu_i) sigma(-mu_i) Z1_i Z1_i^T + diag(1/C, ..., 1/C, 0)``.
+
+The fitting loop (``fit_newton``) stops a split when ``max_j |grad_j| / m <= tol``
+(converged), after ``max_iter`` Newton steps, when the line search cannot decrease the loss,
+or (with ``stop_when_separable``) at the first iterate whose training margins are all > 0:
+a certificate that the training set is linearly separable, so that the unpenalised likelihood
+has no maximum. Finished splits leave the active set.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from nbvslr.models.stacks import check_both_classes
+
+#: Armijo sufficient-decrease constant and the number of step halvings tried.
+ARMIJO = 1e-4
+MAX_HALVINGS = 40
+#: Largest change of any margin in one Newton step (a guard, see ``fit_newton``).
+MAX_MARGIN_STEP = 1e4
+
+
+# ----------------------------------------------------------------------------- pure functions
+def log1p_exp_neg(mu: np.ndarray) -> np.ndarray:
+    """``log(1 + exp(-mu))`` elementwise, stable for any real ``mu``.
+
+    Written ``max(-mu, 0) + log1p(exp(-|mu|))``: the exponent is never positive, so exp
+    cannot overflow, and log1p keeps precision when ``exp(-|mu|)`` is tiny.
+    """
+    return np.maximum(-mu, 0.0) + np.log1p(np.exp(-np.abs(mu)))
+
+
+def sigmoid_neg(mu: np.ndarray) -> np.ndarray:
+    """``sigma(-mu) = 1 / (1 + exp(mu))`` elementwise, stable (exp of a non-positive number)."""
+    e = np.exp(-np.abs(mu))
+    return np.where(mu >= 0, e / (1.0 + e), 1.0 / (1.0 + e))
+
+
+def _margins(theta: np.ndarray, Z1: np.ndarray, sign: np.ndarray) -> np.ndarray:
+    return sign * np.matmul(Z1, theta[:, :, None])[:, :, 0]  # (S, m)
+
+
+def _penalty_diag(n_params: int, C: float | None) -> np.ndarray:
+    """``(1/C, ..., 1/C, 0)``: the penalty's Hessian diagonal (zeros when C is None)."""
+    d = np.full(n_params, 0.0 if C is None else 1.0 / C)
+    d[-1] = 0.0  # the intercept is never penalised
+    return d
+
+
+def logistic_loss(
+    theta: np.ndarray, Z1: np.ndarray, sign: np.ndarray, C: float | None = None
+) -> np.ndarray:
+    """Penalised log-loss summed over rows (see the module's Conventions), shape (S,).
+
+    theta : (S, D+1); Z1 : (S, m, D+1); sign : (S, m).
+    """
+    mu = _margins(theta, Z1, sign)  # (S, m)
+    pen = 0.5 * (_penalty_diag(theta.shape[1], C) * theta**2).sum(axis=1)  # (S,)
+    return log1p_exp_neg(mu).sum(axis=1) + pen
+
+
+def logistic_gradient(
+    theta: np.ndarray, Z1: np.ndarray, sign: np.ndarray, C: float | None = None
+) -> np.ndarray:
+    """Gradient of ``logistic_loss`` with respect to theta, shape (S, D+1)."""
+    mu = _margins(theta, Z1, sign)  # (S, m)
+    r = sign * sigmoid_neg(mu)  # (S, m)
+    return -np.matmul(r[:, None, :], Z1)[:, 0, :] + _penalty_diag(theta.shape[1], C) * theta
+
+
+def logistic_hessian(
+    theta: np.ndarray, Z1: np.ndarray, sign: np.ndarray, C: float | None = None
+) -> np.ndarray:
+    """Hessian of ``logistic_loss`` with respect to theta, shape (S, D+1, D+1)."""
+    mu = _margins(theta, Z1, sign)  # (S, m)
+    p = sigmoid_neg(mu)  # (S, m)
+    Zh = Z1 * np.sqrt(p * (1.0 - p))[:, :, None]  # (S, m, D+1)
+    H = np.matmul(Zh.transpose(0, 2, 1), Zh)  # (S, D+1, D+1)
+    return H + np.diag(_penalty_diag(theta.shape[1], C))
+
+
+# ----------------------------------------------------------------------------- Newton
+@dataclass(frozen=True)
+class NewtonResult:
+    """What ``fit_newton`` returns for S splits.
+
+    theta : (S, D+1) final iterate (intercept last).
+    n_iter : (S,) int64, Newton steps taken.
+    converged : (S,) bool, gradient criterion met.
+    separable : (S,) bool, some iterate had every training margin > 0 (a certificate of
+        strict linear separability; with a penalty, or when the cap comes first, a separable
+        set can go uncertified).
+    """
+
+    theta: np.ndarray
+    n_iter: np.ndarray
+    converged: np.ndarray
+    separable: np.ndarray
+
+
+def _solve(H: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Solve ``H x = rhs`` for a stack, H (A, P, P) symmetric PSD, rhs (A, P).
+
+    A tiny ridge (1e-10 of the mean diagonal, plus 1e-30) is always added: one-hot columns
+    plus an intercept, a constant column or m < D + 1 make H singular. The ridge changes the
+    step, not the fixed point (the gradient is 0 there whatever the ridge). If LAPACK still
+    reports a singular matrix, that split falls back to a least-squares solution.
+    """
+    P = H.shape[1]
+    ridge = 1e-10 * np.trace(H, axis1=1, axis2=2) / P + 1e-30  # (A,)
+    Hr = H + ridge[:, None, None] * np.eye(P)  # (A, P, P)
+    try:
+        return np.linalg.solve(Hr, rhs[:, :, None])[:, :, 0]
+    except np.linalg.LinAlgError:
+        out = np.empty_like(rhs)
+        for a in range(H.shape[0]):
+            try:
+                out[a] = np.linalg.solve(Hr[a], rhs[a])
+            except np.linalg.LinAlgError:
+                out[a] = np.linalg.lstsq(Hr[a], rhs[a], rcond=None)[0]
+        return out
+
+
+def fit_newton(
+    Z1: np.ndarray,
+    sign: np.ndarray,
+    *,
+    C: float | None = None,
+    tol: float = 1e-10,
+    max_iter: int = 100,
+    stop_when_separable: bool = False,
+    theta0: np.ndarray | None = None,
+) -> NewtonResult:
+    """Minimise ``logistic_loss`` for S splits at once by damped Newton.
+
+    Parameters
+    ----------
+    Z1 : ndarray of shape (S, m, D+1)
+        Training rows of each split, trailing column of ones.
+    sign : ndarray of shape (S, m)
+        ``2 y - 1``; every split must hold both classes.
+    C : float or None
+        Inverse penalty strength (None: unpenalised).
+    tol : float
+        Convergence when ``max_j |grad_j| / m <= tol``.
+    max_iter : int
+        At most this many Newton steps per split.
+    stop_when_separable : bool
+        Stop a split at the first iterate with every training margin > 0.
+    theta0 : ndarray of shape (S, D+1), optional
+        Starting point (default 0).
+
+    Returns
+    -------
+    NewtonResult
+
+    Raises
+    ------
+    DataError
+        A training set holds one class only.
+    """
+    Z1 = np.ascontiguousarray(Z1, dtype=np.float64)
+    sign = np.asarray(sign, dtype=np.float64)
+    check_both_classes(sign > 0)
+    S, m, P = Z1.shape
+    pen = _penalty_diag(P, C)  # (P,)
+    theta_out = np.zeros((S, P)) if theta0 is None else np.array(theta0, dtype=np.float64)
+    n_iter = np.zeros(S, dtype=np.int64)
+    converged = np.zeros(S, dtype=bool)
+    separable = np.zeros(S, dtype=bool)
+
+    act = np.arange(S)  # global index of each active split
+    Z, s, th = Z1, sign, theta_out.copy()  # (A, m, P), (A, m), (A, P)
+    mu = _margins(th, Z, s)  # (A, m)
+    it = 0
+    while act.size:
+        p = sigmoid_neg(mu)  # (A, m)
+        g = -np.matmul((s * p)[:, None, :], Z)[:, 0, :] + pen * th  # (A, P)
+        done = np.zeros(act.size, dtype=bool)
+        sep = (mu > 0).all(axis=1)  # (A,) a certificate of strict separability
+        separable[act[sep]] = True
+        if stop_when_separable:
+            done |= sep
+        conv = np.abs(g).max(axis=1) <= tol * m  # (A,)
+        converged[act[conv & ~done]] = True
+        done |= conv
+        if it == max_iter:
+            done[:] = True
+        if done.any():
+            theta_out[act[done]] = th[done]
+            n_iter[act[done]] = it
+            keep = ~done
+            act, Z, s, th = act[keep], Z[keep], s[keep], th[keep]
+            mu, p, g = mu[keep], p[keep], g[keep]
+            if not act.size:
+                break
+        # Newton direction
+        Zh = Z * np.sqrt(p * (1.0 - p))[:, :, None]  # (A, m, P)
+        H = np.matmul(Zh.transpose(0, 2, 1), Zh)  # (A, P, P)
+        H[:, np.arange(P), np.arange(P)] += pen
+        delta = _solve(H, -g)  # (A, P)
+        dmu = s * np.matmul(Z, delta[:, :, None])[:, :, 0]  # (A, m) margins are linear in t
+        # guard: a nearly singular H can give a huge step; no margin moves by more than
+        # MAX_MARGIN_STEP in one step (the loss saturates long before), and exp stays finite
+        big = np.abs(dmu).max(axis=1)  # (A,)
+        scale = np.where(big > MAX_MARGIN_STEP, MAX_MARGIN_STEP / np.maximum(big, 1e-300), 1.0)
+        delta *= scale[:, None]
+        dmu *= scale[:, None]
+        # backtracking line search, O(m) per trial
+        f0 = log1p_exp_neg(mu).sum(axis=1) + 0.5 * (pen * th * th).sum(axis=1)  # (A,)
+        slope = (g * delta).sum(axis=1)  # (A,) directional derivative, < 0 for descent
+        pen_lin = (pen * th * delta).sum(axis=1)  # (A,)
+        pen_quad = 0.5 * (pen * delta * delta).sum(axis=1)  # (A,)
+        # rounding slack: near the optimum f(t) - f(0) is at the level of rounding errors
+        slack = 1e-13 * np.abs(f0) + 1e-300
+        t = np.ones(act.size)
+        ok = np.zeros(act.size, dtype=bool)
+        for _ in range(MAX_HALVINGS):
+            trial = ~ok
+            tt = t[trial][:, None]
+            f = (
+                log1p_exp_neg(mu[trial] + tt * dmu[trial]).sum(axis=1)
+                + 0.5 * (pen * th[trial] * th[trial]).sum(axis=1)
+                + tt[:, 0] * pen_lin[trial]
+                + tt[:, 0] ** 2 * pen_quad[trial]
+            )
+            ok[trial] = f <= f0[trial] + ARMIJO * tt[:, 0] * slope[trial] + slack[trial]
+            if ok.all():
+                break
+            t[~ok] *= 0.5
+        t = np.where(ok, t, 0.0)  # a split whose line search failed stays put...
+        th = th + t[:, None] * delta
+        mu = _margins(th, Z, s)  # (A, m) recomputed, so no rounding drift accumulates
+        it += 1
+        stalled = ~ok  # ...and stops, not converged
+        if stalled.any():
+            theta_out[act[stalled]] = th[stalled]
+            n_iter[act[stalled]] = it
+            keep = ~stalled
+            act, Z, s, th, mu = act[keep], Z[keep], s[keep], th[keep], mu[keep]
+    return NewtonResult(theta=theta_out, n_iter=n_iter, converged=converged, separable=separable)

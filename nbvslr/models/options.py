@@ -1,0 +1,152 @@
+"""Model options: the defaults of each family and their validation.
+
+``resolve_options`` is called once per model when a config is read; the fitting code then
+receives a plain dict that holds every option of its family.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from nbvslr.errors import ConfigError, did_you_mean
+
+#: Default options of each model family. Documented in ``nbvslr/models/__init__.py``.
+FAMILIES: dict[str, dict[str, Any]] = {
+    "nb": {
+        # Laplace smoothing l of the class prior and of every categorical conditional.
+        "smoothing": 1.0,
+        # "shared": the paper's Gaussian NB, one variance per feature pooled over classes;
+        # "class": textbook Gaussian NB with class-specific variances.
+        "variance": "shared",
+        # epsilon added to every Gaussian variance:
+        # max(var_smoothing * (largest per-feature variance of the training X), var_floor)
+        "var_smoothing": 1e-9,
+        "var_floor": 1e-12,
+    },
+    "lr": {
+        # L2 penalty: minimise C * sum(log-loss) + ||w||^2 / 2 (intercept unpenalised);
+        # None: plain maximum conditional likelihood, as in the paper.
+        "C": None,
+        # what an unpenalised fit does on a linearly separable training set:
+        # "sample" (uniform separating hyperplanes by hit-and-run, the paper's rule),
+        # "l2" (refit with C = C_separable) or "mle" (keep the capped Newton iterate).
+        "separable": "sample",
+        "C_separable": 1e4,
+        # Newton: stop when max_j |d(loss/m)/d theta_j| <= tol, at most max_iter steps.
+        "tol": 1e-10,
+        "max_iter": 100,
+        # hit-and-run: chains per split, draws kept per chain, steps before the first kept
+        # draw, steps between kept draws. A split averages chains * draws hyperplanes.
+        "mcmc_chains": 4,
+        "mcmc_draws": 2,
+        "mcmc_burn_in": 200,
+        "mcmc_thin": 100,
+    },
+}
+
+
+def _number(lo: float, *, strict: bool, none_ok: bool = False) -> Callable[[Any], Any]:
+    """A validator for a real number ``> lo`` (strict) or ``>= lo``; returns a float."""
+
+    def check(value: Any) -> Any:
+        if value is None and none_ok:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError
+        v = float(value)
+        if v != v or v in (float("inf"), float("-inf")) or (v <= lo if strict else v < lo):
+            raise ValueError
+        return v
+
+    return check
+
+
+def _integer(lo: int) -> Callable[[Any], int]:
+    """A validator for an integer ``>= lo`` (a float with an integral value is accepted)."""
+
+    def check(value: Any) -> int:
+        if isinstance(value, bool):
+            raise ValueError
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if not isinstance(value, int) or value < lo:
+            raise ValueError
+        return int(value)
+
+    return check
+
+
+def _choice(*options: str) -> Callable[[Any], str]:
+    def check(value: Any) -> str:
+        if value not in options:
+            raise ValueError
+        return str(value)
+
+    return check
+
+
+# option -> (validator, description of the valid range for the error message)
+_RULES: dict[str, dict[str, tuple[Callable[[Any], Any], str]]] = {
+    "nb": {
+        "smoothing": (_number(0.0, strict=True), "a number > 0"),
+        "variance": (_choice("shared", "class"), "one of 'shared', 'class'"),
+        "var_smoothing": (_number(0.0, strict=False), "a number >= 0"),
+        "var_floor": (_number(0.0, strict=True), "a number > 0"),
+    },
+    "lr": {
+        "C": (_number(0.0, strict=True, none_ok=True), "a number > 0, or null (no penalty)"),
+        "separable": (_choice("sample", "l2", "mle"), "one of 'sample', 'l2', 'mle'"),
+        "C_separable": (_number(0.0, strict=True), "a number > 0"),
+        "tol": (_number(0.0, strict=True), "a number > 0"),
+        "max_iter": (_integer(1), "an integer >= 1"),
+        "mcmc_chains": (_integer(1), "an integer >= 1"),
+        "mcmc_draws": (_integer(1), "an integer >= 1"),
+        "mcmc_burn_in": (_integer(0), "an integer >= 0"),
+        "mcmc_thin": (_integer(1), "an integer >= 1"),
+    },
+}
+
+
+def resolve_options(name: str, family: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate a model's options and fill in the family defaults.
+
+    Parameters
+    ----------
+    name : str
+        The model's name in the config (used in error messages).
+    family : {"nb", "lr"}
+    options : mapping
+        The options the config sets; every other option takes its default.
+
+    Returns
+    -------
+    dict
+        Every option of the family, validated and normalised (floats, ints, None).
+
+    Raises
+    ------
+    ConfigError
+        Unknown family or option (with a "did you mean" hint), or a value out of range.
+    """
+    if family not in FAMILIES:
+        raise ConfigError(
+            f"model '{name}': unknown family '{family}'{did_you_mean(family, FAMILIES)}; "
+            f"valid families: {', '.join(FAMILIES)}"
+        )
+    rules = _RULES[family]
+    resolved = dict(FAMILIES[family])
+    for key, value in dict(options).items():
+        if key not in rules:
+            raise ConfigError(
+                f"model '{name}': unknown {family} option '{key}'{did_you_mean(key, rules)}; "
+                f"valid options: {', '.join(rules)}"
+            )
+        check, valid = rules[key]
+        try:
+            resolved[key] = check(value)
+        except (ValueError, TypeError):
+            raise ConfigError(
+                f"model '{name}': option '{key}' = {value!r} is invalid; it must be {valid}"
+            ) from None
+    return resolved
