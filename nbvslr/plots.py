@@ -1,0 +1,247 @@
+"""Learning-curve pictures, drawn from saved results only.
+
+``plot_task`` draws one task on a given ``Axes``; ``figure1`` lays out many tasks in the
+paper's 5 x 3 grid; ``render`` turns a figure into PNG, PDF or SVG bytes. Everything uses
+matplotlib's explicit interface: a ``matplotlib.figure.Figure`` (Agg canvas, no pyplot, no
+global state) and its axes.
+
+Style (the paper's convention): the family decides the line style, NB solid and LR
+dashed; the first model of each family is drawn plain in its family colour, every further
+variant gets its own colour and a marker. Each curve has its 95% interval (``ci_low ..
+ci_high`` of ``summary.csv``) as a light band of the same colour.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from nbvslr.errors import ConfigError
+
+LINESTYLES = {"nb": "-", "lr": "--"}
+OTHER_LINESTYLE = ":"
+FAMILY_COLORS = {"nb": "tab:blue", "lr": "tab:red"}
+VARIANT_COLORS = ("tab:green", "tab:purple", "tab:orange", "tab:brown", "tab:pink",
+                  "tab:olive", "tab:cyan", "tab:gray")
+VARIANT_MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*")
+BAND_ALPHA = 0.18
+FORMATS = ("png", "pdf", "svg")
+# Fixed metadata: the bytes of a figure depend only on the results (no dates, no version).
+_METADATA = {"png": {"Software": None}, "pdf": {"CreationDate": None, "Producer": None},
+             "svg": {"Date": None, "Creator": None}}
+PANEL_SIZE = (4.0, 3.0)  # inches per panel (width, height)
+
+
+# --------------------------------------------------------------------------------------
+# One task
+# --------------------------------------------------------------------------------------
+
+def model_order(summary: pd.DataFrame, run_info: Mapping[str, Any]) -> list[str]:
+    """Models in the run's config order (run.json ``models``), then any others in the table."""
+    listed = run_info.get("models") or []
+    if isinstance(listed, Mapping):
+        names = [str(k) for k in listed]
+    else:
+        names = [str(m["name"]) if isinstance(m, Mapping) else str(m) for m in listed]
+    present = [str(m) for m in pd.unique(summary["model"])]
+    return [m for m in names if m in present] + [m for m in present if m not in names]
+
+
+def model_styles(models: Sequence[tuple[str, str]]) -> dict[str, dict[str, Any]]:
+    """Line properties for each ``(name, family)``, in order.
+
+    The first model of the ``nb`` and ``lr`` families gets the family colour and no
+    marker; every other model a colour and a marker of its own, in turn. The line style
+    always follows the family (NB ``-``, LR ``--``, anything else ``:``).
+    """
+    styles: dict[str, dict[str, Any]] = {}
+    seen: set[str] = set()
+    k = 0
+    for name, family in models:
+        style = {"linestyle": LINESTYLES.get(family, OTHER_LINESTYLE)}
+        if family in FAMILY_COLORS and family not in seen:
+            style.update(color=FAMILY_COLORS[family], marker=None)
+        else:
+            style.update(color=VARIANT_COLORS[k % len(VARIANT_COLORS)],
+                         marker=VARIANT_MARKERS[k % len(VARIANT_MARKERS)], markersize=3.5)
+            k += 1
+        seen.add(family)
+        styles[name] = style
+    return styles
+
+
+def task_title(run_info: Mapping[str, Any], default: str = "") -> str:
+    """The panel title: run.json ``task.title``, else the task name, else ``default``."""
+    task = run_info.get("task") or {}
+    return str(task.get("title") or task.get("name") or default)
+
+
+def x_limits(run_info: Mapping[str, Any], sizes: Sequence[float]) -> tuple[float, float]:
+    """The paper's x-axis range (run.json ``task.x_range``), else ``0 .. largest m``."""
+    task = run_info.get("task") or {}
+    rng = task.get("x_range")
+    if rng is not None and len(rng) == 2:
+        return float(rng[0]), float(rng[1])
+    top = max((float(s) for s in sizes), default=1.0)
+    return 0.0, top
+
+
+def plot_task(
+    ax: Axes,
+    summary: pd.DataFrame,
+    run_info: Mapping[str, Any],
+    paired: pd.DataFrame | None = None,
+) -> Axes:
+    """Draw one task's learning curves on ``ax``: error vs m, one line per model.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+    summary : DataFrame
+        ``summary.csv`` of one task: columns ``model, family, m, error_mean, ci_low,
+        ci_high`` (one row per model and m).
+    run_info : mapping
+        ``run.json``: ``task.title`` (panel title), ``task.x_range`` (x-axis range, else
+        0 .. largest m) and ``models`` (the legend order).
+    paired : DataFrame, optional
+        ``paired.csv`` (NB - LR per m). When given and its mean difference changes sign,
+        the first crossover is marked with a thin grey vertical line.
+
+    Returns ``ax``. A curve with a single split per m (no interval) is drawn without band.
+    """
+    if summary.empty:
+        ax.set_title(task_title(run_info))
+        ax.text(0.5, 0.5, "no results", ha="center", va="center", transform=ax.transAxes)
+        return ax
+    order = model_order(summary, run_info)
+    family = dict(zip(summary["model"].astype(str), summary["family"].astype(str),
+                      strict=False))
+    styles = model_styles([(m, family[m]) for m in order])
+    for name in order:
+        rows = summary[summary["model"].astype(str) == name].sort_values("m", kind="stable")
+        m = rows["m"].to_numpy(dtype=float)
+        mean = rows["error_mean"].to_numpy(dtype=float)
+        low = rows["ci_low"].to_numpy(dtype=float)
+        high = rows["ci_high"].to_numpy(dtype=float)
+        style = styles[name]
+        ax.plot(m, mean, label=name, linewidth=1.4, **style)
+        band = np.isfinite(low) & np.isfinite(high)
+        if band.any():
+            ax.fill_between(m, low, high, where=band, color=style["color"], alpha=BAND_ALPHA,
+                            linewidth=0, interpolate=False)
+    if paired is not None and not paired.empty:
+        _mark_crossover(ax, paired)
+    ax.set_xlim(*x_limits(run_info, summary["m"].tolist()))
+    ax.set_title(task_title(run_info, str(summary["task"].iloc[0])), fontsize="medium")
+    ax.set_xlabel("m")
+    ax.set_ylabel("error")
+    ax.legend(fontsize="small", frameon=False)
+    return ax
+
+
+def _mark_crossover(ax: Axes, paired: pd.DataFrame) -> None:
+    from nbvslr import stats
+    from nbvslr.errors import ResultsError
+
+    rows = paired[paired["task"] == paired["task"].iloc[0]].dropna(subset=["diff_mean"])
+    try:
+        loc = stats.crossovers(rows)["first_crossover"] if not rows.empty else None
+    except ResultsError:  # a malformed paired table: draw the curves without the mark
+        loc = None
+    if loc is not None:
+        ax.axvline(loc, color="0.55", linewidth=0.8, linestyle=":",
+                   label=f"crossover (m ≈ {loc:.0f})", gid="crossover")
+
+
+# --------------------------------------------------------------------------------------
+# Many tasks
+# --------------------------------------------------------------------------------------
+
+def _builtin_order() -> tuple[str, ...]:
+    try:
+        from nbvslr.data.recipes import BUILTIN_TASKS
+    except ImportError:  # pragma: no cover - the data layer is part of the package
+        return ()
+    return tuple(BUILTIN_TASKS)
+
+
+def panel_order(names: Sequence[str]) -> list[int]:
+    """Indices of ``names`` in the paper's panel order: built-in tasks first, in Figure 1's
+    order, then the others in the order given."""
+    builtin = {n: i for i, n in enumerate(_builtin_order())}
+    return sorted(range(len(names)),
+                  key=lambda i: (0, builtin[names[i]], i) if names[i] in builtin
+                  else (1, 0, i))
+
+
+def _paired_of(task: Any) -> pd.DataFrame | None:
+    getter = getattr(task, "saved_paired", None)
+    return getter() if callable(getter) else None
+
+
+def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | None = None,
+                    panel_size: tuple[float, float] = PANEL_SIZE) -> Figure:
+    """One panel per task, in the given order, ``ncols`` panels a row.
+
+    ``tasks`` are objects with ``name``, ``summary`` and ``run_info`` (e.g.
+    ``nbvslr.report.TaskResults``); a ``saved_paired()`` method, when present, supplies
+    the crossover mark.
+    """
+    n = len(tasks)
+    if n == 0:
+        raise ValueError("figure_of_tasks: no tasks to draw")
+    ncols = max(1, min(ncols, n))
+    nrows = math.ceil(n / ncols)
+    fig = Figure(figsize=(panel_size[0] * ncols, panel_size[1] * nrows), dpi=100,
+                 layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    for ax, task in zip(axes, tasks, strict=False):
+        plot_task(ax, task.summary, task.run_info, paired=_paired_of(task))
+    for ax in axes[n:]:
+        fig.delaxes(ax)
+    if suptitle:
+        fig.suptitle(suptitle)
+    return fig
+
+
+def figure1(tasks: Sequence[Any], *, suptitle: str | None = None,
+            panel_size: tuple[float, float] = PANEL_SIZE) -> Figure:
+    """The paper's Figure 1: every given task, 3 panels a row (5 x 3 for the 15 tasks),
+    built-in tasks in the paper's panel order, other tasks after them."""
+    names = [str(t.name) for t in tasks]
+    ordered = [tasks[i] for i in panel_order(names)]
+    return figure_of_tasks(ordered, ncols=3, suptitle=suptitle, panel_size=panel_size)
+
+
+# --------------------------------------------------------------------------------------
+# Files
+# --------------------------------------------------------------------------------------
+
+def format_for(path: Any) -> str:
+    """``png``, ``pdf`` or ``svg`` from a file name; ConfigError for anything else."""
+    suffix = str(path).rsplit(".", 1)[-1].lower() if "." in str(path) else ""
+    if suffix not in FORMATS:
+        raise ConfigError(
+            f"output {path}: unknown figure format '{suffix or '(none)'}'; "
+            f"end the file name in .png, .pdf or .svg"
+        )
+    return suffix
+
+
+def render(fig: Figure, fmt: str, dpi: int = 150) -> bytes:
+    """The figure as ``fmt`` bytes, with fixed metadata (same results, same bytes)."""
+    if fmt not in FORMATS:
+        raise ConfigError(f"unknown figure format '{fmt}'; use one of {', '.join(FORMATS)}")
+    buf = io.BytesIO()
+    # SVG element ids are random unless salted: a fixed salt gives the same bytes each time
+    with matplotlib.rc_context({"svg.hashsalt": "nbvslr"}):
+        fig.savefig(buf, format=fmt, dpi=dpi, metadata=_METADATA[fmt])
+    return buf.getvalue()

@@ -1,0 +1,152 @@
+"""Learning-curve pictures: styles, titles, axis ranges, layout and file formats."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+from results_factory import fabricate, lr_curve, make_splits, nb_curve, run_info
+
+from nbvslr import plots, stats
+from nbvslr.errors import ConfigError
+from nbvslr.report import load_results
+
+SIZES = (2, 4, 6, 8, 12, 16, 24, 32)
+
+
+def _model_lines(ax):
+    return {line.get_label(): line for line in ax.get_lines() if line.get_gid() != "crossover"}
+
+
+def _draw(curves=None, x_range=(0, 40), paired=True):
+    splits = make_splits("toy", SIZES, 30, seed=1, curves=curves)
+    models = dict(zip(splits["model"], splits["family"], strict=False))
+    info = run_info("toy", "toy (continuous)", SIZES, models, x_range)
+    fig = Figure()
+    ax = fig.add_subplot()
+    pair = stats.paired_summary(splits, "nb", "lr") if paired else None
+    plots.plot_task(ax, stats.summarize(splits), info, paired=pair)
+    return fig, ax
+
+
+def test_plot_task_nb_solid_lr_dashed_title_labels_and_xlim():
+    """NB is solid, LR dashed (the paper's convention), with the run's title, axes and range."""
+    fig, ax = _draw()
+    lines = _model_lines(ax)
+    assert set(lines) == {"nb", "lr"}
+    assert lines["nb"].get_linestyle() == "-"
+    assert lines["lr"].get_linestyle() == "--"
+    assert ax.get_title() == "toy (continuous)"
+    assert ax.get_xlabel() == "m" and ax.get_ylabel() == "error"
+    assert ax.get_xlim() == (0.0, 40.0)
+    np.testing.assert_array_equal(lines["nb"].get_xdata(), SIZES)
+    assert [t.get_text() for t in ax.get_legend().get_texts()][:2] == ["nb", "lr"]
+
+
+def test_plot_task_draws_one_band_per_model_and_marks_the_crossover():
+    """Each curve has its 95% band, and the first NB/LR crossover (near m = 10) is marked."""
+    fig, ax = _draw()
+    assert len(ax.collections) == 2  # one fill_between per model
+    marks = [line for line in ax.get_lines() if line.get_gid() == "crossover"]
+    assert len(marks) == 1
+    assert 6 <= marks[0].get_xdata()[0] <= 16
+
+
+def test_plot_task_without_paired_has_no_crossover_mark():
+    """Without paired.csv nothing but the model curves is drawn."""
+    fig, ax = _draw(paired=False)
+    assert all(line.get_gid() != "crossover" for line in ax.get_lines())
+    assert len(ax.get_lines()) == 2
+
+
+def test_extra_variants_keep_family_style_with_their_own_colour_and_marker():
+    """A second LR variant is dashed too, but told apart by colour and marker."""
+    curves = {"nb": ("nb", nb_curve), "lr": ("lr", lr_curve),
+              "lr-l2": ("lr", lambda m: 0.22 + 0.6 / m)}
+    fig, ax = _draw(curves=curves)
+    lines = _model_lines(ax)
+    assert lines["lr-l2"].get_linestyle() == "--"
+    assert lines["lr-l2"].get_color() != lines["lr"].get_color()
+    assert lines["lr-l2"].get_marker() not in (None, "None", "")
+    assert lines["lr"].get_marker() in (None, "None", "")
+
+
+def test_x_range_falls_back_to_largest_m():
+    """A user task without the paper's x range is drawn from 0 to its largest m."""
+    fig, ax = _draw(x_range=None)
+    assert ax.get_xlim() == (0.0, 32.0)
+
+
+def test_single_split_draws_no_band():
+    """With one split per m there is no interval, so no band (never a fake exact band)."""
+    splits = make_splits("toy", SIZES, 1, seed=2)
+    info = run_info("toy", "toy", SIZES, {"nb": "nb", "lr": "lr"})
+    ax = Figure().add_subplot()
+    plots.plot_task(ax, stats.summarize(splits), info)
+    assert len(ax.collections) == 0
+    assert len(ax.get_lines()) == 2
+
+
+def test_figure1_orders_builtin_panels_like_the_paper(tmp_path):
+    """figure1 puts built-in tasks in Figure 1's order, user tasks after, one axes each."""
+    fabricate(tmp_path, task="my-task", title="my task")
+    fabricate(tmp_path, task="sonar", title="sonar (continuous)", x_range=(0, 120))
+    fabricate(tmp_path, task="pima", title="pima (continuous)", x_range=(0, 60))
+    tasks = load_results(tmp_path)
+    assert [t.name for t in tasks] == ["my-task", "pima", "sonar"]  # folder order
+    fig = plots.figure1(tasks)
+    axes = fig.get_axes()
+    assert [ax.get_title() for ax in axes] == [
+        "pima (continuous)", "sonar (continuous)", "my task"]
+    assert [ax.get_xlim()[1] for ax in axes] == [60.0, 120.0, 40.0]
+    for ax in axes:
+        lines = _model_lines(ax)
+        assert lines["nb"].get_linestyle() == "-" and lines["lr"].get_linestyle() == "--"
+
+
+def test_panel_order_is_the_papers_5_by_3_grid():
+    """All 15 built-in tasks, given shuffled, come back in the paper's panel order."""
+    from nbvslr.data.recipes import BUILTIN_TASKS
+
+    assert len(BUILTIN_TASKS) == 15
+    shuffled = list(reversed(BUILTIN_TASKS))
+    assert [shuffled[i] for i in plots.panel_order(shuffled)] == list(BUILTIN_TASKS)
+
+
+def test_figure1_of_15_tasks_is_5_rows_by_3_columns(tmp_path):
+    """Fifteen panels make the paper's 5 x 3 layout."""
+    from nbvslr.data.recipes import BUILTIN_TASKS
+
+    splits = make_splits("t", (2, 4), 2, seed=3)
+    summary = stats.summarize(splits)
+
+    class T:
+        def __init__(self, name):
+            self.name, self.summary = name, summary
+            self.run_info = {"task": {"name": name, "title": name}}
+
+    fig = plots.figure1([T(n) for n in reversed(BUILTIN_TASKS)])
+    axes = fig.get_axes()
+    assert len(axes) == 15
+    grid = {(ax.get_subplotspec().rowspan.start, ax.get_subplotspec().colspan.start)
+            for ax in axes}
+    assert grid == {(r, c) for r in range(5) for c in range(3)}
+    assert axes[0].get_title() == BUILTIN_TASKS[0]
+    assert axes[0].get_subplotspec().rowspan.start == 0
+
+
+@pytest.mark.parametrize(("fmt", "magic"), [("png", b"\x89PNG"), ("pdf", b"%PDF"),
+                                           ("svg", b"<?xml")])
+def test_render_formats_and_same_bytes_twice(fmt, magic):
+    """PNG, PDF and SVG come out with their signature, byte-identical for the same data."""
+    fig, _ = _draw()
+    a, b = plots.render(fig, fmt), plots.render(fig, fmt)
+    assert a.startswith(magic)
+    assert a == b
+
+
+def test_format_for_rejects_unknown_extension():
+    """An unknown extension is a ConfigError naming the valid ones."""
+    assert plots.format_for("out/fig.PDF") == "pdf"
+    with pytest.raises(ConfigError, match=r"\.png, \.pdf or \.svg"):
+        plots.format_for("fig.jpg")
