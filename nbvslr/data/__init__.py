@@ -1,0 +1,112 @@
+"""The data layer: every task, built-in or inline, becomes a ``Dataset`` the same way.
+
+Public API
+----------
+``BUILTIN_TASKS``
+    The 15 tasks of Ng & Jordan's Figure 1, in panel order.
+``get_recipe(name)``, ``resolve_choices(recipe, overrides)``
+    A built-in task's recipe, and its choices after a config's overrides.
+``validate_task(spec)``
+    Check a task spec before any data is read (``ConfigError``).
+``load_task(spec, settings)``
+    The task's ``Dataset``, its files taken from the cache, the mirror or a download.
+``fetch(names, settings)``, ``task_status(name, settings)``
+    Fill the cache; say where a task's files would come from.
+
+Inline tasks (``source: {csv|uci|synthetic}``) are handled by ``nbvslr.data.inline``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from nbvslr.data import sources
+from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
+from nbvslr.data.parse import build_dataset, read_rows
+from nbvslr.data.recipes import (
+    BUILTIN_TASKS,
+    RECIPES,
+    Recipe,
+    get_recipe,
+    resolve_choices,
+)
+
+__all__ = [
+    "BUILTIN_TASKS",
+    "RECIPES",
+    "Dataset",
+    "DataSettings",
+    "Recipe",
+    "TaskSpec",
+    "fetch",
+    "get_recipe",
+    "load_task",
+    "resolve_choices",
+    "task_status",
+    "validate_task",
+]
+
+
+def _inline():
+    from nbvslr.data import inline
+
+    return inline
+
+
+def validate_task(spec: TaskSpec) -> None:
+    """Check ``spec`` without reading data: a built-in name with valid recipe overrides, or
+    an inline task (checked by ``nbvslr.data.inline``). Raises ``ConfigError``."""
+    if spec.builtin:
+        resolve_choices(get_recipe(spec.name), spec.overrides)
+    else:
+        _inline().validate(spec)
+
+
+def _files(recipe: Recipe, pool: bool) -> tuple:
+    return recipe.train + (recipe.test if pool else ())
+
+
+def load_task(spec: TaskSpec, settings: DataSettings) -> Dataset:
+    """The ``Dataset`` of one task.
+
+    A built-in task reads its recipe's files (verified, see ``nbvslr.data.sources``),
+    applies the recipe under the spec's overrides and records the resolved choices and
+    the files' names and sha256 in ``Dataset.notes``.
+    """
+    if not spec.builtin:
+        return _inline().load(spec, settings)
+    recipe = get_recipe(spec.name)
+    choices = resolve_choices(recipe, spec.overrides)
+    tables, provenance = [], []
+    for file in _files(recipe, choices.get("pool", True)):
+        path, how = sources.obtain(recipe.dataset, file, settings)
+        tables.append((path, read_rows(path, recipe.parse)))
+        provenance.append({"name": file.name, "sha256": file.sha256, "source": how})
+    return build_dataset(recipe, choices, tables, provenance)
+
+
+def fetch(names: Iterable[str], settings: DataSettings) -> list[Path]:
+    """Put verified copies of every file of the named built-in tasks in the cache.
+
+    Returns the cache paths, each once, in task order.
+    """
+    paths: list[Path] = []
+    for name in names:
+        recipe = get_recipe(name)
+        for file in recipe.files:
+            path = sources.fetch_file(recipe.dataset, file, settings)
+            if path not in paths:
+                paths.append(path)
+    return paths
+
+
+def task_status(name: str, settings: DataSettings) -> str:
+    """Where the files of a built-in task come from: ``"cached"`` when every file is in the
+    cache, ``"mirror"`` when the rest are in the mirror, else ``"download"``."""
+    recipe = get_recipe(name)
+    states = {sources.status(recipe.dataset, f, settings) for f in recipe.files}
+    for state in ("download", "mirror"):
+        if state in states:
+            return state
+    return "cached"

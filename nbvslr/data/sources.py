@@ -1,0 +1,164 @@
+"""Where the bytes of a data file come from: the cache, a local mirror, or a download.
+
+In this order:
+
+1. the cache ``settings.cache_dir / <dataset> / <file>``, used only if its sha256 matches
+   the recipe's (a truncated or altered copy is replaced, never used);
+2. the mirror ``settings.mirror``, read-only (``<mirror>/<dataset>/<file>``, or
+   ``<mirror>/<file>`` for a flat folder), verified, then copied into the cache;
+3. a download from the file's URL, with ``settings.timeout``, verified before it enters
+   the cache (``settings.download=False`` forbids this step).
+
+Every write into the cache goes to a temporary file in the same folder first and is moved
+into place with ``os.replace``, so an interrupted copy never leaves a partial file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from nbvslr.data.dataset import DataSettings
+from nbvslr.data.recipes import BASE_URLS, DataFile
+from nbvslr.errors import DataError, DownloadError
+
+MIRROR_ENV = "NBVSLR_DATA_MIRROR"
+_OFFLINE_HINT = (
+    f"to work offline, point {MIRROR_ENV} (or --mirror) at a folder of the original UCI files"
+)
+_CHUNK = 1 << 16
+
+
+def sha256_of(path: Path) -> str:
+    """Hex sha256 of a file's bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(_CHUNK), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def url_of(file: DataFile) -> str:
+    """The download URL of a data file (``BASE_URLS[file.host] + '/' + file.path``)."""
+    return f"{BASE_URLS[file.host].rstrip('/')}/{file.path}"
+
+
+def cache_path(dataset: str, file: DataFile, settings: DataSettings) -> Path:
+    """Where the verified copy of ``file`` lives in the cache."""
+    return Path(settings.cache_dir) / dataset / file.name
+
+
+def mirror_path(dataset: str, file: DataFile, settings: DataSettings) -> Path | None:
+    """The file in the mirror (``<mirror>/<dataset>/<name>`` or ``<mirror>/<name>``), if any."""
+    if settings.mirror is None:
+        return None
+    root = Path(settings.mirror)
+    for candidate in (root / dataset / file.name, root / file.name):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def is_cached(dataset: str, file: DataFile, settings: DataSettings) -> bool:
+    """True when the cache holds a copy of ``file`` whose sha256 matches."""
+    path = cache_path(dataset, file, settings)
+    return path.is_file() and sha256_of(path) == file.sha256
+
+
+def status(dataset: str, file: DataFile, settings: DataSettings) -> str:
+    """``"cached"`` (verified copy in the cache), ``"mirror"`` (a verified copy in the
+    mirror) or ``"download"``."""
+    if is_cached(dataset, file, settings):
+        return "cached"
+    found = mirror_path(dataset, file, settings)
+    if found is not None and sha256_of(found) == file.sha256:
+        return "mirror"
+    return "download"
+
+
+def _write_atomic(target: Path, data: bytes | None = None, source: Path | None = None) -> None:
+    """Write ``data`` (or copy ``source``) to ``target`` via a temporary file + ``os.replace``."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            if data is not None:
+                out.write(data)
+            else:
+                with open(source, "rb") as src:  # type: ignore[arg-type]
+                    shutil.copyfileobj(src, out, _CHUNK)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def download(url: str, timeout: float) -> bytes:
+    """The bytes at ``url``; every failure is a ``DownloadError`` naming the URL and reason."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return response.read()
+    except urllib.error.HTTPError as exc:
+        reason = f"HTTP {exc.code} {exc.reason}"
+    except urllib.error.URLError as exc:
+        inner = exc.reason
+        is_timeout = isinstance(inner, TimeoutError)
+        reason = f"timed out after {timeout:g} s" if is_timeout else f"{inner}"
+    except TimeoutError:
+        reason = f"timed out after {timeout:g} s"
+    except OSError as exc:
+        reason = str(exc) or type(exc).__name__
+    raise DownloadError(f"download of {url} failed: {reason}; {_OFFLINE_HINT}")
+
+
+def fetch_file(dataset: str, file: DataFile, settings: DataSettings) -> Path:
+    """A verified copy of ``file`` in the cache (see ``obtain``)."""
+    return obtain(dataset, file, settings)[0]
+
+
+def obtain(dataset: str, file: DataFile, settings: DataSettings) -> tuple[Path, str]:
+    """A verified copy of ``file`` in the cache, and where it came from (``"cache"``,
+    ``"mirror"`` or the URL downloaded).
+
+    Raises ``DataError`` when a mirror copy fails its checksum (the mirror is never
+    written to), ``DownloadError`` when the download fails, is refused by its checksum, or
+    is not allowed (``settings.download`` false).
+    """
+    target = cache_path(dataset, file, settings)
+    stale = target.is_file()
+    if stale and sha256_of(target) == file.sha256:
+        return target, "cache"
+
+    found = mirror_path(dataset, file, settings)
+    if found is not None:
+        actual = sha256_of(found)
+        if actual != file.sha256:
+            raise DataError(
+                f"mirror file {found} has sha256 {actual[:12]}..., expected "
+                f"{file.sha256[:12]}...; replace it with the original UCI file"
+            )
+        _write_atomic(target, source=found)
+        return target, "mirror"
+
+    where = f"{target} fails its sha256 check" if stale else f"{file.name} is not in the cache"
+    if not settings.download:
+        mirror = f"not in the mirror {settings.mirror}" if settings.mirror else "no mirror set"
+        raise DownloadError(
+            f"{where} ({mirror}) and downloads are off; {_OFFLINE_HINT}"
+            + (f", or delete {target}" if stale else "")
+        )
+    url = url_of(file)
+    data = download(url, settings.timeout)
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != file.sha256:
+        raise DownloadError(
+            f"download of {url} refused: sha256 {actual[:12]}... is not the expected "
+            f"{file.sha256[:12]}... ({len(data)} bytes); {_OFFLINE_HINT}"
+        )
+    _write_atomic(target, data=data)
+    return target, url
