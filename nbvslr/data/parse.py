@@ -185,9 +185,10 @@ def build_dataset(
     else:
         codes, levels = [], []
         for j in range(X.shape[1]):
-            order = _level_order(np.unique(X[:, j]).tolist(), parse.missing)
-            index = {v: i for i, v in enumerate(order)}
-            codes.append(np.array([index[v] for v in X[:, j]], dtype=np.int64))
+            uniq, inverse = np.unique(X[:, j], return_inverse=True)  # (L,), (N,)
+            order = _level_order(uniq.tolist(), parse.missing)
+            rank = np.array([order.index(v) for v in uniq.tolist()], dtype=np.int64)  # (L,)
+            codes.append(rank[inverse.reshape(-1)])
             levels.append(order)
         keep_cols = np.array(
             [choices.get("constant_columns", "drop") != "drop" or len(lv) > 1 for lv in levels],

@@ -1,0 +1,127 @@
+"""``nbvslr datasets``: list the built-in tasks; ``nbvslr datasets fetch``: fill the cache."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import click
+
+from nbvslr.data import BUILTIN_TASKS, fetch, get_recipe, task_status
+from nbvslr.data.dataset import DataSettings
+from nbvslr.data.sources import MIRROR_ENV, cache_path, url_of
+
+COLUMNS = ("task", "rows", "features", "positives", "kind", "title", "status", "location")
+
+
+def _data_options(func):
+    """The options that say where data files come from (shared by the group and fetch)."""
+    options = [
+        click.option("--mirror", type=click.Path(file_okay=False, path_type=Path),
+                     envvar=MIRROR_ENV, show_envvar=True, default=None,
+                     help="Local mirror of the original UCI files, tried before any download."),
+        click.option("--cache", type=click.Path(file_okay=False, path_type=Path),
+                     default=Path("data"), show_default=True,
+                     help="Dataset cache: verified copies of the data files."),
+        click.option("--offline", is_flag=True,
+                     help="Never download: use the cache and the mirror only."),
+        click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0,
+                     show_default=True, metavar="SECONDS", help="Download timeout."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _settings(mirror, cache, offline, timeout) -> DataSettings:
+    return DataSettings(cache_dir=cache, mirror=mirror, download=not offline, timeout=timeout)
+
+
+def task_rows(settings: DataSettings) -> list[dict[str, object]]:
+    """One row per built-in task: the recipe's counts, title, and where its files are."""
+    rows = []
+    for name in BUILTIN_TASKS:
+        recipe = get_recipe(name)
+        n_rows, n_features, positives = recipe.known
+        state = task_status(name, settings)
+        first = recipe.files[0]
+        if state == "cached":
+            location = str(cache_path(recipe.dataset, first, settings).parent)
+        elif state == "mirror":
+            location = str(Path(settings.mirror) / recipe.dataset)  # type: ignore[arg-type]
+        else:
+            location = url_of(first).rsplit("/", 1)[0] + "/"
+        rows.append(dict(task=name, rows=n_rows, features=n_features, positives=positives,
+                         kind=recipe.kind, title=recipe.title, status=state,
+                         location=location))
+    return rows
+
+
+def _table(rows: list[dict[str, object]]) -> str:
+    shown = [c for c in COLUMNS if c != "kind"]
+    cells = [[str(r[c]) for c in shown] for r in rows]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(shown)]
+    numeric = {"rows", "features", "positives"}
+
+    def line(values):
+        return "  ".join(
+            v.rjust(w) if c in numeric else v.ljust(w)
+            for c, v, w in zip(shown, values, widths, strict=True)
+        ).rstrip()
+
+    return "\n".join([line(shown), *(line(row) for row in cells)])
+
+
+def _csv(rows: list[dict[str, object]]) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue().rstrip("\n")
+
+
+@click.group(
+    "datasets", invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="""\b
+Examples:
+  nbvslr datasets                                   # where every task's files are
+  nbvslr datasets --format csv
+  nbvslr datasets fetch pima sonar --mirror ../shared/data/uci
+""",
+)
+@click.option("--format", "fmt", type=click.Choice(["table", "csv"]), default="table",
+              show_default=True, help="Output format of the list.")
+@_data_options
+@click.pass_context
+def datasets(ctx, fmt, mirror, cache, offline, timeout):
+    """List the 15 built-in tasks of Figure 1: rows, features and positives (under the
+    recipe's default choices), the panel title, and where the files are: cached, in the
+    mirror, or to be downloaded."""
+    ctx.obj = _settings(mirror, cache, offline, timeout)
+    if ctx.invoked_subcommand is None:
+        rows = task_rows(ctx.obj)
+        click.echo(_csv(rows) if fmt == "csv" else _table(rows))
+
+
+@datasets.command("fetch")
+@click.argument("tasks", nargs=-1, metavar="TASK...")
+@_data_options
+@click.pass_context
+def fetch_cmd(ctx, tasks, mirror, cache, offline, timeout):
+    """Put verified copies of the files of each TASK (every built-in task if none is
+    named) in the cache, from the mirror or by download."""
+    parent = ctx.obj if isinstance(ctx.obj, DataSettings) else DataSettings()
+    source = ctx.get_parameter_source
+    settings = DataSettings(
+        cache_dir=cache if source("cache").name != "DEFAULT" else parent.cache_dir,
+        mirror=mirror if mirror is not None else parent.mirror,
+        download=not (offline or not parent.download),
+        timeout=timeout if source("timeout").name != "DEFAULT" else parent.timeout,
+    )
+    names = tasks or BUILTIN_TASKS
+    for name in names:
+        get_recipe(name)  # every name is checked before the first file is fetched
+    for path in fetch(names, settings):
+        click.echo(str(path))
