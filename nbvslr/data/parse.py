@@ -148,8 +148,10 @@ def build_dataset(
     X = table[:, [col[f] for f in names]]  # (N, d) strings
     missing = X == parse.missing  # (N, d)
     if parse.zero_missing and choices.get("zeros") == "drop-rows":
-        zero_cols = np.isin(names, parse.zero_missing)  # (d,)
-        missing |= (X == "0") & zero_cols
+        for j, name in enumerate(names):
+            if name in parse.zero_missing:
+                # "0" and "0.0" alike: compare numbers, not text.
+                missing[:, j] |= np.array([_is_number(v) and float(v) == 0.0 for v in X[:, j]])
     rows_missing = missing.any(axis=1)  # (N,)
     how = choices.get("missing")
     if choices.get("zeros") == "drop-rows" or how == "drop-rows":

@@ -105,6 +105,7 @@ def download(url: str, timeout: float) -> bytes:
             return response.read()
     except urllib.error.HTTPError as exc:
         reason = f"HTTP {exc.code} {exc.reason}"
+        exc.close()  # an HTTPError holds the open response
     except urllib.error.URLError as exc:
         inner = exc.reason
         is_timeout = isinstance(inner, TimeoutError)
