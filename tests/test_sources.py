@@ -1,0 +1,227 @@
+"""Where data files come from: cache, mirror, download (against a server on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from nbvslr.data import fetch, get_recipe, load_task, task_status
+from nbvslr.data import sources as src
+from nbvslr.data.dataset import DataSettings, TaskSpec
+from nbvslr.data.recipes import BASE_URLS
+from nbvslr.errors import DataError, DownloadError
+
+LENSES = get_recipe("lenses")
+LENSES_FILE = LENSES.train[0]
+
+
+class _Server:
+    """A loopback HTTP server whose answer per path is set by the test.
+
+    ``routes[path]`` is bytes (200), an int (that status), or ``"hang"`` (answer nothing
+    until the test ends, longer than any timeout used here).
+    """
+
+    def __init__(self) -> None:
+        self.routes: dict[str, object] = {}
+        self.requests: list[str] = []
+        self.release = threading.Event()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+                server.requests.append(self.path)
+                answer = server.routes.get(self.path, 404)
+                if answer == "hang":
+                    server.release.wait(10)
+                    return
+                if isinstance(answer, bytes):
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(len(answer)))
+                    self.end_headers()
+                    self.wfile.write(answer)
+                else:
+                    self.send_error(int(answer))
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.httpd.handle_error = lambda request, address: None  # client gone after timeout
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+
+    def __enter__(self) -> _Server:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(5)
+
+
+@pytest.fixture
+def server(monkeypatch) -> Iterator[_Server]:
+    """A loopback server standing in for every download host."""
+    with _Server() as s:
+        for host in BASE_URLS:
+            monkeypatch.setitem(BASE_URLS, host, f"{s.url}/{host}")
+        yield s
+
+
+def _route(file) -> str:
+    return f"/{file.host}/{file.path}"
+
+
+def _online(cache_dir: Path, timeout: float = 5.0) -> DataSettings:
+    return DataSettings(cache_dir=cache_dir, mirror=None, download=True, timeout=timeout)
+
+
+def _no_temp_files(folder: Path) -> bool:
+    return not any(p.name.endswith(".tmp") for p in folder.rglob("*"))
+
+
+# --------------------------------------------------------------------------- cache, mirror
+
+
+def test_mirror_file_is_verified_and_copied_into_the_cache(mirror, cache_dir):
+    """A mirror file enters the cache byte for byte; then the cache alone serves it."""
+    settings = DataSettings(cache_dir=cache_dir, mirror=mirror, download=False)
+    assert task_status("lenses", settings) == "mirror"
+    path, how = src.obtain(LENSES.dataset, LENSES_FILE, settings)
+    assert how == "mirror"
+    assert path == cache_dir / "lenses" / "lenses.data"
+    assert path.read_bytes() == (mirror / "lenses" / "lenses.data").read_bytes()
+    assert task_status("lenses", settings) == "cached"
+    no_mirror = DataSettings(cache_dir=cache_dir, mirror=None, download=False)
+    assert src.obtain(LENSES.dataset, LENSES_FILE, no_mirror) == (path, "cache")
+    assert _no_temp_files(cache_dir)
+
+
+def test_flat_mirror_folder_is_accepted(mirror, cache_dir, tmp_path):
+    """A mirror holding the files without dataset folders works too."""
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    shutil.copy(mirror / "lenses" / "lenses.data", flat / "lenses.data")
+    settings = DataSettings(cache_dir=cache_dir, mirror=flat, download=False)
+    assert load_task(TaskSpec("lenses"), settings).n_rows == 24
+
+
+def test_truncated_cache_file_is_replaced_from_the_mirror(mirror, cache_dir):
+    """A cached file that fails its sha256 is never used: the mirror's copy replaces it."""
+    settings = DataSettings(cache_dir=cache_dir, mirror=mirror, download=False)
+    path = src.fetch_file(LENSES.dataset, LENSES_FILE, settings)
+    good = path.read_bytes()
+    path.write_bytes(good[:-40])  # truncated
+    assert task_status("lenses", settings) == "mirror"
+    assert load_task(TaskSpec("lenses"), settings).n_rows == 24
+    assert path.read_bytes() == good
+
+
+def test_altered_cache_file_without_a_source_is_refused_with_a_hint(mirror, cache_dir):
+    """An altered cached file with no mirror and no download: an error naming the fix."""
+    settings = DataSettings(cache_dir=cache_dir, mirror=mirror, download=False)
+    path = src.fetch_file(LENSES.dataset, LENSES_FILE, settings)
+    path.write_bytes(path.read_bytes().replace(b"3", b"1"))
+    offline = DataSettings(cache_dir=cache_dir, mirror=None, download=False)
+    with pytest.raises(DownloadError, match=r"fails its sha256.*NBVSLR_DATA_MIRROR.*delete"):
+        load_task(TaskSpec("lenses"), offline)
+
+
+def test_corrupt_mirror_file_is_refused_and_nothing_enters_the_cache(mirror, cache_dir,
+                                                                    tmp_path):
+    """A mirror file with the wrong sha256 is a DataError; the cache stays empty."""
+    bad = tmp_path / "bad-mirror" / "lenses"
+    bad.mkdir(parents=True)
+    (bad / "lenses.data").write_bytes((mirror / "lenses" / "lenses.data").read_bytes()[:-1])
+    settings = DataSettings(cache_dir=cache_dir, mirror=bad.parent, download=False)
+    with pytest.raises(DataError, match=r"mirror file .*lenses.data has sha256"):
+        load_task(TaskSpec("lenses"), settings)
+    assert list(cache_dir.rglob("*.data")) == []
+
+
+def test_offline_without_the_file_names_the_mirror_variable(cache_dir, server):
+    """download=False and no mirror: a DownloadError saying how to work offline, no request."""
+    settings = DataSettings(cache_dir=cache_dir, mirror=None, download=False)
+    with pytest.raises(DownloadError, match=r"lenses.data is not in the cache.*downloads are "
+                                            r"off.*NBVSLR_DATA_MIRROR"):
+        load_task(TaskSpec("lenses"), settings)
+    assert server.requests == []
+
+
+# --------------------------------------------------------------------------- download
+
+
+def test_download_success_enters_the_cache(mirror, cache_dir, server):
+    """A good download is verified, cached, and the task loads from it."""
+    server.routes[_route(LENSES_FILE)] = (mirror / "lenses" / "lenses.data").read_bytes()
+    settings = _online(cache_dir)
+    assert task_status("lenses", settings) == "download"
+    data = load_task(TaskSpec("lenses"), settings)
+    assert data.n_rows == 24 and data.n_positive == 4
+    assert data.notes["files"][0]["source"] == f"{server.url}{_route(LENSES_FILE)}"
+    cached = cache_dir / "lenses" / "lenses.data"
+    assert hashlib.sha256(cached.read_bytes()).hexdigest() == LENSES_FILE.sha256
+    assert task_status("lenses", settings) == "cached"
+    load_task(TaskSpec("lenses"), settings)
+    assert len(server.requests) == 1  # the second load used the cache
+    assert _no_temp_files(cache_dir)
+
+
+def test_fetch_downloads_every_file_of_the_tasks(mirror, cache_dir, server):
+    """fetch() fills the cache for several tasks and hosts (UCI and the pima copy)."""
+    pima = get_recipe("pima")
+    for recipe in (pima, LENSES):
+        for f in recipe.files:
+            server.routes[_route(f)] = (mirror / recipe.dataset / f.name).read_bytes()
+    paths = fetch(["pima", "lenses", "pima"], _online(cache_dir))
+    assert paths == [cache_dir / "pima" / pima.train[0].name, cache_dir / "lenses" / "lenses.data"]
+    assert {p.split("/")[1] for p in server.requests} == {"github", "uci"}
+
+
+def test_corrupted_download_is_refused_and_the_cache_untouched(mirror, cache_dir, server):
+    """Bytes whose sha256 differs from the recipe's never enter the cache."""
+    good = (mirror / "lenses" / "lenses.data").read_bytes()
+    server.routes[_route(LENSES_FILE)] = good.replace(b"1  1  1  1  1  3", b"1  1  1  1  1  1")
+    with pytest.raises(DownloadError, match=r"lenses.data refused: sha256 .*NBVSLR_DATA_MIRROR"):
+        load_task(TaskSpec("lenses"), _online(cache_dir))
+    assert list(cache_dir.rglob("*")) == []
+
+
+@pytest.mark.parametrize("status", [404, 500])
+def test_http_errors_name_the_url_and_the_status(cache_dir, server, status):
+    """A 404 or a 500 is a DownloadError with the URL, the status and the offline hint."""
+    server.routes[_route(LENSES_FILE)] = status
+    url = f"{server.url}{_route(LENSES_FILE)}"
+    with pytest.raises(DownloadError, match=rf"download of {url} failed: HTTP {status}.*"
+                                            r"NBVSLR_DATA_MIRROR"):
+        load_task(TaskSpec("lenses"), _online(cache_dir))
+    assert list(cache_dir.rglob("*")) == []
+
+
+def test_a_server_that_never_answers_times_out(cache_dir, server):
+    """A server that accepts but never answers gives a timeout DownloadError, quickly."""
+    server.routes[_route(LENSES_FILE)] = "hang"
+    with pytest.raises(DownloadError, match=r"failed: timed out after 0.3 s.*NBVSLR_DATA_MIRROR"):
+        load_task(TaskSpec("lenses"), _online(cache_dir, timeout=0.3))
+    assert list(cache_dir.rglob("*")) == []
+
+
+def test_a_refused_connection_is_a_download_error(cache_dir, monkeypatch):
+    """Nothing listening on the port: a DownloadError naming the URL."""
+    with _Server() as s:
+        url = s.url
+    monkeypatch.setitem(BASE_URLS, "uci", url)  # the server is closed now
+    with pytest.raises(DownloadError, match=rf"download of {url}/lenses/lenses.data failed"):
+        load_task(TaskSpec("lenses"), _online(cache_dir, timeout=2))
