@@ -1,0 +1,66 @@
+"""``nbvslr datasets``: parsing, output formats, exit codes and messages."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from click.testing import CliRunner
+
+from nbvslr.cli import cli
+from nbvslr.data import BUILTIN_TASKS, get_recipe
+
+
+def _run(args, env=None):
+    env = {"NBVSLR_DATA_MIRROR": None, **(env or {})}
+    return CliRunner().invoke(cli, args, env=env)
+
+
+def test_csv_lists_every_task_with_its_counts(mirror, cache_dir):
+    """--format csv: one row per built-in task, with task,rows,features,positives first."""
+    result = _run(["datasets", "--format", "csv", "--cache", str(cache_dir),
+                   "--mirror", str(mirror)])
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.output)))
+    assert list(rows[0])[:4] == ["task", "rows", "features", "positives"]
+    assert [r["task"] for r in rows] == list(BUILTIN_TASKS)
+    lenses = rows[BUILTIN_TASKS.index("lenses")]
+    assert (lenses["rows"], lenses["features"], lenses["positives"]) == ("24", "4", "4")
+    assert lenses["title"] == get_recipe("lenses").title
+    assert {r["status"] for r in rows} == {"mirror"}
+
+
+def test_fetch_fills_the_cache_and_the_list_shows_it(mirror, cache_dir):
+    """datasets fetch TASK copies the files; the table then says 'cached' with the path."""
+    result = _run(["datasets", "fetch", "lenses", "--cache", str(cache_dir)],
+                  env={"NBVSLR_DATA_MIRROR": str(mirror)})
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == str(cache_dir / "lenses" / "lenses.data")
+    table = _run(["datasets", "--cache", str(cache_dir), "--offline"]).output
+    lines = {line.split()[0]: line for line in table.splitlines()}
+    assert "cached" in lines["lenses"] and str(cache_dir / "lenses") in lines["lenses"]
+    assert "download" in lines["sonar"]
+
+
+def test_group_options_reach_fetch(mirror, cache_dir):
+    """Options given before 'fetch' (--cache, --mirror) are used by it."""
+    result = _run(["datasets", "--cache", str(cache_dir), "--mirror", str(mirror),
+                   "fetch", "voting"])
+    assert result.exit_code == 0, result.output
+    assert (cache_dir / "voting" / "house-votes-84.data").is_file()
+
+
+def test_unknown_task_exits_2_with_a_suggestion(cache_dir):
+    """A misspelt task name is a config error (exit 2) with 'did you mean'."""
+    result = _run(["datasets", "fetch", "lensse", "--cache", str(cache_dir)])
+    assert result.exit_code == 2
+    assert "did you mean 'lenses'" in result.output
+    assert list(cache_dir.iterdir()) == []
+
+
+def test_offline_without_mirror_says_how_to_work_offline(cache_dir):
+    """--offline with no mirror: exit 1, one 'error:' line naming NBVSLR_DATA_MIRROR."""
+    result = _run(["datasets", "fetch", "sonar", "--offline", "--cache", str(cache_dir)])
+    assert result.exit_code == 1
+    assert result.output.startswith("error: sonar.all-data is not in the cache")
+    assert "NBVSLR_DATA_MIRROR" in result.output and "Traceback" not in result.output
