@@ -1,0 +1,389 @@
+"""How fast nbvslr fits Figure 1, measured against the obvious per-split peer.
+
+Usage::
+
+    python benchmarks/bench.py            # full: every panel, 1000 splits, + a Figure-1 run
+    python benchmarks/bench.py --quick    # CI smoke run (well under a minute)
+    python benchmarks/bench.py --json out.json
+
+For each (task, m) and model (nb, lr) it prints, per 1000 splits:
+
+* ``ours``: one ``score_splits`` call on all splits (median of repeats);
+* ``peer``: scikit-learn (GaussianNB / CategoricalNB, LogisticRegression) fitted and
+  scored split by split, timed on the first splits within a budget and extrapolated
+  (marked ``*``);
+* ``loop``: our own core called one split at a time (S = 1), extrapolated the same way;
+* the two speed-ups, the share of separable splits, the peak memory of the batched call
+  (traced allocations), and how closely the peer's test errors agree with ours on the
+  splits both ran (LR: non-separable splits only, where both fit the same maximum).
+
+All per-panel timings run in one process with BLAS limited to one thread, peer and core
+alike. Then the rate of LR's Newton steps on adult-discrete (FLOPs counted from the shapes)
+against a one-thread matmul peak measured in the same run; and, in full mode, a whole
+Figure-1 run (all panels, 1000 splits, ``jobs = 2``) in a fresh process, with its wall time
+and the peak resident memory of the process tree.
+
+Nothing here asserts a timing; a crash exits non-zero.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:  # run as a script: make ``benchmarks`` importable
+    sys.path.insert(0, str(REPO))
+
+from benchmarks import harness, panels  # noqa: E402
+from nbvslr.data.dataset import Dataset  # noqa: E402
+from nbvslr.models import ModelSpec, resolve_options, score_splits  # noqa: E402
+from nbvslr.models.design import get_design  # noqa: E402
+from nbvslr.models.logistic import fit_newton  # noqa: E402
+from nbvslr.models.stacks import split_chunks  # noqa: E402
+from nbvslr.splits import draw_train_sets, split_seeds  # noqa: E402
+
+SEED = 0
+#: Per-split loops (peer, our core at S = 1) stop after this many seconds per (task, m, model).
+FULL_BUDGETS = {"peer": 2.0, "loop": 1.0}
+QUICK_BUDGETS = {"peer": 5.0, "loop": 5.0}
+
+
+# --------------------------------------------------------------------------- what to measure
+def model_specs() -> dict[str, ModelSpec]:
+    """The paper's two models with default options (as ``configs/figure1.yaml``)."""
+    return {
+        f: ModelSpec(name=f, family=f, options=resolve_options(f, f, {})) for f in ("nb", "lr")
+    }
+
+
+def representative_sizes(sizes: tuple[int, ...]) -> tuple[int, ...]:
+    """The middle and the largest size of a panel's grid (the costly end of each curve)."""
+    return tuple(sorted({sizes[len(sizes) // 2], sizes[-1]}))
+
+
+def plan(quick: bool) -> list[tuple[str, tuple[int, ...]]]:
+    """(task, sizes) pairs to measure."""
+    if quick:
+        return [("pima", (59,)), ("adult-discrete", (102,))]
+    return [(p.name, representative_sizes(p.sizes)) for p in panels.PANELS]
+
+
+def splits_of(data: Dataset, m: int, n_splits: int) -> tuple[np.ndarray, list]:
+    """The run's training sets and model seeds for (task, m): ``(S, m)`` indices, S seeds."""
+    draw, model = split_seeds(SEED, data.name, m, range(n_splits))
+    return draw_train_sets(np.asarray(data.y), m, draw), model
+
+
+# --------------------------------------------------------------------------- measurements
+def agreement(ours: dict[str, np.ndarray], peer: list[float], family: str) -> dict[str, Any]:
+    """Per-split test errors of the peer vs ours, on the splits the peer ran.
+
+    LR compares only non-separable splits (there both fit the unique maximum likelihood;
+    on separable ones we sample hyperplanes and the peer stops wherever its solver does).
+    """
+    n = len(peer)
+    mine = ours["error"][:n]
+    keep = np.ones(n, dtype=bool) if family == "nb" else ~ours["separable"][:n]
+    diff = np.abs(mine[keep] - np.asarray(peer)[keep])
+    return {
+        "compared": int(keep.sum()),
+        "max_abs_diff": float(diff.max()) if diff.size else float("nan"),
+        "mean_abs_diff": float(diff.mean()) if diff.size else float("nan"),
+    }
+
+
+def measure(
+    data: Dataset, m: int, n_splits: int, spec: ModelSpec, *, peer_splits: int,
+    loop_splits: int, budgets: dict[str, float], repeats: int,
+) -> dict[str, Any]:
+    """Time one model on one (task, m): ours, the peer loop, our per-split loop; memory."""
+    idx, seeds = splits_of(data, m, n_splits)
+    per_k = 1000.0 / n_splits
+    score_splits(spec, data, idx[:2], seeds[:2])  # warm-up: builds and caches the design
+    t_ours, times, out = harness.time_repeated(
+        lambda: score_splits(spec, data, idx, seeds), repeats
+    )
+    loop = harness.time_loop(
+        lambda i: score_splits(spec, data, idx[i : i + 1], seeds[i : i + 1])["error"][0],
+        total=n_splits, budget=budgets["loop"], max_items=loop_splits,
+    )
+    nb_opts, lr_opts = (resolve_options(f, f, {}) for f in ("nb", "lr"))
+    opts = dict(spec.options)
+    if spec.family == "nb":
+        nb_opts = opts
+    else:
+        lr_opts = opts
+    peer_model = harness.PeerModel(
+        data, spec.family, harness.PeerSettings.matching(nb_opts, lr_opts)
+    )
+    peer = harness.time_loop(
+        lambda i: peer_model.error(idx[i]), total=n_splits, budget=budgets["peer"],
+        max_items=peer_splits,
+    )
+    mem, _ = harness.traced_peak(lambda: score_splits(spec, data, idx, seeds))
+    return {
+        "task": data.name, "m": m, "model": spec.name, "splits": n_splits,
+        "ours_s_per_1000": t_ours * per_k, "ours_times": times,
+        "peer_s_per_1000": peer.seconds * per_k, "peer": peer.as_dict(),
+        "loop_s_per_1000": loop.seconds * per_k, "loop": loop.as_dict(),
+        "speedup_vs_peer": peer.seconds / t_ours, "speedup_vs_loop": loop.seconds / t_ours,
+        "separable": float(out["separable"].mean()), "mean_n_iter": float(out["n_iter"].mean()),
+        "mean_error": float(out["error"].mean()),
+        "peer_mean_error": float(np.mean(peer.values)),
+        "agreement": agreement(out, peer.values, spec.family),
+        "peak_mib": mem,
+    }
+
+
+def newton_rate(data: Dataset, m: int, n_splits: int, peak: dict[str, float]) -> dict[str, Any]:
+    """GFLOP/s of LR's batched Newton steps on (task, m), and its fraction of ``peak``.
+
+    Times ``fit_newton`` on the same chunks of splits as ``score_splits`` (gathering the
+    stacks included; the sampler and the test-set scoring excluded) and counts the FLOPs
+    of the Newton steps each split took (``harness.newton_flops``, the cheaper of the
+    primal and dual forms per step, so the rate is never flattered).
+    """
+    design = get_design(data, "onehot_ref" if data.kind == "discrete" else "x")
+    idx, _ = splits_of(data, m, n_splits)
+    P = design.n_params
+
+    def run() -> np.ndarray:
+        n_iter = np.empty(n_splits, dtype=np.int64)
+        for sl in split_chunks(n_splits, 4 * 8.0 * m * P):
+            res = fit_newton(
+                design.Z1[idx[sl]], design.sign[idx[sl]], stop_when_separable=True
+            )
+            n_iter[sl] = res.n_iter
+        return n_iter
+
+    run()  # warm-up
+    t, _, n_iter = harness.time_repeated(run, 3)
+    flops = harness.newton_flops(m, P, n_iter)
+    rate = flops["useful"] / t / 1e9
+    return {
+        "task": data.name, "m": m, "width": P, "splits": n_splits, "seconds": t,
+        "mean_n_iter": float(n_iter.mean()), "gflop": flops["useful"] / 1e9,
+        "gflops": rate, "peak_gflops": peak["peak"], "fraction": rate / peak["peak"],
+    }
+
+
+# --------------------------------------------------------------------------- Figure-1 run
+def figure1_config(quick: bool) -> dict[str, Any]:
+    """The raw config of the timed run (as ``configs/figure1.yaml``; a tiny one in quick)."""
+    if quick:
+        return {"tasks": ["pima", "lenses"], "sizes": [2, 10, 20], "splits": 20, "seed": SEED,
+                "models": {"nb": {}, "lr": {}}}
+    return {"tasks": list(panels.PANEL_NAMES), "sizes": "paper", "splits": 1000,
+            "seed": SEED, "models": {"nb": {}, "lr": {}}}
+
+
+def figure1_child(out: Path, quick: bool, jobs: int) -> None:
+    """In a fresh process: run the config into ``out`` (what ``make figures`` computes)."""
+    from nbvslr.config import parse_config
+    from nbvslr.data.dataset import DataSettings
+    from nbvslr.runner import run_experiment
+
+    settings = DataSettings(cache_dir=out / "cache", mirror=panels.mirror_path(), download=False)
+    config = parse_config(figure1_config(quick), source="benchmark", data=settings,
+                          out=out / "results", jobs=jobs)
+    t0 = time.perf_counter()
+    tables = run_experiment(config)
+    seconds = time.perf_counter() - t0
+    rows = sum(len(t) for t in tables.values())
+    print(json.dumps({"run_seconds": seconds, "rows": rows, "tasks": len(tables)}))
+
+
+def figure1_run(quick: bool, jobs: int) -> dict[str, Any]:
+    """Time ``figure1_child`` in a subprocess; peak RSS of its process tree."""
+    with tempfile.TemporaryDirectory(prefix="nbvslr-bench-") as tmp:
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--figure1-child", tmp,
+               "--jobs", str(jobs)] + (["--quick"] if quick else [])
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+        with harness.TreeRSS(proc.pid) as mon:
+            stdout, _ = proc.communicate()
+        wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"the Figure-1 run failed (exit {proc.returncode})")
+    child = json.loads(stdout.strip().splitlines()[-1])
+    return {"config": figure1_config(quick), "jobs": jobs, "wall_seconds": wall, **child,
+            "peak_rss_total_mib": mon.peak_total, "peak_rss_single_mib": mon.peak_single}
+
+
+# --------------------------------------------------------------------------- printing
+def fmt(x: float, digits: int = 2) -> str:
+    if x != x:  # NaN
+        return "-"
+    return f"{x:.{digits}f}" if abs(x) < 1000 else f"{x:.0f}"
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """The per-(task, m, model) table in Markdown."""
+    head = ("| task | m | model | ours s/1000 | peer s/1000 | x peer | loop s/1000 | x loop "
+            "| sep % | peak MiB | err ours / peer | max |err diff| (n) |")
+    lines = [head, "|" + "---|" * 12]
+    for r in rows:
+        star = "*" if r["peer"]["extrapolated"] else ""
+        lstar = "*" if r["loop"]["extrapolated"] else ""
+        a = r["agreement"]
+        lines.append(
+            f"| {r['task']} | {r['m']} | {r['model']} | {fmt(r['ours_s_per_1000'], 3)} "
+            f"| {fmt(r['peer_s_per_1000'])}{star} ({r['peer']['done']}) "
+            f"| {fmt(r['speedup_vs_peer'], 0)} "
+            f"| {fmt(r['loop_s_per_1000'])}{lstar} ({r['loop']['done']}) "
+            f"| {fmt(r['speedup_vs_loop'], 0)} | {100 * r['separable']:.0f} "
+            f"| {fmt(r['peak_mib'], 0)} "
+            f"| {r['mean_error']:.3f} / {r['peer_mean_error']:.3f} "
+            f"| {fmt(a['max_abs_diff'], 4)} ({a['compared']}) |"
+        )
+    return "\n".join(lines)
+
+
+def summary(rows: list[dict[str, Any]]) -> str:
+    """Per (task, m): both models together, ours vs the peer and vs our per-split loop."""
+    by: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for r in rows:
+        by.setdefault((r["task"], r["m"]), []).append(r)
+    ratios_peer, ratios_loop = [], []
+    for group in by.values():
+        ours = sum(r["ours_s_per_1000"] for r in group)
+        ratios_peer.append(sum(r["peer_s_per_1000"] for r in group) / ours)
+        ratios_loop.append(sum(r["loop_s_per_1000"] for r in group) / ours)
+    return (
+        f"nb + lr per (task, m), {len(by)} pairs: speed-up vs peer min {min(ratios_peer):.0f}x, "
+        f"median {np.median(ratios_peer):.0f}x; vs our per-split loop min "
+        f"{min(ratios_loop):.0f}x, median {np.median(ratios_loop):.0f}x"
+    )
+
+
+def machine() -> dict[str, Any]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+            "numpy": np.__version__, "platform": platform.platform(),
+            "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}
+
+
+# --------------------------------------------------------------------------- main
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="small CI smoke run")
+    ap.add_argument("--json", type=Path, help="write every number to this JSON file")
+    ap.add_argument("--splits", type=int, help="splits per (task, m) (1000; quick 50)")
+    ap.add_argument("--synthetic", action="store_true", help="use synthetic panels")
+    ap.add_argument("--no-figure1", action="store_true", help="skip the timed Figure-1 run")
+    ap.add_argument("--jobs", type=int, default=2, help="workers of the Figure-1 run")
+    ap.add_argument("--figure1-child", type=Path, help=argparse.SUPPRESS)
+    return ap.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.figure1_child is not None:
+        figure1_child(args.figure1_child, args.quick, args.jobs)
+        return 0
+    quick = args.quick
+    n_splits = args.splits or (50 if quick else 1000)
+    budgets = QUICK_BUDGETS if quick else FULL_BUDGETS
+    why_not_real = "--synthetic given" if args.synthetic else panels.real_data_available()
+    synthetic = why_not_real is not None
+    info = machine()
+    print(f"# nbvslr benchmark ({'quick' if quick else 'full'}), {info['date']}")
+    print(f"machine: {info['cpu']}, {info['cores']} cores, Python {info['python']}, "
+          f"numpy {info['numpy']}")
+    if synthetic:
+        print(f"DATA: SYNTHETIC panels of the real shapes ({why_not_real})")
+    else:
+        print(f"data: the real tasks from {panels.mirror_path()}")
+    report: dict[str, Any] = {"mode": "quick" if quick else "full", "machine": info,
+                              "synthetic": synthetic, "splits": n_splits}
+
+    peak1 = harness.matmul_peak(1, n=1000 if quick else 2000)
+    peak2 = harness.matmul_peak(2, n=1000 if quick else 2000)
+    report["matmul_peak"] = {"1": peak1, "2": peak2}
+    print(f"float64 matmul peak: {peak1['peak']:.1f} GFLOP/s on 1 thread, "
+          f"{peak2['peak']:.1f} on 2 (BLAS {peak2['blas']:.1f}, "
+          f"2 Python threads {peak2['python_threads']:.1f})")
+
+    specs = model_specs()
+    rows: list[dict[str, Any]] = []
+    flops: list[dict[str, Any]] = []
+    t_start = time.perf_counter()
+    with (threadpool_limits(limits=1, user_api="blas"),
+          tempfile.TemporaryDirectory(prefix="nbvslr-bench-cache-") as cache):
+        for task, sizes in plan(quick):
+            data = panels.load_panel(task, Path(cache), synthetic)
+            for m in sizes:
+                for spec in specs.values():
+                    row = measure(
+                        data, m, n_splits, spec, peer_splits=10 if quick else n_splits,
+                        loop_splits=10 if quick else n_splits, budgets=budgets,
+                        repeats=1 if quick else 3,
+                    )
+                    rows.append(row)
+                    print(f"  {task} m={m} {spec.name}: ours {row['ours_s_per_1000']:.3f} s/1000,"
+                          f" x{row['speedup_vs_peer']:.0f} vs peer, "
+                          f"x{row['speedup_vs_loop']:.0f} vs loop", flush=True)
+                if task == "adult-discrete":
+                    flops.append(newton_rate(data, m, n_splits, peak1))
+    report["rows"] = rows
+    report["newton"] = flops
+    report["panel_seconds"] = time.perf_counter() - t_start
+
+    print()
+    print(f"## Per (task, m, model): seconds per 1000 splits, 1 core (BLAS 1 thread)"
+          f"{' -- SYNTHETIC DATA' if synthetic else ''}")
+    print("peer/loop: * = extrapolated from the first (n) splits; sep = separable splits; "
+          "err diff over the (n) splits compared (LR: non-separable only)")
+    print()
+    print(table(rows))
+    print()
+    print(summary(rows))
+    print()
+    print("## LR Newton steps on adult-discrete (1 BLAS thread vs the 1-thread matmul peak)")
+    for f in flops:
+        print(f"m={f['m']}: width {f['width']}, {f['splits']} splits, mean {f['mean_n_iter']:.1f} "
+              f"steps, {f['gflop']:.1f} GFLOP in {f['seconds']:.3f} s = {f['gflops']:.1f} "
+              f"GFLOP/s = {100 * f['fraction']:.0f}% of {f['peak_gflops']:.1f}")
+
+    if args.no_figure1:
+        print("\nFigure-1 run: skipped (--no-figure1)")
+    elif synthetic:
+        print(f"\nFigure-1 run: skipped, it needs the real tasks ({why_not_real})")
+    else:
+        fig = figure1_run(quick, args.jobs)
+        report["figure1"] = fig
+        what = "tiny smoke config" if quick else "all 15 panels, paper grids, 1000 splits"
+        print(f"\n## Figure-1 run ({what}, jobs={args.jobs}, fresh process, cold data cache)")
+        print(f"wall {fig['wall_seconds']:.1f} s (run_experiment {fig['run_seconds']:.1f} s), "
+              f"{fig['rows']} result rows; peak RSS of the process tree "
+              f"{fig['peak_rss_total_mib']:.0f} MiB (largest process "
+              f"{fig['peak_rss_single_mib']:.0f} MiB)")
+    print(f"\nthis process: peak RSS {harness.max_rss_mib():.0f} MiB")
+    if args.json:
+        args.json.write_text(json.dumps(harness.to_jsonable(report), indent=1))
+        print(f"numbers written to {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
