@@ -24,8 +24,9 @@ LENSES_FILE = LENSES.train[0]
 class _Server:
     """A loopback HTTP server whose answer per path is set by the test.
 
-    ``routes[path]`` is bytes (200), an int (that status), or ``"hang"`` (answer nothing
-    until the test ends, longer than any timeout used here).
+    ``routes[path]`` is bytes (200), an int (that status), ``("short", bytes)`` (half the
+    announced body, then the connection closes) or ``"hang"`` (answer nothing until the
+    test ends, longer than any timeout used here).
     """
 
     def __init__(self) -> None:
@@ -40,6 +41,13 @@ class _Server:
                 answer = server.routes.get(self.path, 404)
                 if answer == "hang":
                     server.release.wait(10)
+                    return
+                if isinstance(answer, tuple):  # ("short", body): the connection drops early
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(2 * len(answer[1])))
+                    self.end_headers()
+                    self.wfile.write(answer[1])
+                    self.close_connection = True
                     return
                 if isinstance(answer, bytes):
                     self.send_response(200)
@@ -225,3 +233,22 @@ def test_a_refused_connection_is_a_download_error(cache_dir, monkeypatch):
     monkeypatch.setitem(BASE_URLS, "uci", url)  # the server is closed now
     with pytest.raises(DownloadError, match=rf"download of {url}/lenses/lenses.data failed"):
         load_task(TaskSpec("lenses"), _online(cache_dir, timeout=2))
+
+
+def test_a_body_cut_short_is_a_download_error(mirror, cache_dir, server):
+    """A connection that drops before the announced length is refused, nothing cached."""
+    server.routes[_route(LENSES_FILE)] = ("short", b"1  1  1  1  1  3\n")
+    with pytest.raises(DownloadError, match=r"lenses.data failed: .*NBVSLR_DATA_MIRROR"):
+        load_task(TaskSpec("lenses"), _online(cache_dir))
+    assert list(cache_dir.rglob("*")) == []
+
+
+def test_stale_cache_file_is_replaced_by_a_download(mirror, cache_dir, server):
+    """An altered cached file, no mirror: a verified download replaces it."""
+    good = (mirror / "lenses" / "lenses.data").read_bytes()
+    server.routes[_route(LENSES_FILE)] = good
+    stale = cache_dir / "lenses" / "lenses.data"
+    stale.parent.mkdir()
+    stale.write_bytes(good[:100])
+    assert load_task(TaskSpec("lenses"), _online(cache_dir)).n_rows == 24
+    assert stale.read_bytes() == good and len(server.requests) == 1

@@ -16,6 +16,7 @@ into place with ``os.replace``, so an interrupted copy never leaves a partial fi
 from __future__ import annotations
 
 import hashlib
+import http.client
 import os
 import shutil
 import tempfile
@@ -112,7 +113,8 @@ def download(url: str, timeout: float) -> bytes:
         reason = f"timed out after {timeout:g} s" if is_timeout else f"{inner}"
     except TimeoutError:
         reason = f"timed out after {timeout:g} s"
-    except OSError as exc:
+    except (OSError, http.client.HTTPException) as exc:
+        # Connection reset, a body cut short (IncompleteRead), a malformed answer...
         reason = str(exc) or type(exc).__name__
     raise DownloadError(f"download of {url} failed: {reason}; {_OFFLINE_HINT}")
 
