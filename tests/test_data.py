@@ -223,3 +223,30 @@ def test_a_line_with_the_wrong_width_is_a_data_error(tmp_path):
     path.write_text("1,2,3\n1,2\n")
     with pytest.raises(DataError, match=r"bad.data line 2: 2 fields .* expects 3"):
         read_rows(path, Parse(columns=("a", "b", "c")))
+
+
+def test_inline_tasks_are_delegated(monkeypatch, tmp_path):
+    """validate_task/load_task hand a task with a source: to nbvslr.data.inline."""
+    import sys
+    import types
+
+    import nbvslr.data
+
+    calls = []
+    fake = types.ModuleType("nbvslr.data.inline")
+
+    def validate(spec):
+        calls.append(("validate", spec.name))
+        if spec.source.get("csv") is None:
+            raise ConfigError("source: csv path missing")
+
+    fake.validate = validate
+    fake.load = lambda spec, settings: calls.append(("load", spec.name)) or "dataset"
+    monkeypatch.setitem(sys.modules, "nbvslr.data.inline", fake)
+    monkeypatch.setattr(nbvslr.data, "inline", fake, raising=False)
+    spec = TaskSpec("mine", source={"csv": "x.csv"})
+    validate_task(spec)
+    assert load_task(spec, DataSettings(cache_dir=tmp_path)) == "dataset"
+    with pytest.raises(ConfigError, match="csv path missing"):
+        validate_task(TaskSpec("mine", source={"csv": None}))
+    assert calls == [("validate", "mine"), ("load", "mine"), ("validate", "mine")]
