@@ -1,0 +1,86 @@
+"""``nbvslr plot`` and ``nbvslr report``: pictures and a table, from saved results only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from nbvslr import plots
+from nbvslr import report as reading
+
+_RESULTS = click.argument(
+    "results_dirs", nargs=-1, required=True, metavar="RESULTS_DIR...",
+    type=click.Path(file_okay=False, path_type=Path),
+)
+
+
+@click.command(
+    "plot",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="""\b
+Examples:
+  nbvslr plot results/pima                      # -> results/pima/curves.png
+  nbvslr plot results --figure1 -o results/figure1.png -o results/figure1.pdf
+""",
+)
+@_RESULTS
+@click.option("--output", "-o", "outputs", multiple=True, metavar="FILE",
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="Figure file; .png, .pdf or .svg (repeat for several formats). "
+                   "Default: RESULTS_DIR/curves.png (the first RESULTS_DIR).")
+@click.option("--figure1", is_flag=True,
+              help="The paper's layout: 3 panels a row (5 x 3 for the 15 tasks), built-in "
+                   "tasks in Figure 1's order, other tasks after them.")
+@click.option("--dpi", type=click.IntRange(min=30, max=1200), default=150, show_default=True,
+              help="Resolution of PNG output.")
+def plot(results_dirs, outputs, figure1, dpi):
+    """Draw the learning curves of finished runs: error vs m, one panel per task.
+
+    RESULTS_DIR is a task folder (holding summary.csv and run.json) or a folder of task
+    folders. NB is solid and LR dashed, with 95% bands; nothing is re-run.
+    """
+    outputs = list(outputs) or [results_dirs[0] / "curves.png"]
+    formats = [plots.format_for(path) for path in outputs]  # fail before reading anything
+    tasks = reading.load_results(results_dirs)
+    if figure1:
+        fig = plots.figure1(tasks)
+    else:
+        fig = plots.figure_of_tasks(tasks)
+    for path, fmt in zip(outputs, formats, strict=True):
+        reading.write_bytes_atomic(path, plots.render(fig, fmt, dpi=dpi))
+        click.echo(f"wrote {path} ({len(tasks)} panel{'s' if len(tasks) != 1 else ''})",
+                   err=True)
+
+
+@click.command(
+    "report",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="""\b
+Examples:
+  nbvslr report results
+  nbvslr report results -o results/report.md
+""",
+)
+@_RESULTS
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, metavar="FILE", help="Also write the table to FILE (Markdown).")
+@click.option("--n-boot", type=click.IntRange(min=1), default=1000, show_default=True,
+              metavar="N", help="Bootstrap resamples for the crossover interval.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              metavar="N", help="Seed of the bootstrap (the same seed, the same table).")
+@click.option("--notes/--no-notes", default=True, show_default=True,
+              help="Append the definitions of the columns.")
+def report(results_dirs, output, n_boot, seed, notes):
+    """Print a Markdown table of finished runs, one row per task.
+
+    NB and LR error at the smallest and largest m, the winner at each end (or "tie" when
+    the paired 95% interval contains 0), the crossover with its bootstrap interval, and
+    the asymptotic and majority-class errors. Made from saved results only.
+    """
+    text = reading.report_table(results_dirs, n_boot=n_boot, seed=seed, notes=notes)
+    click.echo(text, nl=False)
+    if output is not None:
+        reading.write_text_atomic(output, text)
+        click.echo(f"wrote {output}", err=True)
+

@@ -1,0 +1,92 @@
+"""``nbvslr plot`` and ``nbvslr report`` through click: outputs, formats, exit codes."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+from results_factory import fabricate
+
+from nbvslr.cli import cli
+
+
+@pytest.fixture
+def root(tmp_path):
+    """A results root with two fabricated task folders."""
+    fabricate(tmp_path / "results", task="sonar", title="sonar (continuous)", x_range=(0, 120))
+    fabricate(tmp_path / "results", task="pima", title="pima (continuous)", x_range=(0, 60))
+    return tmp_path / "results"
+
+
+def _invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def test_plot_default_output_is_curves_png_in_the_folder(root):
+    """Without -o the figure goes to RESULTS_DIR/curves.png, atomically (no temp files)."""
+    res = _invoke("plot", root)
+    assert res.exit_code == 0, res.output
+    out = root / "curves.png"
+    assert out.read_bytes().startswith(b"\x89PNG")
+    assert sorted(p.name for p in root.iterdir() if p.is_file()) == ["curves.png"]
+
+
+def test_plot_one_task_folder(root):
+    """A task folder alone can be plotted."""
+    res = _invoke("plot", root / "pima")
+    assert res.exit_code == 0, res.output
+    assert (root / "pima" / "curves.png").is_file()
+
+
+@pytest.mark.parametrize(("name", "magic"), [("f.pdf", b"%PDF"), ("f.svg", b"<?xml"),
+                                             ("sub/f.png", b"\x89PNG")])
+def test_plot_format_from_extension(root, tmp_path, name, magic):
+    """PDF, SVG and PNG by the file name's extension; missing parent folders are made."""
+    res = _invoke("plot", root, "--figure1", "-o", tmp_path / name)
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / name).read_bytes().startswith(magic)
+
+
+def test_plot_several_outputs_at_once(root, tmp_path):
+    """Repeating -o writes the same figure in each format."""
+    res = _invoke("plot", root, "-o", tmp_path / "a.png", "-o", tmp_path / "a.pdf")
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "a.png").is_file() and (tmp_path / "a.pdf").is_file()
+
+
+def test_plot_unknown_extension_exits_2_with_one_line(root, tmp_path):
+    """An unknown format is a usage error: one line, exit 2, nothing written."""
+    res = _invoke("plot", root, "-o", tmp_path / "fig.jpg")
+    assert res.exit_code == 2
+    assert res.output.strip().count("\n") == 0
+    assert "unknown figure format 'jpg'" in res.output
+    assert not (tmp_path / "fig.jpg").exists()
+
+
+def test_plot_missing_folder_is_one_line_error(tmp_path):
+    """A results folder that does not exist: exit 1, the path and the fix, no traceback."""
+    res = _invoke("plot", tmp_path / "nothing")
+    assert res.exit_code == 1
+    assert res.output.startswith("error: results folder")
+    assert "nbvslr run" in res.output
+    assert "Traceback" not in res.output and res.output.strip().count("\n") == 0
+
+
+def test_report_prints_and_writes_the_same_table(root, tmp_path):
+    """report prints the Markdown table; -o writes exactly the same text."""
+    out = tmp_path / "report.md"
+    res = CliRunner().invoke(cli, ["report", str(root), "--n-boot", "100", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    text = out.read_text()
+    assert text.startswith("| task | m |")
+    rows = [ln.split("|")[1].strip() for ln in text.splitlines()[2:4]]
+    assert rows == ["pima", "sonar"]
+    assert text in res.output
+
+
+def test_report_corrupt_results_is_one_line_error(root):
+    """A corrupt summary.csv: exit 1, naming the file."""
+    (root / "pima" / "summary.csv").write_text("nothing,useful\n")
+    res = _invoke("report", root)
+    assert res.exit_code == 1
+    assert "pima/summary.csv: missing column" in res.output
+    assert res.output.strip().count("\n") == 0

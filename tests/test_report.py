@@ -1,0 +1,145 @@
+"""The Markdown report: hand-computed cells, crossovers, ties, and broken results folders."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from results_factory import fabricate, run_info, write_task
+
+from nbvslr import report
+from nbvslr.errors import ResultsError
+
+# t_{0.975, 2} = 4.302652729911275; 3 splits per m, so half-width = t * sd / sqrt(3)
+T2 = 4.302652729911275
+
+
+def _hand_table(tmp_path, nb, lr, sizes=(2, 4), paired=True):
+    """A task folder from explicit per-split errors: nb[m_index][split], lr[...]."""
+    rows = []
+    for name, errs in (("nb", nb), ("lr", lr)):
+        for k, m in enumerate(sizes):
+            for s, e in enumerate(errs[k]):
+                rows.append(("hand", name, name, m, s, e, False, 1, True))
+    splits = pd.DataFrame(rows, columns=["task", "model", "family", "m", "split", "error",
+                                         "separable", "n_iter", "converged"])
+    info = run_info("hand", "hand", sizes, {"nb": "nb", "lr": "lr"}, (0, 5))
+    return write_task(tmp_path, splits, info, paired=paired)
+
+
+def _row(text, name):
+    line = next(ln for ln in text.splitlines() if ln.startswith(f"| {name} "))
+    return [c.strip() for c in line.strip("|").split("|")]
+
+
+def test_report_cells_match_hand_computed_values(tmp_path):
+    """Means, half-widths, winners (nb, then tie) and the interpolated crossover at m = 3."""
+    # m=2: NB - LR = -0.2 on every split (sd 0: nb wins); m=4: diffs 0.2, 0.1, 0.3 (tie)
+    _hand_table(tmp_path, nb=[[0.3, 0.4, 0.5], [0.4, 0.4, 0.4]],
+                lr=[[0.5, 0.6, 0.7], [0.2, 0.3, 0.1]])
+    text = report.report_table(tmp_path, n_boot=50, notes=False)
+    cells = _row(text, "hand")
+    half = T2 * 0.1 / 3 ** 0.5  # sd 0.1 for the three non-constant columns
+    assert f"{half:.3f}" == "0.248"
+    assert cells == [
+        "hand", "2–4",
+        "0.400 ± 0.248", "0.600 ± 0.248", "nb",
+        "0.400 ± 0.000", "0.200 ± 0.248", "tie",
+        cells[8], "never", "0.300 / 0.200", "0.400",
+    ]
+    assert cells[8].startswith("3 [")  # -0.2 at m=2, +0.2 at m=4: crosses at 3
+
+
+def test_no_crossover_in_range_is_reported(tmp_path):
+    """When NB stays better at every m the crossover cell says so, LR is never better."""
+    _hand_table(tmp_path, nb=[[0.1, 0.2, 0.3], [0.1, 0.1, 0.2]],
+                lr=[[0.5, 0.6, 0.7], [0.4, 0.5, 0.4]])
+    cells = _row(report.report_table(tmp_path, notes=False), "hand")
+    assert cells[4] == cells[7] == "nb"
+    assert cells[8] == "none in range"
+    assert cells[9] == "never"
+
+
+def test_tie_everywhere_is_flagged(tmp_path):
+    """Noise-only sign changes are labelled a tie at every m."""
+    _hand_table(tmp_path, nb=[[0.3, 0.5, 0.4], [0.3, 0.5, 0.4]],
+                lr=[[0.5, 0.3, 0.3], [0.5, 0.3, 0.5]])
+    cells = _row(report.report_table(tmp_path, n_boot=50, notes=False), "hand")
+    assert cells[4] == cells[7] == "tie"
+    assert cells[8].endswith("(tie at every m)")
+
+
+def test_report_is_reproducible_and_uses_paired_csv_or_splits_alike(tmp_path):
+    """The same seed gives the same table; without paired.csv the splits give the same one."""
+    fabricate(tmp_path / "a", task="toy")
+    fabricate(tmp_path / "b", task="toy")
+    (tmp_path / "b" / "toy" / "paired.csv").unlink()
+    a1 = report.report_table(tmp_path / "a", n_boot=200, seed=3)
+    a2 = report.report_table(tmp_path / "a", n_boot=200, seed=3)
+    b = report.report_table(tmp_path / "b", n_boot=200, seed=3)
+    assert a1 == a2 == b
+    assert _row(a1, "toy")[9] != "never"  # LR ends significantly better
+
+
+def test_without_splits_the_crossover_has_no_interval(tmp_path):
+    """Summaries and paired.csv alone (the committed files) still make the table."""
+    folder = fabricate(tmp_path)
+    (folder / "splits.csv.gz").unlink()
+    cells = _row(report.report_table(tmp_path, notes=False), "toy")
+    assert cells[8].endswith("[no interval: no splits file]")
+
+
+def test_rows_follow_the_papers_panel_order(tmp_path):
+    """Built-in tasks come in Figure 1's order, user tasks after them."""
+    for name in ("zzz", "sonar", "pima"):
+        fabricate(tmp_path, task=name, title=name)
+    lines = [ln for ln in report.report_table(tmp_path, n_boot=20).splitlines()
+             if ln.startswith("| ") and not ln.startswith("| task")]
+    assert [ln.split("|")[1].strip() for ln in lines] == ["pima", "sonar", "zzz"]
+
+
+def test_missing_folder_is_a_results_error(tmp_path):
+    """A folder that does not exist names itself and the command that makes results."""
+    with pytest.raises(ResultsError, match=r"does not exist; run `nbvslr run"):
+        report.report_table(tmp_path / "nope")
+
+
+def test_empty_folder_is_a_results_error(tmp_path):
+    """A folder without task results says what it looked for."""
+    with pytest.raises(ResultsError, match="holds no task results"):
+        report.load_results(tmp_path)
+
+
+@pytest.mark.parametrize(("victim", "content", "match"), [
+    ("run.json", "{not json", "run.json: cannot be read"),
+    ("run.json", "[1, 2]", "expected a JSON object"),
+    ("summary.csv", "task,model\nx,y\n", "summary.csv: missing column"),
+    ("paired.csv", "a,b\n1,2\n", "paired.csv: missing column"),
+    ("splits.csv.gz", "not gzip at all", "splits.csv.gz"),
+])
+def test_corrupt_files_are_one_line_results_errors(tmp_path, victim, content, match):
+    """Each corrupt file raises a one-line ResultsError naming it and the fix."""
+    folder = fabricate(tmp_path)
+    (folder / victim).write_text(content)
+    with pytest.raises(ResultsError, match=match) as err:
+        report.report_table(tmp_path, n_boot=20)
+    assert "\n" not in str(err.value)
+    assert "nbvslr run" in str(err.value)
+
+
+def test_incomplete_task_folder_names_the_missing_file(tmp_path):
+    """A task folder without summary.csv is reported as incomplete."""
+    folder = fabricate(tmp_path)
+    (folder / "summary.csv").unlink()
+    with pytest.raises(ResultsError, match="incomplete: summary.csv missing"):
+        report.load_results(folder)
+
+
+def test_model_order_reads_run_json_models_list(tmp_path):
+    """run.json lists models as objects; their order is the legend and pairing order."""
+    folder = fabricate(tmp_path)
+    info = json.loads((folder / "run.json").read_text())
+    info["models"] = list(reversed(info["models"]))
+    (folder / "run.json").write_text(json.dumps(info))
+    assert report.load_task(folder).model_order() == ["lr", "nb"]
