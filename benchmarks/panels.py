@@ -92,13 +92,14 @@ def panel_shape(name: str) -> PanelShape:
     raise KeyError(name)
 
 
-def synthetic_dataset(shape: PanelShape, seed: int = 0) -> Dataset:
+def synthetic_dataset(shape: PanelShape, seed: int = 0, concentration: float = 1.0) -> Dataset:
     """A random task with the panel's shape.
 
     Continuous: two Gaussian classes whose means differ along a random direction, plus a
     few near-constant columns, rescaled to [0, 1]. Discrete: per attribute and class, level
-    probabilities drawn from a Dirichlet(1) law (so a few levels are rare, as in the real
-    tasks). Labels: exactly ``round(positive * n_rows)`` rows of class 1, shuffled.
+    probabilities drawn from a Dirichlet(``concentration``) law (at 1 a few levels are rare,
+    as in the real tasks; a large value makes every level common).
+    Labels: exactly ``round(positive * n_rows)`` rows of class 1, shuffled.
     """
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(len(shape.name),)))
     n = shape.n_rows
@@ -117,7 +118,7 @@ def synthetic_dataset(shape: PanelShape, seed: int = 0) -> Dataset:
         n_values = shape.n_values
         X = np.empty((n, len(n_values)), dtype=np.int64)  # (N, d)
         for j, k in enumerate(n_values):
-            p = rng.dirichlet(np.ones(k), size=2)  # (2, k) level law per class
+            p = rng.dirichlet(np.full(k, concentration), size=2)  # (2, k) level law per class
             u = rng.random(n)[:, None]  # (N, 1)
             X[:, j] = np.minimum((u > np.cumsum(p[y], axis=1)).sum(axis=1), k - 1)
     return Dataset(

@@ -1,0 +1,112 @@
+"""The benchmark's pieces on tiny inputs: the peer does the same work as our core, the
+timers and FLOP counts are right, and ``bench.py --quick`` runs end to end."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from benchmarks import bench, harness, panels  # noqa: E402
+from nbvslr.models import resolve_options, score_splits  # noqa: E402
+
+CONT = panels.PanelShape("tiny-cont", "continuous", 150, 0.4, 5, (), (2, 40))
+DISC = panels.PanelShape("tiny-disc", "discrete", 300, 0.4, 5, (3, 4, 2, 3, 2), (2, 100))
+# every level common in both classes: no quasi-separation, so LR's maximum is finite
+CONCENTRATION = 20.0
+
+
+def _peer_settings() -> harness.PeerSettings:
+    # a tightly converged peer: on a non-separable set both fit the unique maximum
+    nb, lr = resolve_options("nb", "nb", {}), resolve_options("lr", "lr", {})
+    return harness.PeerSettings.matching(nb, lr, lr_tol=1e-10, lr_max_iter=10_000)
+
+
+@pytest.mark.parametrize("shape", [CONT, DISC], ids=["continuous", "discrete"])
+@pytest.mark.parametrize("family", ["nb", "lr"])
+def test_peer_errors_match_core(shape: panels.PanelShape, family: str) -> None:
+    """The scikit-learn peer fits the same models as our core (same test errors per split)."""
+    data = panels.synthetic_dataset(shape, concentration=CONCENTRATION)
+    m = shape.sizes[-1]
+    idx, seeds = bench.splits_of(data, m, 10)
+    ours = score_splits(bench.model_specs()[family], data, idx, seeds)
+    peer = harness.PeerModel(data, family, _peer_settings())
+    peer_err = np.array([peer.error(i) for i in idx])
+    keep = ~ours["separable"] & ours["converged"]
+    assert keep.sum() >= 5  # enough non-separable splits to compare
+    # one test row may flip where a score is zero up to rounding
+    assert np.abs(peer_err[keep] - ours["error"][keep]).max() <= 1.0 / (data.n_rows - m)
+    agree = bench.agreement(ours, list(peer_err), family)
+    assert agree["compared"] == keep.sum() and agree["max_abs_diff"] <= 1.0 / (data.n_rows - m)
+
+
+def test_peer_settings_follow_core_options() -> None:
+    """The peer's epsilon, smoothing and penalty are taken from the core's options."""
+    nb = resolve_options("nb", "nb", {"smoothing": 2.0, "var_smoothing": 1e-6})
+    lr = resolve_options("lr", "lr", {"C": 3.0})
+    s = harness.PeerSettings.matching(nb, lr)
+    assert (s.laplace, s.prior_smoothing, s.var_epsilon, s.lr_C) == (2.0, 2.0, 1e-6, 3.0)
+    assert harness.PeerSettings.matching(nb, resolve_options("lr", "lr", {})).lr_C == np.inf
+
+
+def test_time_loop_extrapolates_from_the_items_run() -> None:
+    """A loop cut by its budget or cap is scaled to all items and labelled extrapolated."""
+    t = harness.time_loop(lambda i: float(i), total=100, budget=10.0, max_items=4)
+    assert (t.done, t.extrapolated, t.values) == (4, True, [0.0, 1.0, 2.0, 3.0])
+    assert t.seconds == pytest.approx(t.measured * 25)
+    full = harness.time_loop(lambda i: 0.0, total=3, budget=10.0)
+    assert not full.extrapolated and full.seconds == full.measured
+
+
+def test_newton_flops_counts_the_cheaper_form() -> None:
+    """FLOPs per Newton step: primal 2 m w^2 + w^3/3 + 4 m w, dual when m is small."""
+    f = harness.newton_flops(m=10, width=3, n_iter=np.array([2, 1]))
+    primal = 2 * 10 * 9 + 27 / 3 + 4 * 10 * 3
+    assert f["iterations"] == 3 and f["primal"] == pytest.approx(3 * primal)
+    assert f["useful"] == pytest.approx(3 * primal)  # m > w: the primal is cheaper
+    g = harness.newton_flops(m=3, width=50, n_iter=np.array([1]))
+    assert g["useful"] == pytest.approx(g["dual"]) and g["dual"] < g["primal"]
+
+
+def test_matmul_peak_and_memory_are_measured() -> None:
+    """The matmul peak is a positive rate and traced memory sees a fresh 8 MB array."""
+    peak = harness.matmul_peak(2, n=64, repeats=1)
+    assert peak["peak"] > 0 and peak["peak"] == max(peak["blas"], peak["python_threads"])
+    mib, arr = harness.traced_peak(lambda: np.ones(1_000_000))
+    assert arr.size == 1_000_000 and 7.5 <= mib < 50
+    assert harness.max_rss_mib() > 0
+
+
+def test_synthetic_panels_have_the_real_shapes() -> None:
+    """Synthetic stand-ins keep rows, attributes, levels and both classes of each panel."""
+    for name in ("pima", "lenses", "voting"):
+        shape = panels.panel_shape(name)
+        data = panels.synthetic_dataset(shape)
+        assert data.X.shape == (shape.n_rows, shape.n_features)
+        assert 0 < data.n_positive < data.n_rows and data.notes["synthetic"]
+        if shape.kind == "discrete":
+            assert (data.X.max(axis=0) < np.array(shape.n_values)).all() and data.X.min() >= 0
+        else:
+            assert data.X.min() == 0.0 and data.X.max() == 1.0
+    assert len(panels.PANELS) == 15 and panels.PANELS[8].name == "adult-discrete"
+
+
+def test_bench_quick_runs_and_writes_json(tmp_path: Path, monkeypatch, capsys) -> None:
+    """``bench.py --quick`` on synthetic panels exits 0, says so, and writes its numbers."""
+    monkeypatch.setattr(bench, "plan", lambda quick: [("pima", (20,)), ("lenses", (10,))])
+    out = tmp_path / "bench.json"
+    code = bench.main(["--quick", "--synthetic", "--no-figure1", "--splits", "8",
+                       "--json", str(out)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "SYNTHETIC" in printed and "| pima | 20 | lr |" in printed
+    report = json.loads(out.read_text())
+    assert report["synthetic"] and len(report["rows"]) == 4
+    assert all(r["ours_s_per_1000"] > 0 and r["peer"]["done"] >= 1 for r in report["rows"])
