@@ -90,3 +90,43 @@ def test_report_corrupt_results_is_one_line_error(root):
     assert res.exit_code == 1
     assert "pima/summary.csv: missing column" in res.output
     assert res.output.strip().count("\n") == 0
+
+
+def test_plot_and_report_a_tiny_real_run(tmp_path):
+    """A real run of an inline synthetic task is plotted and reported from its folder alone."""
+    from nbvslr.config import parse_config
+    from nbvslr.data.dataset import DataSettings
+    from nbvslr.plots import figure1
+    from nbvslr.report import load_results
+    from nbvslr.runner import run_experiment
+
+    out = tmp_path / "results"
+    raw = {
+        "tasks": [{"name": "syn", "source": {"synthetic": {
+            "generator": "dependent", "rows": 200, "features": 5, "seed": 1}}}],
+        "sizes": [2, 6, 12, 24], "splits": 20, "seed": 0,
+        "models": {"nb": {}, "lr": {}}, "block": 20,
+    }
+    data = DataSettings(cache_dir=tmp_path / "cache", download=False)
+    run_experiment(parse_config(raw, source="inline", data=data, out=out,
+                                backend="sequential"))
+    assert (out / "syn" / "curve.png").read_bytes().startswith(b"\x89PNG")
+
+    res = _invoke("plot", out, "--figure1", "-o", tmp_path / "fig.svg")
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "fig.svg").read_bytes().startswith(b"<?xml")
+    tasks = load_results(out)
+    (ax,) = figure1(tasks).get_axes()
+    assert ax.get_title() == tasks[0].title
+    styles = {ln.get_label(): ln.get_linestyle() for ln in ax.get_lines()
+              if ln.get_gid() != "crossover"}
+    assert styles == {"nb": "-", "lr": "--"}
+    assert ax.get_xlim() == (0.0, 24.0)
+
+    res = _invoke("report", out, "--n-boot", "50", "--no-notes")
+    assert res.exit_code == 0, res.output
+    (row,) = [ln for ln in res.output.splitlines() if ln.startswith("| syn ")]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1] == "2–24"
+    assert cells[4] in ("nb", "lr", "tie") and cells[7] in ("nb", "lr", "tie")
+    assert cells[11] == "0.500"  # the synthetic prior is 1/2
