@@ -1,0 +1,384 @@
+"""A user's CSV file, and any table of text cells, as a binary ``Dataset``.
+
+``read_csv`` reads a local file; ``build_dataset`` is shared with the ``uci`` source. Every
+cell is read as text and decided here, so the rules are the same whatever the file held:
+
+- A cell is *missing* when it is empty or equals one of the ``na`` markers (default
+  ``?``, ``NA``, ``N/A``, ``NaN``, ``nan``, ``null``). ``missing: error`` (the default) refuses
+  a used column with a missing cell; ``missing: drop`` drops those rows; ``missing: level``
+  (discrete features only) makes a missing feature value a level of its own, written ``?``,
+  and drops rows whose target is missing.
+- Target: ``positive`` lists the values that count as class 1, everything else is class 0.
+  Without ``positive`` the column must hold exactly two values, and the second in sorted
+  order is positive (numeric order when both are numbers, else text order: ``1`` of 0/1,
+  ``yes`` of no/yes, ``tested_positive`` of tested_negative/tested_positive).
+- Continuous features must parse as finite numbers; they are rescaled to [0, 1] with the
+  minimum and maximum over all rows (as the paper does, once per dataset). A constant
+  column is kept and becomes all zeros (it carries no information; the models handle it).
+- Discrete features become integer codes ``0 .. k-1`` over the levels seen in the table,
+  in sorted order (numeric order when every level is a number).
+- At least 3 rows and both classes must remain, or the task is refused.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from nbvslr.data.dataset import Dataset
+from nbvslr.errors import DataError, did_you_mean
+
+DEFAULT_NA: tuple[str, ...] = ("?", "NA", "N/A", "NaN", "nan", "null")
+MISSING_MODES = ("error", "drop", "level")
+MISSING_LEVEL = "?"
+MIN_ROWS = 3
+
+
+@dataclass(frozen=True)
+class TableChoices:
+    """What the config says about a table (already validated by ``inline.validate``).
+
+    ``target_column``/``feature_columns`` of ``None`` fall back to the source's defaults.
+    """
+
+    target_column: str | None = None
+    positive: tuple[str, ...] | None = None
+    kind: str | None = None
+    feature_columns: tuple[str, ...] | None = None
+    drop: tuple[str, ...] = ()
+    missing: str = "error"
+    na: tuple[str, ...] = DEFAULT_NA
+
+
+def choices_from_spec(
+    source: Mapping[str, Any],
+    target: Mapping[str, Any] | None,
+    features: Mapping[str, Any] | None,
+) -> TableChoices:
+    """Collect a validated inline spec's table options (values become text)."""
+    target = target or {}
+    features = features or {}
+    positive = target.get("positive")
+    if positive is not None and not isinstance(positive, list):
+        positive = [positive]
+    columns = features.get("columns")
+    return TableChoices(
+        target_column=None if target.get("column") is None else str(target["column"]),
+        positive=None if positive is None else tuple(_text(v) for v in positive),
+        kind=features.get("kind"),
+        feature_columns=None if columns is None else tuple(str(c) for c in columns),
+        drop=tuple(str(c) for c in features.get("drop", ()) or ()),
+        missing=source.get("missing", "error"),
+        na=tuple(str(v) for v in source.get("na", DEFAULT_NA)),
+    )
+
+
+def _text(value: Any) -> str:
+    """A YAML scalar as the text a table cell would hold (``1.0`` -> ``1.0``, ``1`` -> ``1``)."""
+    return str(value).strip()
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _sorted_values(values: Sequence[str]) -> list[str]:
+    """Numeric order when every value is a number, else text order."""
+    numbers = [_number(v) for v in values]
+    if all(n is not None and math.isfinite(n) for n in numbers):
+        return [v for _, v in sorted(zip(numbers, values, strict=True))]
+    return sorted(values)
+
+
+def _listing(values: Sequence[str], limit: int = 8) -> str:
+    shown = ", ".join(repr(v) for v in values[:limit])
+    return shown + (f", ... ({len(values)} in all)" if len(values) > limit else "")
+
+
+def _same_value(cell: str, wanted: str) -> bool:
+    """Text equality, or numeric equality when both parse (``1`` matches ``1.0``)."""
+    if cell == wanted:
+        return True
+    a, b = _number(cell), _number(wanted)
+    return a is not None and b is not None and a == b
+
+
+def build_dataset(
+    table: pd.DataFrame,
+    *,
+    name: str,
+    choices: TableChoices,
+    origin: str,
+    row_label: Callable[[int], str],
+    default_target: str | None,
+    default_features: Sequence[str] | None,
+    notes: Mapping[str, Any],
+) -> Dataset:
+    """Build the task from a table of text cells.
+
+    Parameters
+    ----------
+    table : DataFrame of str, shape (N, columns)
+        Every cell stripped text; column names are text.
+    origin : str
+        Names the data in messages (a file path, ``UCI dataset 53``).
+    row_label : callable
+        Row position -> how a person finds that row (``data row 12``).
+    default_target, default_features
+        Used when the config does not name them (``None``: last column / every other column).
+    notes : mapping
+        Provenance recorded first in ``Dataset.notes``.
+    """
+    columns = [str(c) for c in table.columns]
+
+    def need(column: str, key: str) -> None:
+        if column not in columns:
+            hint = did_you_mean(column, columns)
+            raise DataError(
+                f"{origin}: {key}: no column {column!r}{hint}; columns are {_listing(columns)}"
+            )
+
+    target = choices.target_column or default_target or columns[-1]
+    need(target, "target.column")
+    if choices.feature_columns is not None:
+        features = list(choices.feature_columns)
+        for column in features:
+            need(column, "features.columns")
+        if target in features:
+            raise DataError(
+                f"{origin}: features.columns: the target column {target!r} is listed as a "
+                "feature; remove it from features.columns"
+            )
+    else:
+        for column in choices.drop:
+            need(column, "features.drop")
+        pool = list(default_features) if default_features is not None else columns
+        features = [c for c in pool if c != target and c not in choices.drop]
+    if not features:
+        raise DataError(
+            f"{origin}: features: no feature column left besides the target {target!r}; "
+            "list some in features.columns"
+        )
+
+    cells = table[[target, *features]].astype(str).apply(lambda s: s.str.strip())
+    na = set(choices.na)
+    missing = cells.eq("") | cells.isin(na)  # (N, 1 + d)
+    n_read = len(cells)
+
+    kind = choices.kind or _infer_kind(cells[features], missing[features], origin)
+    if choices.missing == "level" and kind != "discrete":
+        raise DataError(
+            f"{origin}: source.missing: 'level' only applies to discrete features, and "
+            f"these are {kind}; use missing: drop or missing: error"
+        )
+    keep = np.ones(n_read, dtype=bool)
+    if choices.missing == "error":
+        bad = missing.to_numpy()
+        if bad.any():
+            row, col = np.argwhere(bad)[0]
+            column = [target, *features][col]
+            raise DataError(
+                f"{origin}: column {column!r}: missing value at {row_label(int(row))} "
+                f"({int(bad.sum())} missing cells in the columns used); set source.missing: "
+                "drop to drop such rows, or fill them in"
+            )
+    elif choices.missing == "drop":
+        keep = ~missing.to_numpy().any(axis=1)
+    else:  # level: a missing feature is a level; a missing target drops the row
+        keep = ~missing[target].to_numpy()
+        cells = cells.mask(missing & (cells.columns != target), MISSING_LEVEL)
+    rows = np.flatnonzero(keep)
+    cells = cells.iloc[rows]
+    if len(cells) < MIN_ROWS:
+        raise DataError(
+            f"{origin}: {len(cells)} usable rows of {n_read} (after missing: "
+            f"{choices.missing}); a task needs at least {MIN_ROWS}: add rows or use fewer "
+            "columns"
+        )
+
+    y, positive, negative = _binarise(cells[target].tolist(), choices.positive, target, origin)
+    if kind == "continuous":
+        X, constant = _continuous(cells[features], rows, features, origin, row_label)
+        n_values: tuple[int, ...] = ()
+        extra: dict[str, Any] = {"scaling": "min-max over all rows", "constant": constant}
+    else:
+        X, levels = _discrete(cells[features], features)
+        n_values = tuple(len(levels[c]) for c in features)
+        extra = {"levels": levels}
+    return Dataset(
+        name=name,
+        title=f"{name} ({kind})",
+        X=X,
+        y=y,
+        kind=kind,  # type: ignore[arg-type]
+        n_values=n_values,
+        feature_names=tuple(features),
+        notes={
+            **notes,
+            "rows_read": n_read,
+            "rows_dropped": n_read - len(cells),
+            "missing": choices.missing,
+            "target": target,
+            "positive": positive,
+            "negative": negative,
+            **extra,
+        },
+    )
+
+
+def _infer_kind(cells: pd.DataFrame, missing: pd.DataFrame, origin: str) -> str:
+    numeric = []
+    for column in cells.columns:
+        values = cells[column][~missing[column]]
+        # "nan" and "inf" parse as numbers: such a column is numeric, refused later as
+        # not finite, which says more than "holds text".
+        numeric.append(bool(len(values)) and all(_number(v) is not None for v in values))
+    if all(numeric):
+        return "continuous"
+    if not any(numeric):
+        return "discrete"
+    text = [c for c, n in zip(cells.columns, numeric, strict=True) if not n]
+    raise DataError(
+        f"{origin}: features: columns {_listing(list(text), 4)} hold text and the others "
+        "numbers; give features.kind (continuous or discrete) and features.columns, or "
+        "features.drop the text columns"
+    )
+
+
+def _binarise(
+    values: list[str], positive: tuple[str, ...] | None, target: str, origin: str
+) -> tuple[np.ndarray, list[str], list[str]]:
+    distinct = _sorted_values(sorted(set(values)))
+    if positive is None:
+        if len(distinct) != 2:
+            raise DataError(
+                f"{origin}: target.positive: column {target!r} has {len(distinct)} values "
+                f"({_listing(distinct)}), not 2; list the values that count as class 1 in "
+                "target.positive"
+            )
+        positive_values = [distinct[1]]
+    else:
+        positive_values = []
+        for wanted in positive:
+            hits = [v for v in distinct if _same_value(v, wanted)]
+            if not hits:
+                raise DataError(
+                    f"{origin}: target.positive: value {wanted!r} never occurs in column "
+                    f"{target!r}; its values are {_listing(distinct)}"
+                )
+            positive_values.extend(h for h in hits if h not in positive_values)
+    negative_values = [v for v in distinct if v not in positive_values]
+    y = np.isin(np.asarray(values, dtype=object), positive_values).astype(np.int8)
+    if y.all() or not y.any():
+        which = "positive" if y.all() else "negative"
+        raise DataError(
+            f"{origin}: target.positive: every row of column {target!r} is {which} "
+            f"(values {_listing(distinct)}); a task needs both classes: change "
+            "target.positive"
+        )
+    return y, positive_values, negative_values
+
+
+def _continuous(
+    cells: pd.DataFrame,
+    rows: np.ndarray,
+    features: list[str],
+    origin: str,
+    row_label: Callable[[int], str],
+) -> tuple[np.ndarray, list[str]]:
+    X = np.empty(cells.shape, dtype=np.float64)  # (N, d)
+    for j, column in enumerate(features):
+        values = pd.to_numeric(cells[column], errors="coerce").to_numpy(dtype=np.float64)
+        bad = ~np.isfinite(values)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            text = cells[column].iloc[i]
+            problem = "not a number" if np.isnan(values[i]) else "not finite"
+            raise DataError(
+                f"{origin}: column {column!r}: {problem} ({text!r}) at "
+                f"{row_label(int(rows[i]))}; fix the value, mark it missing with source.na "
+                "and set source.missing: drop, or use features.kind: discrete"
+            )
+        X[:, j] = values
+    low, high = X.min(axis=0), X.max(axis=0)  # (d,)
+    span = high - low
+    constant = [c for c, s in zip(features, span, strict=True) if s == 0]
+    # A constant column has span 0: divide by 1 instead, so it becomes all zeros.
+    X = (X - low) / np.where(span > 0, span, 1.0)
+    # Rounding can leave x - low a hair outside [0, span]; clip back onto [0, 1].
+    np.clip(X, 0.0, 1.0, out=X)
+    return X, constant
+
+
+def _discrete(cells: pd.DataFrame, features: list[str]) -> tuple[np.ndarray, dict[str, list]]:
+    X = np.empty(cells.shape, dtype=np.int64)  # (N, d)
+    levels: dict[str, list[str]] = {}
+    for j, column in enumerate(features):
+        values = cells[column].to_numpy(dtype=object)
+        observed = _sorted_values(sorted(set(values)))
+        codes = {v: k for k, v in enumerate(observed)}
+        X[:, j] = [codes[v] for v in values]
+        levels[column] = observed
+    return X, levels
+
+
+def read_csv(path: Path, *, sep: str = ",", header: bool = True) -> pd.DataFrame:
+    """Read a CSV file as stripped text cells; every failure is a one-line ``DataError``.
+
+    With ``header: false`` the columns are named by their position, ``0``, ``1``, ...
+    """
+    origin = str(path)
+    if not path.is_file():
+        raise DataError(
+            f"{origin}: source.csv: file not found; check the path (relative paths start "
+            "from the working directory)"
+        )
+    try:
+        table = pd.read_csv(
+            path,
+            sep=sep,
+            header=0 if header else None,
+            dtype=str,
+            keep_default_na=False,  # missing cells are decided by source.na, not pandas
+            skipinitialspace=True,
+            quoting=csv.QUOTE_MINIMAL,
+            engine="python" if len(sep) > 1 else "c",
+        )
+    except UnicodeDecodeError as exc:
+        raise DataError(
+            f"{origin}: not UTF-8 text (byte at offset {exc.start}); save the file as UTF-8"
+        ) from None
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{origin}: the file is empty; give a CSV with a header row") from None
+    except (pd.errors.ParserError, ValueError, OSError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DataError(
+            f"{origin}: cannot parse as CSV ({first}); check source.sep and that every row "
+            "has the same number of fields"
+        ) from None
+    table.columns = [str(c).strip() for c in table.columns]
+    return table
+
+
+def data_row(i: int) -> str:
+    """Row position -> how a person finds it: ``data row 1`` is the first row after the header."""
+    return f"data row {i + 1}"
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()

@@ -1,0 +1,268 @@
+"""Inline tasks: a dataset the user brings, named in the config rather than built in.
+
+A task with a ``source:`` is inline. Three sources::
+
+    - name: mydata
+      source: {csv: path/to/file.csv}      # a local CSV with a header row
+      target: {column: class, positive: [yes]}
+      features: {kind: continuous, columns: [a, b, c]}     # or {drop: [id]}
+
+    - name: wine
+      source: {uci: 109}                   # any importable UCI dataset, via ucimlrepo
+      target: {column: class, positive: [1]}
+
+    - name: toy
+      source: {synthetic: {generator: nb, rows: 1000, features: 10}}
+
+Keys of ``source`` (besides the one naming it):
+
+``sep`` (csv)
+    The field separator, default ``,``.
+``header`` (csv)
+    ``true`` (default): the first line names the columns; ``false``: columns are named by
+    position, ``0``, ``1``, ...
+``missing`` (csv, uci)
+    ``error`` (default) refuses missing cells in the columns used; ``drop`` drops those rows;
+    ``level`` (discrete features) makes "missing" a level of its own.
+``na`` (csv, uci)
+    Cell values that mean "missing", besides an empty cell. Default
+    ``["?", "NA", "N/A", "NaN", "nan", "null"]``.
+
+``target`` (csv, uci): ``column`` (default: the UCI dataset's target, or a CSV's last
+column) and ``positive``, the values counted as class 1 (default: of exactly two values, the
+second in sorted order). ``features`` (csv, uci): ``kind`` (``continuous`` or ``discrete``;
+default: continuous when every column is numeric, discrete when none is), and either
+``columns`` (the features) or ``drop`` (columns to leave out; default: every other column,
+or for UCI every column with the role Feature). A relative CSV path is taken from the
+working directory. The table rules (missing values, scaling, levels, constant columns) are
+in ``nbvslr.data.csvsource``; the synthetic generators in ``nbvslr.data.synthetic``; the UCI
+cache in ``nbvslr.data.ucisource``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from nbvslr.data import csvsource, synthetic
+from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
+from nbvslr.errors import ConfigError, DataError, did_you_mean
+
+SOURCES = ("csv", "uci", "synthetic")
+SOURCE_KEYS: Mapping[str, tuple[str, ...]] = {
+    "csv": ("csv", "sep", "header", "missing", "na"),
+    "uci": ("uci", "missing", "na"),
+    "synthetic": ("synthetic",),
+}
+TARGET_KEYS = ("column", "positive")
+FEATURE_KEYS = ("kind", "columns", "drop")
+KINDS = ("continuous", "discrete")
+
+
+def _show(value: Any) -> str:
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _error(key: str, problem: str, value: Any, fix: str) -> ConfigError:
+    return ConfigError(f"{key}: {problem} ({_show(value)}); {fix}")
+
+
+def _unknown(where: str, given: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
+    for key in given:
+        if key not in allowed:
+            hint = did_you_mean(str(key), allowed).strip().strip("()")
+            raise _error(
+                f"{where}.{key}", f"unknown key{', ' + hint if hint else ''}", key,
+                f"valid keys: {', '.join(allowed)}",
+            )
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, str | int | float) and not isinstance(value, bool)
+
+
+def _names(key: str, value: Any, what: str) -> list[str]:
+    """A list of column names (text or integers, as a header-less CSV names them)."""
+    if not isinstance(value, list) or not value:
+        raise _error(key, f"must be a non-empty list of {what}", value, f"write {key}: [a, b]")
+    for i, item in enumerate(value):
+        if not _scalar(item):
+            raise _error(
+                f"{key}[{i}]", "not a column name", item, "write the column's name as text"
+            )
+    names = [str(v) for v in value]
+    for name in names:
+        if names.count(name) > 1:
+            raise _error(key, "lists a column twice", name, "list each column once")
+    return names
+
+
+def source_type(spec: TaskSpec) -> str:
+    """``csv``, ``uci`` or ``synthetic`` (the spec must have passed ``validate``)."""
+    assert spec.source is not None
+    return next(k for k in SOURCES if k in spec.source)
+
+
+def validate(spec: TaskSpec) -> None:
+    """Check an inline task's ``source``, ``target`` and ``features`` before reading data.
+
+    Raises ``ConfigError`` with one line: ``<key>: <problem> (<value>); <fix>``.
+    """
+    source = spec.source
+    if not isinstance(source, Mapping) or not source:
+        raise _error(
+            "source", "must name one source", source,
+            "write source: {csv: path}, {uci: id} or {synthetic: {...}}",
+        )
+    named = [k for k in SOURCES if k in source]
+    if len(named) != 1:
+        if named:
+            problem = f"names {len(named)} sources"
+        else:
+            first = str(next(iter(source)))
+            hint = did_you_mean(first, SOURCES).strip().strip("()")
+            problem = f"names no known source{', ' + hint if hint else ''}"
+        raise _error(
+            "source", problem, ", ".join(map(str, source)) or source,
+            "give exactly one of csv: path, uci: id, synthetic: {...}",
+        )
+    kind = named[0]
+    _unknown("source", source, SOURCE_KEYS[kind])
+    if spec.overrides:
+        raise _error(
+            "overrides", "only built-in tasks take recipe overrides", ", ".join(spec.overrides),
+            "set an inline task's choices in source:, target: and features:",
+        )
+
+    if kind == "synthetic":
+        synthetic.parse_params(source["synthetic"])
+        for extra in ("target", "features"):
+            if getattr(spec, extra) is not None:
+                raise _error(
+                    extra, "a synthetic task makes its own target and features",
+                    spec.name, f"remove {extra}: (set kind: and features: inside synthetic:)",
+                )
+        return
+
+    if kind == "csv":
+        path = source["csv"]
+        if not isinstance(path, str) or not path.strip():
+            raise _error("source.csv", "must be a file path", path, "write source: {csv: data.csv}")
+        sep = source.get("sep", ",")
+        if not isinstance(sep, str) or not sep or sep in ('"', "\n"):
+            raise _error("source.sep", "must be a separator character", sep, "e.g. sep: ';'")
+        header = source.get("header", True)
+        if not isinstance(header, bool):
+            raise _error("source.header", "not true or false", header, "write header: true")
+    else:
+        uci_id = source["uci"]
+        if isinstance(uci_id, bool) or not isinstance(uci_id, int) or uci_id < 1:
+            raise _error(
+                "source.uci", "must be a UCI dataset id (a positive integer)", uci_id,
+                "find the id on the dataset's page at archive.ics.uci.edu, e.g. uci: 53",
+            )
+    missing = source.get("missing", "error")
+    if missing not in csvsource.MISSING_MODES:
+        hint = did_you_mean(str(missing), csvsource.MISSING_MODES).strip().strip("()")
+        raise _error(
+            "source.missing", f"unknown mode{', ' + hint if hint else ''}", missing,
+            f"use one of: {', '.join(csvsource.MISSING_MODES)}",
+        )
+    if "na" in source:
+        na = source["na"]
+        if not isinstance(na, list) or not all(_scalar(v) for v in na):
+            raise _error("source.na", "must be a list of values", na, "e.g. na: ['?', '']")
+
+    target = spec.target
+    if target is not None:
+        if not isinstance(target, Mapping):
+            raise _error("target", "must be a mapping", target, "write {column: c, positive: [v]}")
+        _unknown("target", target, TARGET_KEYS)
+        if "column" in target and not _scalar(target["column"]):
+            raise _error("target.column", "not a column name", target["column"], "name it")
+        if "positive" in target:
+            positive = target["positive"]
+            values = positive if isinstance(positive, list) else [positive]
+            if not values:
+                raise _error("target.positive", "empty", positive, "list at least one value")
+            for value in values:
+                if isinstance(value, bool):
+                    raise _error(
+                        "target.positive", "a YAML true/false, not a cell value", value,
+                        "quote it, e.g. positive: ['yes'] or positive: ['True']",
+                    )
+                if not _scalar(value):
+                    raise _error(
+                        "target.positive", "not a cell value", value, "list text or numbers"
+                    )
+
+    features = spec.features
+    if features is not None:
+        if not isinstance(features, Mapping):
+            raise _error(
+                "features", "must be a mapping", features, "write {kind: continuous, drop: [id]}"
+            )
+        _unknown("features", features, FEATURE_KEYS)
+        if "kind" in features and features["kind"] not in KINDS:
+            hint = did_you_mean(str(features["kind"]), KINDS).strip().strip("()")
+            raise _error(
+                "features.kind", f"unknown kind{', ' + hint if hint else ''}", features["kind"],
+                "use continuous or discrete",
+            )
+        if "columns" in features and "drop" in features:
+            raise _error(
+                "features", "give columns or drop, not both", "columns, drop",
+                "list the features in columns:, or the columns to leave out in drop:",
+            )
+        columns = _names("features.columns", features["columns"], "columns") if (
+            "columns" in features) else []
+        if "drop" in features:
+            _names("features.drop", features["drop"], "columns")
+        if target is not None and "column" in target and str(target["column"]) in columns:
+            raise _error(
+                "features.columns", "lists the target column", target["column"],
+                "remove it from features.columns",
+            )
+        if missing == "level" and features.get("kind") == "continuous":
+            raise _error(
+                "source.missing", "'level' only applies to discrete features", missing,
+                "use missing: drop or missing: error with kind: continuous",
+            )
+
+
+def load(spec: TaskSpec, settings: DataSettings) -> Dataset:
+    """Read (or generate) an inline task; ``spec`` must have passed ``validate``.
+
+    Raises ``DataError`` (or ``DownloadError`` for ``uci``) with a one-line message.
+    """
+    validate(spec)
+    source = spec.source
+    assert source is not None
+    kind = source_type(spec)
+    if kind == "synthetic":
+        return synthetic.load(spec.name, synthetic.parse_params(source["synthetic"]))
+    choices = csvsource.choices_from_spec(source, spec.target, spec.features)
+    if kind == "uci":
+        from nbvslr.data import ucisource
+
+        return ucisource.load(spec.name, int(source["uci"]), choices, settings)
+    path = Path(source["csv"]).expanduser()
+    header = source.get("header", True)
+    table = csvsource.read_csv(path, sep=source.get("sep", ","), header=header)
+    if table.shape[1] < 2:
+        raise DataError(
+            f"{path}: {table.shape[1]} column; a task needs a target and a feature: check "
+            "source.sep"
+        )
+    return csvsource.build_dataset(
+        table,
+        name=spec.name,
+        choices=choices,
+        origin=str(path),
+        row_label=csvsource.data_row,
+        default_target=None,
+        default_features=None,
+        notes={"source": "csv", "path": str(path), "sha256": csvsource.sha256_of(path)},
+    )
