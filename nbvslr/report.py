@@ -195,7 +195,11 @@ def write_bytes_atomic(path: PathLike, data: bytes) -> None:
 # --------------------------------------------------------------------------------------
 
 def _num(x: float, digits: int = 3) -> str:
-    return "n/a" if x is None or not math.isfinite(float(x)) else f"{float(x):.{digits}f}"
+    if x is None or not math.isfinite(float(x)):
+        return "n/a"
+    text = f"{float(x):.{digits}f}"
+    # a rounding residue such as -2.5e-16 (an error of 0 summed in floating point) is 0
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
 def _error_cell(row: pd.Series | None) -> str:

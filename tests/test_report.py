@@ -143,3 +143,11 @@ def test_model_order_reads_run_json_models_list(tmp_path):
     info["models"] = list(reversed(info["models"]))
     (folder / "run.json").write_text(json.dumps(info))
     assert report.load_task(folder).model_order() == ["lr", "nb"]
+
+
+def test_numbers_never_show_a_negative_zero():
+    """A floating-point residue like -2.5e-16 is printed as 0.000, never -0.000."""
+    assert report._num(-2.5e-16) == "0.000"
+    assert report._num(-0.0004) == "0.000"
+    assert report._num(-0.0006) == "-0.001"
+    assert report._num(None) == "n/a" and report._num(float("nan")) == "n/a"
