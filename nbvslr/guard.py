@@ -1,0 +1,622 @@
+"""Guard the shape of learning curves: compare a new run with a committed reference.
+
+``compare(reference, new)`` reads two sets of results (folders ``<out>/<task>/summary.csv``
+and ``paired.csv``, or the tables themselves) and returns a ``Report`` whose ``ok`` is
+False when a curve moved by more than its noise. ``Report.table()`` lists what moved.
+A deliberate change is reviewed with that table, then committed with a new reference.
+
+Only summaries are used (``splits.csv.gz`` is not committed), so every check works from
+the means, the standard errors (sem) and the split counts of both runs. The new run may
+have far fewer splits than the reference; its sems are then larger and every tolerance
+grows with them.
+
+Checks
+------
+1. **Points.** For each (task, model, m) in both runs, with ``s = sqrt(sem_ref^2 +
+   sem_new^2)``::
+
+       |mean_new - mean_ref| <= z * s + floor
+
+2. **Ends** (paired difference NB - LR, from ``paired.csv``). Where the reference's paired
+   interval excludes 0 at the smallest or the largest m (``stats.winner`` says "nb" or
+   "lr"), the new run must agree. Disagreeing means a tie or the other winner (again
+   ``stats.winner``, the new run's own 95 % interval), *and* a paired difference that moved
+   beyond its noise: ``|d_new - d_ref| > z_sign * s + floor`` with ``s`` from the two
+   ``diff_sem``. So a tie is accepted when the reference's effect is small next to the new
+   run's sem (a run with few splits often cannot resolve it): a tie means ``|d_new| <=
+   t * sem_new``, so an accepted tie has ``|d_ref| <= t * sem_new + z_sign * s + floor``. A
+   95 % call alone is never enough to fail: repeated over 32 ends it would raise false
+   alarms, so a reversal counts only when it is also significant at the guard's level.
+3. **New crossovers.** Where the reference's mean difference never changes sign, the new
+   run must not show the other model better at any inner m (the ends are check 2): a
+   violation is a new call for the other model (its 95 % interval excludes 0 on the other
+   side) whose difference also moved beyond ``z_sign * s + floor``. Sign changes of noise
+   inside ties are not crossovers.
+4. **Crossovers.** Where the reference's mean difference changes sign, its first crossover
+   (``stats.crossovers``: linear interpolation between the sizes) must be found again. The
+   accepted interval is the reference's bootstrap interval widened by the new run's
+   uncertainty: curves ``d_ref + s * Z`` (``Z`` standard normal, independent across m,
+   ``s`` the combined sem of each m) are what a new run could show if only noise differed;
+   their first crossovers give the interval. Crossovers are measured from the reference's
+   starting sign: a curve that starts on the far side counts as crossing before the range
+   (``-inf``), one that never crosses as after it (``+inf``), so a lost crossover is
+   ``+inf`` and fails unless the reference itself often has none. The interval is drawn
+   from a parametric bootstrap because the committed reference holds no per-split rows.
+5. **Missing.** A size or model in one run but not the other, or a task without a
+   reference, is a violation (the grid changed: make a new reference).
+
+False alarms
+------------
+``alpha`` (default 0.01) bounds the chance that a run differing from the reference only by
+noise raises any alarm in the whole comparison. It is split in three equal shares (points,
+signs = checks 2 and 3, crossovers) and each share equally among its checks (Bonferroni):
+
+- ``z = t_{1 - alpha / 3 / (2 K_points), n - 1}``, with ``K_points`` the number of points
+  compared and ``n`` the smallest split count of the new run (Student t, since the new
+  sem is estimated from few splits; Welch's df is never below ``n - 1``);
+- ``z_sign`` likewise over ``K_sign`` sign checks, with the paired split counts;
+- a crossover fails when fewer than ``alpha / 3 / K_cross / 2`` of the simulated curves
+  cross beyond it, on either side.
+
+Figure 1 plus ``configs/synthetic.yaml``: 15 panels with 327 sizes in all, plus the
+synthetic task's; with about 350 sizes and 2 models, ``K_points`` is about 700. With
+``n = 100`` splits per size in the new run that gives ``z ~ 4.9`` (``~ 4.6`` as ``n``
+grows); with ~250 sign checks ``z_sign ~ 4.6``. A point's tolerance is then about five
+combined sems: at ``n = 100`` and a per-split error sd of 0.1, ``s ~ 0.0105`` and a point
+may move by ``~ 0.05`` before it fails. ``floor`` (default 0.002) keeps points whose
+splits all have the same error (sem 0, e.g. optdigits 0 vs 1 at large m) from failing on
+a single different test row.
+
+The tolerances assume the two runs are independent. A new run with the same seed as the
+reference draws the reference's first n splits again, so when nothing changed it is closer
+to the reference than the rule allows for: the guard is conservative then, never more
+alarming.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from nbvslr import stats
+from nbvslr.errors import ResultsError
+from nbvslr.splits import task_key
+
+DEFAULT_ALPHA = 0.01
+"""Chance of any false alarm over the whole comparison."""
+
+DEFAULT_FLOOR = 0.002
+"""Added to every tolerance (error units): a fifth of a percentage point."""
+
+CROSS_DRAWS = (20_000, 200_000)
+"""Fewest and most simulated curves per crossover check (about 40 beyond each end)."""
+
+_CHUNK = 50_000  # simulated curves per batch (memory: _CHUNK x sizes floats)
+SUMMARY_FILE = "summary.csv"
+PAIRED_FILE = "paired.csv"
+KINDS = ("missing", "point", "end", "reversal", "crossover")
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+@dataclass(frozen=True)
+class Tables:
+    """The summaries of one run: ``summary.csv`` and ``paired.csv`` rows of every task.
+
+    ``paired`` may be empty (a run without one nb-family and one lr-family model).
+    """
+
+    summary: pd.DataFrame
+    paired: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=list(stats.PAIRED_COLUMNS)))
+
+
+def _task_dirs(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        raise ResultsError(f"results folder {folder} does not exist; give the folder that "
+                           f"holds <task>/{SUMMARY_FILE}")
+    if (folder / SUMMARY_FILE).is_file():
+        return [folder]
+    found = sorted(p for p in folder.iterdir() if (p / SUMMARY_FILE).is_file())
+    if not found:
+        raise ResultsError(f"results folder {folder} holds no <task>/{SUMMARY_FILE}; run "
+                           f"`nbvslr run CONFIG --out {folder}` first")
+    return found
+
+
+def _read(path: Path, columns: Sequence[str]) -> pd.DataFrame:
+    try:
+        df = pd.read_csv(path)
+    except (OSError, ValueError) as exc:
+        raise ResultsError(f"{path}: cannot be read ({exc}); rerun the experiment") from None
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ResultsError(f"{path}: missing column(s) {', '.join(missing)}; rerun the "
+                           f"experiment")
+    return df.loc[:, list(columns)]
+
+
+def load_tables(folder: str | Path) -> Tables:
+    """Read ``summary.csv`` and ``paired.csv`` of every task under ``folder``.
+
+    ``folder`` is a results folder (``<folder>/<task>/summary.csv``) or one task's folder.
+    A task without ``paired.csv`` contributes no paired rows.
+    """
+    summaries, paired = [], []
+    for task_dir in _task_dirs(Path(folder)):
+        summaries.append(_read(task_dir / SUMMARY_FILE, stats.SUMMARY_COLUMNS))
+        if (task_dir / PAIRED_FILE).is_file():
+            paired.append(_read(task_dir / PAIRED_FILE, stats.PAIRED_COLUMNS))
+    return Tables(
+        pd.concat(summaries, ignore_index=True),
+        pd.concat(paired, ignore_index=True) if paired
+        else pd.DataFrame(columns=list(stats.PAIRED_COLUMNS)),
+    )
+
+
+def _as_tables(run: Tables | str | Path | tuple, what: str) -> Tables:
+    if isinstance(run, Tables):
+        tables = run
+    elif isinstance(run, str | Path):
+        tables = load_tables(run)
+    elif isinstance(run, tuple) and len(run) == 2:
+        tables = Tables(run[0], run[1] if run[1] is not None
+                        else pd.DataFrame(columns=list(stats.PAIRED_COLUMNS)))
+    else:
+        raise TypeError(f"{what}: expected a folder, Tables or (summary, paired), got "
+                        f"{type(run).__name__}")
+    for df, columns, name in ((tables.summary, stats.SUMMARY_COLUMNS, "summary"),
+                              (tables.paired, stats.PAIRED_COLUMNS, "paired")):
+        missing = [c for c in columns if c not in df.columns]
+        if missing:
+            raise ResultsError(f"{what} {name} table: missing column(s) {', '.join(missing)}")
+    return tables
+
+
+# --------------------------------------------------------------------------- report
+
+
+@dataclass(frozen=True)
+class Check:
+    """One comparison between the reference and the new run.
+
+    ``kind`` is one of ``KINDS``. ``model`` is a model name, or ``"a-b"`` for the paired
+    checks. ``reference`` and ``new`` are the compared values (mean error, mean paired
+    difference, or crossover location; NaN when absent); ``tolerance`` the allowed
+    ``|new - reference|`` (NaN for crossovers, whose accepted range is ``interval``).
+    """
+
+    task: str
+    kind: str
+    model: str
+    m: float
+    reference: float
+    new: float
+    tolerance: float
+    passed: bool
+    detail: str
+    interval: tuple[float, float] | None = None
+
+    @property
+    def change(self) -> float:
+        """``new - reference``."""
+        return self.new - self.reference
+
+    @property
+    def ratio(self) -> float:
+        """``|new - reference| / tolerance`` (above 1 on a failed point; NaN if undefined)."""
+        if not self.tolerance > 0 or not math.isfinite(self.change):
+            return math.nan
+        return abs(self.change) / self.tolerance
+
+    def message(self) -> str:
+        """One line naming the task, model and m, and what moved."""
+        return f"{self.task}: {self.model} at m = {_m_text(self.m)}: {self.detail}"
+
+
+@dataclass(frozen=True)
+class Report:
+    """Every check of one comparison, and the thresholds that were used."""
+
+    checks: tuple[Check, ...]
+    z: float
+    z_sign: float
+    floor: float
+    alpha: float
+    cross_tail: float
+    tasks: tuple[str, ...]
+    not_compared: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """True when no check failed."""
+        return all(c.passed for c in self.checks)
+
+    @property
+    def violations(self) -> list[Check]:
+        """The failed checks, in task order."""
+        return [c for c in self.checks if not c.passed]
+
+    def messages(self) -> list[str]:
+        """One line per violation."""
+        return [c.message() for c in self.violations]
+
+    def counts(self) -> dict[str, int]:
+        """Number of checks of each kind."""
+        return {k: sum(c.kind == k for c in self.checks) for k in KINDS}
+
+    def table(self, largest: int = 10) -> str:
+        """A readable table of what moved: every violation, then the ``largest`` other
+        checks ranked by ``|change| / tolerance`` (so a reviewer sees the drift that is
+        still within the noise)."""
+        counts = self.counts()
+        head = [
+            f"curve guard: {len(self.tasks)} task(s); {counts['point']} points, "
+            f"{counts['end'] + counts['reversal']} sign checks, {counts['crossover']} "
+            f"crossovers; z = {self.z:.2f} (points), {self.z_sign:.2f} (signs), "
+            f"floor = {self.floor:g}, alpha = {self.alpha:g}",
+        ]
+        bad = self.violations
+        head.append(f"FAILED: {len(bad)} of {len(self.checks)} checks" if bad
+                    else f"OK: all {len(self.checks)} checks within the noise")
+        if self.not_compared:
+            head.append(f"not in the new run (not compared): {', '.join(self.not_compared)}")
+        passed = [c for c in self.checks if c.passed and math.isfinite(c.ratio)]
+        passed.sort(key=lambda c: -c.ratio)
+        rows = [*bad, *passed[:largest]]
+        if not rows:
+            return "\n".join(head)
+        cols = ["task", "check", "model", "m", "reference", "new", "change", "allowed",
+                "moved", "status"]
+        cells = [[c.task, c.kind, c.model, _m_text(c.m), _num(c.reference), _num(c.new),
+                  _signed(c.change), _allowed(c), _ratio(c.ratio),
+                  "ok" if c.passed else "FAIL"] for c in rows]
+        widths = [max(len(col), *(len(r[i]) for r in cells)) for i, col in enumerate(cols)]
+        line = "  ".join(col.ljust(w) for col, w in zip(cols, widths, strict=True))
+        out = [*head, "", line, "  ".join("-" * w for w in widths)]
+        for i, r in enumerate(cells):
+            if i == len(bad) and bad:
+                out.append("  ".join("." * w for w in widths))
+            out.append("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
+        notes = [c.message() for c in bad if c.kind != "point"]
+        if notes:
+            out += ["", "shape:"] + [f"  {m}" for m in notes]
+        return "\n".join(out)
+
+    def __str__(self) -> str:
+        return self.table()
+
+
+def _m_text(m: float) -> str:
+    if m is None or not math.isfinite(m):
+        return "-"
+    return str(int(m)) if float(m).is_integer() else f"{m:.1f}"
+
+
+def _num(x: float) -> str:
+    if isinstance(x, float) and math.isnan(x):
+        return "-"
+    if math.isinf(x):
+        return "none" if x > 0 else "before"
+    return f"{x:.4f}"
+
+
+def _signed(x: float) -> str:
+    return f"{x:+.4f}" if math.isfinite(x) else "-"
+
+
+def _allowed(c: Check) -> str:
+    if c.interval is not None:
+        return f"[{_m_text(c.interval[0]) if math.isfinite(c.interval[0]) else 'before'}, " \
+               f"{_m_text(c.interval[1]) if math.isfinite(c.interval[1]) else 'none'}]"
+    return f"{c.tolerance:.4f}" if math.isfinite(c.tolerance) else "-"
+
+
+def _ratio(r: float) -> str:
+    return f"{r:.2f}" if math.isfinite(r) else "-"
+
+
+# --------------------------------------------------------------------------- thresholds
+
+
+def bonferroni_z(alpha: float, n_tests: int, n_splits: int | None = None) -> float:
+    """Two-sided multiplier for ``n_tests`` tests with a family-wise error ``alpha``.
+
+    ``t_{1 - alpha / (2 n_tests), n_splits - 1}`` (Student t), or the normal quantile when
+    ``n_splits`` is None.
+    """
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    p = 1.0 - alpha / (2.0 * max(int(n_tests), 1))
+    if n_splits is None:
+        return stats.normal_quantile(p)
+    if n_splits < 2:
+        raise ResultsError(f"a run with {n_splits} split(s) per size has no standard error; "
+                           "use at least 2 splits")
+    return stats.t_quantile(p, int(n_splits) - 1)
+
+
+def _combined_sem(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.sqrt(np.asarray(a, dtype=float) ** 2 + np.asarray(b, dtype=float) ** 2)
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def _point_frame(ref: pd.DataFrame, new: pd.DataFrame, task: str) -> pd.DataFrame:
+    keys = ["model", "m"]
+    cols = [*keys, "n_splits", "error_mean", "error_sem"]
+    both = ref.loc[ref["task"] == task, cols].merge(
+        new.loc[new["task"] == task, cols], on=keys, how="outer",
+        suffixes=("_ref", "_new"), indicator=True)
+    return both.sort_values(keys, kind="stable").reset_index(drop=True)
+
+
+def _missing_check(task: str, model: str, m: float, side: str) -> Check:
+    where = ("the reference but not the new run" if side == "left_only"
+             else "the new run but not the reference")
+    return Check(task, "missing", model, float(m), math.nan, math.nan, math.nan, False,
+                 f"in {where}: the grid or the models changed; regenerate the reference "
+                 f"(make reference)")
+
+
+def _check_sems(df: pd.DataFrame, columns: Sequence[str], task: str) -> None:
+    for col in columns:
+        if df[col].isna().any():
+            raise ResultsError(f"{task}: a size has no standard error (one split); compare "
+                               f"runs with at least 2 splits per size")
+
+
+def _paired_task(paired: pd.DataFrame, task: str) -> pd.DataFrame:
+    rows = paired.loc[paired["task"] == task].sort_values("m", kind="stable")
+    return rows.reset_index(drop=True)
+
+
+def _call_text(call: str, pair: tuple[str, str]) -> str:
+    return {"nb": f"{pair[0]} better", "lr": f"{pair[1]} better", "tie": "a tie"}[call]
+
+
+def _start_sign(d: np.ndarray) -> float:
+    nz = d[d != 0]
+    return float(np.sign(nz[0])) if nz.size else 0.0
+
+
+def _entries(ms: np.ndarray, D: np.ndarray, start: float) -> np.ndarray:
+    """First crossover of each curve, measured from the reference's starting sign.
+
+    ms : ndarray of shape (M,). D : ndarray of shape (B, M). Returns ndarray of shape (B,):
+    the interpolated first sign change (``stats.first_crossing``) of curves that start with
+    sign ``start``; ``-inf`` for curves that start with the other sign (they crossed before
+    the range); ``+inf`` for curves that never leave ``start``'s side or are all zero.
+    """
+    loc, first = stats.first_crossing(ms, D)
+    out = np.where(np.isnan(loc), np.inf, loc)
+    out = np.where(first == -start, -np.inf, out)
+    return np.where(first == 0, np.inf, out)
+
+
+def _simulated_entries(ms, d_ref, s, start, n_draws, rng) -> np.ndarray:
+    """First crossovers of ``n_draws`` curves ``d_ref + s * Z`` (Z of shape (B, M))."""
+    out = []
+    for lo in range(0, n_draws, _CHUNK):
+        b = min(_CHUNK, n_draws - lo)
+        D = d_ref[None, :] + s[None, :] * rng.standard_normal((b, ms.size))  # (B, M)
+        out.append(_entries(ms, D, start))
+    return np.concatenate(out)
+
+
+@dataclass
+class _Plan:
+    """What is compared in one task, gathered before the thresholds are known."""
+
+    task: str
+    points: pd.DataFrame
+    pair: tuple[str, str] | None = None
+    paired: pd.DataFrame | None = None  # merged ref/new rows, sorted by m
+    crossover: dict | None = None  # stats.crossovers of the reference
+    sign_rows: list[int] = field(default_factory=list)  # rows of ``paired`` to sign-check
+    checks: list[Check] = field(default_factory=list)
+
+
+def _plan_task(ref: Tables, new: Tables, task: str) -> _Plan:
+    both = _point_frame(ref.summary, new.summary, task)
+    plan = _Plan(task, both.loc[both["_merge"] == "both"].reset_index(drop=True))
+    for _, row in both.loc[both["_merge"] != "both"].iterrows():
+        plan.checks.append(_missing_check(task, str(row["model"]), row["m"], row["_merge"]))
+    _check_sems(plan.points, ["error_sem_ref", "error_sem_new"], task)
+    p_ref, p_new = _paired_task(ref.paired, task), _paired_task(new.paired, task)
+    if p_ref.empty or p_new.empty:
+        return plan
+    pair = (str(p_ref["model_a"].iloc[0]), str(p_ref["model_b"].iloc[0]))
+    new_pair = (str(p_new["model_a"].iloc[0]), str(p_new["model_b"].iloc[0]))
+    if new_pair != pair:
+        plan.checks.append(Check(
+            task, "missing", f"{pair[0]}-{pair[1]}", math.nan, math.nan, math.nan, math.nan,
+            False, f"the new run pairs {new_pair[0]}-{new_pair[1]}; regenerate the reference"))
+        return plan
+    cols = ["m", "n_splits", "diff_mean", "diff_sem", "ci_low", "ci_high"]
+    merged = p_ref[cols].merge(p_new[cols], on="m", suffixes=("_ref", "_new"))
+    merged = merged.sort_values("m", kind="stable").reset_index(drop=True)
+    if merged.empty:
+        return plan
+    _check_sems(merged, ["diff_sem_ref", "diff_sem_new"], task)
+    plan.pair, plan.paired = pair, merged
+    # the reference's crossovers, on the sizes both runs have
+    ref_rows = p_ref.loc[p_ref["m"].isin(merged["m"])]
+    plan.crossover = stats.crossovers(ref_rows)
+    calls = [stats.winner(_side(r, "ref")) for _, r in merged.iterrows()]
+    last = len(merged) - 1
+    for i in sorted({0, last}):
+        if calls[i] != "tie":
+            plan.sign_rows.append(i)
+    if not plan.crossover["crossings"]:
+        plan.sign_rows += [i for i in range(1, last)]
+    return plan
+
+
+def _side(row: pd.Series, side: str) -> dict:
+    return {"ci_low": row[f"ci_low_{side}"], "ci_high": row[f"ci_high_{side}"]}
+
+
+def _point_checks(plan: _Plan, z: float, floor: float) -> list[Check]:
+    df = plan.points
+    s = _combined_sem(df["error_sem_ref"], df["error_sem_new"])
+    tol = z * s + floor
+    ref, new = df["error_mean_ref"].to_numpy(float), df["error_mean_new"].to_numpy(float)
+    out = []
+    for i in range(len(df)):
+        change = new[i] - ref[i]
+        passed = bool(abs(change) <= tol[i])
+        detail = (f"mean error {ref[i]:.4f} -> {new[i]:.4f} ({change:+.4f}), "
+                  f"{'within' if passed else 'beyond'} the allowed {tol[i]:.4f} "
+                  f"(z = {z:.2f} x combined sem {s[i]:.4f} + floor {floor:g})")
+        out.append(Check(plan.task, "point", str(df["model"].iloc[i]), float(df["m"].iloc[i]),
+                         float(ref[i]), float(new[i]), float(tol[i]), passed, detail))
+    return out
+
+
+def _sign_checks(plan: _Plan, z_sign: float, floor: float) -> list[Check]:
+    df, pair = plan.paired, plan.pair
+    label = f"{pair[0]}-{pair[1]}"
+    ref_sign = _start_sign(df["diff_mean_ref"].to_numpy(float))
+    last = len(df) - 1
+    out = []
+    for i in plan.sign_rows:
+        row = df.iloc[i]
+        c_ref, c_new = stats.winner(_side(row, "ref")), stats.winner(_side(row, "new"))
+        d_ref, d_new = float(row["diff_mean_ref"]), float(row["diff_mean_new"])
+        s = float(_combined_sem(row["diff_sem_ref"], row["diff_sem_new"]))
+        tol = z_sign * s + floor
+        moved = abs(d_new - d_ref) > tol
+        if i in (0, last) and c_ref != "tie":
+            kind = "end"
+            disagree = c_new != c_ref
+        else:
+            kind = "reversal"
+            other = {1.0: "nb", -1.0: "lr"}.get(ref_sign)  # the call opposite ref's side
+            disagree = c_new != "tie" and (other is None or c_new == other)
+        passed = not (disagree and moved)
+        what = (f"reference says {_call_text(c_ref, pair)} ({pair[0]} - {pair[1]} = "
+                f"{d_ref:+.4f}), new run says {_call_text(c_new, pair)} ({d_new:+.4f})")
+        if passed:
+            detail = what + ("" if not disagree else
+                             f"; within the allowed {tol:.4f}, so accepted as noise")
+        elif kind == "end":
+            detail = what + f"; moved {abs(d_new - d_ref):.4f} > allowed {tol:.4f}"
+        else:
+            detail = (what + f": a crossover the reference does not have; moved "
+                      f"{abs(d_new - d_ref):.4f} > allowed {tol:.4f}")
+        out.append(Check(plan.task, kind, label, float(row["m"]), d_ref, d_new, tol,
+                         passed, detail))
+    return out
+
+
+def _crossover_check(plan: _Plan, tail: float, rng: np.random.Generator) -> Check:
+    df, pair = plan.paired, plan.pair
+    ms = df["m"].to_numpy(float)
+    d_ref, d_new = df["diff_mean_ref"].to_numpy(float), df["diff_mean_new"].to_numpy(float)
+    s = _combined_sem(df["diff_sem_ref"], df["diff_sem_new"])
+    start = _start_sign(d_ref)
+    x_ref = float(plan.crossover["first_crossover"])
+    x_new = float(_entries(ms, d_new[None, :], start)[0])
+    n_draws = int(np.clip(math.ceil(40.0 / tail), *CROSS_DRAWS))
+    sims = _simulated_entries(ms, d_ref, s, start, n_draws, rng)
+    below, above = float(np.mean(sims <= x_new)), float(np.mean(sims >= x_new))
+    passed = min(below, above) >= tail
+    low = float(np.quantile(sims, tail, method="inverted_cdf"))
+    high = float(np.quantile(sims, 1.0 - tail, method="inverted_cdf"))
+    after = "lr" if start < 0 else "nb"
+    where = (f"no crossover in {_m_text(ms[0])}..{_m_text(ms[-1])}" if x_new == math.inf
+             else f"{_call_text(after, pair)} already at m = {_m_text(ms[0])}"
+             if x_new == -math.inf else f"crossover at m = {_m_text(x_new)}")
+    detail = (f"reference crossover at m = {_m_text(x_ref)} ({_call_text(after, pair)} "
+              f"after it); new run: {where}; accepted m in [{_num_m(low)}, {_num_m(high)}] "
+              f"(reference widened by the new run's noise)")
+    return Check(plan.task, "crossover", f"{pair[0]}-{pair[1]}", x_ref, x_ref, x_new,
+                 math.nan, passed, detail, interval=(low, high))
+
+
+def _num_m(x: float) -> str:
+    if math.isinf(x):
+        return "before the range" if x < 0 else "none in the range"
+    return _m_text(x)
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def compare(
+    reference: Tables | str | Path | tuple,
+    new: Tables | str | Path | tuple,
+    *,
+    z: float | None = None,
+    floor: float = DEFAULT_FLOOR,
+    alpha: float = DEFAULT_ALPHA,
+    tasks: Iterable[str] | None = None,
+    seed: int = 0,
+) -> Report:
+    """Compare a new run's curves with a reference; see the module docstring for the rules.
+
+    Parameters
+    ----------
+    reference, new : folder, Tables or (summary, paired)
+        A results folder (``<folder>/<task>/summary.csv`` and ``paired.csv``) or the tables.
+    z : float, optional
+        Multiplier of the combined sem for points and sign checks; default: Bonferroni over
+        the checks of this comparison at family-wise level ``alpha`` (module docstring).
+    floor : float
+        Added to every tolerance, in error units.
+    alpha : float
+        Chance of any false alarm in the whole comparison when only noise differs.
+    tasks : iterable of str, optional
+        Tasks to compare; default every task of the new run. A task of the new run missing
+        from the reference is a violation; reference tasks absent from the new run are
+        listed in ``Report.not_compared``.
+    seed : int
+        Seed of the crossover simulation (the report is deterministic).
+
+    Returns
+    -------
+    Report
+    """
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    if floor < 0:
+        raise ValueError(f"floor must be >= 0, got {floor}")
+    ref, run = _as_tables(reference, "reference"), _as_tables(new, "new run")
+    ref_tasks = list(pd.unique(ref.summary["task"].astype(str)))
+    names = list(tasks) if tasks is not None else list(pd.unique(run.summary["task"].astype(str)))
+    plans, checks = [], []
+    for task in names:
+        if task not in ref_tasks:
+            checks.append(Check(task, "missing", "-", math.nan, math.nan, math.nan, math.nan,
+                                False, "no reference for this task; regenerate the reference "
+                                "(make reference)"))
+            continue
+        plans.append(_plan_task(ref, run, task))
+    k_points = sum(len(p.points) for p in plans)
+    k_sign = sum(len(p.sign_rows) for p in plans)
+    crossing = [p for p in plans if p.paired is not None and p.crossover["crossings"]]
+    share = alpha / 3.0
+    n_new = [int(p.points["n_splits_new"].min()) for p in plans if len(p.points)]
+    n_pair = [int(p.paired["n_splits_new"].min()) for p in plans if p.paired is not None]
+    z_points = z if z is not None else bonferroni_z(share, k_points, min(n_new, default=None))
+    z_sign = z if z is not None else bonferroni_z(share, k_sign, min(n_pair, default=None))
+    tail = share / max(len(crossing), 1) / 2.0
+    for plan in plans:
+        checks += plan.checks
+        checks += _point_checks(plan, z_points, floor)
+        if plan.paired is not None:
+            checks += _sign_checks(plan, z_sign, floor)
+            if plan.crossover["crossings"]:
+                rng = np.random.default_rng([seed, task_key(plan.task)])  # per task
+                checks.append(_crossover_check(plan, tail, rng))
+    not_compared = tuple(t for t in ref_tasks if t not in names)
+    return Report(tuple(checks), float(z_points), float(z_sign), float(floor), float(alpha),
+                  float(tail), tuple(names), not_compared)
