@@ -1,0 +1,77 @@
+"""``nbvslr run``: run the experiments of one or more config files."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from nbvslr.config import load_config
+from nbvslr.data.dataset import DataSettings
+from nbvslr.progress import progress_for
+from nbvslr.results import task_dir
+from nbvslr.runner import run_experiment
+
+
+@click.command(
+    "run",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="""\b
+Examples:
+  nbvslr run configs/synthetic.yaml            # no data needed
+  nbvslr run configs/pima.yaml --jobs 2
+  nbvslr run configs/figure1.yaml --splits 100 --out results/quick
+""",
+)
+@click.argument(
+    "configs", nargs=-1, required=True, metavar="CONFIG...",
+    type=click.Path(dir_okay=False, path_type=Path),
+)
+@click.option("--splits", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Random train/test splits per training-set size (overrides the config; "
+                   "the paper uses 1000).")
+@click.option("--seed", type=click.IntRange(min=0), default=None, metavar="N",
+              help="Base seed of every random draw (overrides the config's seed, default 0).")
+@click.option("--jobs", "-j", type=int, default=1, show_default=True, metavar="N",
+              help="Parallel workers; -1 uses every core. Results do not depend on it.")
+@click.option("--backend", default="loky", show_default=True, metavar="NAME",
+              help="joblib backend: loky, threading, multiprocessing, sequential or dask "
+                   "(starts a local dask cluster unless a client exists).")
+@click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("results"), show_default=True,
+              help="Results folder; each task writes to OUT/<task>/.")
+@click.option("--force", is_flag=True,
+              help="Recompute every size, ignoring checkpoints of an earlier run.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="No progress bar (it is also hidden when stderr is not a terminal).")
+@click.option("--mirror", type=click.Path(file_okay=False, path_type=Path),
+              envvar="NBVSLR_DATA_MIRROR", show_envvar=True, default=None,
+              help="Local mirror of the original UCI files, tried before any download.")
+@click.option("--cache", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("data"), show_default=True,
+              help="Dataset cache: verified copies of the data files.")
+@click.option("--offline", is_flag=True,
+              help="Never download: use the cache and the mirror only.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0,
+              show_default=True, metavar="SECONDS", help="Download timeout.")
+def run(configs, splits, seed, jobs, backend, out, force, quiet, mirror, cache, offline,
+        timeout):
+    """Run the learning-curve experiments of each CONFIG file, in turn.
+
+    For every task, training-set size m and split, a random training set of m rows (both
+    classes present) is drawn, every model is fitted on it and tested on all other rows.
+    Results go to OUT/<task>/: splits.csv.gz, summary.csv, paired.csv, run.json and
+    curve.png. Finished sizes are checkpointed: rerunning an interrupted run with the same
+    config picks up where it stopped and ends with the same files.
+
+    Every config file is read and checked before the first one runs.
+    """
+    data = DataSettings(cache_dir=cache, mirror=mirror, download=not offline, timeout=timeout)
+    settings = dict(splits=splits, seed=seed, data=data, out=out, jobs=jobs,
+                    backend=backend, force=force)
+    loaded = [load_config(path, **settings) for path in configs]
+    for config in loaded:
+        done = run_experiment(config, progress=progress_for(sys.stderr, quiet=quiet))
+        for name in done:
+            click.echo(f"{config.source}: {name}: results in {task_dir(config.out, name)}")

@@ -1,0 +1,452 @@
+"""Experiment configuration: read a YAML file once, validate it, freeze it.
+
+A config file (YAML, read with ``yaml.safe_load`` only)::
+
+    tasks: [pima]                          # built-in names, or inline task definitions
+    sizes: {start: 2, stop: 59, step: 3}   # stop inclusive; or a list; or "paper"
+    splits: 1000                           # random train/test splits per size
+    seed: 0                                # base seed of every random draw
+    models:                                # name -> {model: nb|lr, ...family options}
+      nb: {}
+      lr: {}
+      lr_l2: {model: lr, C: 1.0}
+    nested: false                          # training sets of one split grow with m
+    block: 250                             # splits per work unit (never changes results)
+
+Everything below the CLI receives the frozen ``Config``; nothing there reads files,
+environment variables or globals to find settings. Every problem is a ``ConfigError`` whose
+message is one line: ``<file>: <key>: <problem> (<value>); <fix>``.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from nbvslr.data import BUILTIN_TASKS, get_recipe, validate_task
+from nbvslr.data.dataset import DataSettings, TaskSpec
+from nbvslr.errors import ConfigError, NbvslrError, did_you_mean
+from nbvslr.models import FAMILIES, resolve_options
+from nbvslr.models.spec import ModelSpec
+
+KEYS = ("tasks", "sizes", "splits", "seed", "models", "nested", "block")
+TASK_KEYS = ("name", "source", "target", "features", "overrides")
+RANGE_KEYS = ("start", "stop", "step")
+DEFAULT_MODELS: Mapping[str, Mapping[str, Any]] = {"nb": {}, "lr": {}}
+DEFAULT_SPLITS = 1000
+DEFAULT_BLOCK = 250
+MIN_SIZE = 2  # one example of each class
+
+# Task and model names become folder names and CSV values: keep them plain.
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+@dataclass(frozen=True)
+class Config:
+    """One validated experiment: what to run, and where the data and results live.
+
+    Attributes
+    ----------
+    source : str
+        The config file as named on the command line (used in messages).
+    tasks : tuple of TaskSpec
+    sizes : tuple of int, or "paper"
+        As written; ``grids`` holds each task's resolved m-grid.
+    grids : tuple of tuple of int
+        ``grids[i]`` is the sorted m-grid of ``tasks[i]``.
+    splits : int
+        Random train/test splits per (task, m).
+    seed : int
+        Base seed (``>= 0``).
+    models : tuple of ModelSpec
+        Options resolved with their defaults.
+    nested : bool
+        Nested training sets across sizes (see ``nbvslr.splits``).
+    block : int
+        Splits per work unit; any value gives the same results.
+    data : DataSettings
+    out : Path
+        Results folder; task ``t`` writes to ``out / t``.
+    jobs : int
+        Parallel workers (joblib's ``n_jobs``: ``-1`` = every core).
+    backend : str
+        A joblib backend name (``loky``, ``threading``, ``multiprocessing``, ``dask``...).
+    force : bool
+        Recompute sizes that have a checkpoint.
+    """
+
+    source: str
+    tasks: tuple[TaskSpec, ...]
+    sizes: tuple[int, ...] | str
+    grids: tuple[tuple[int, ...], ...]
+    models: tuple[ModelSpec, ...]
+    splits: int = DEFAULT_SPLITS
+    seed: int = 0
+    nested: bool = False
+    block: int = DEFAULT_BLOCK
+    data: DataSettings = field(default_factory=DataSettings)
+    out: Path = Path("results")
+    jobs: int = 1
+    backend: str = "loky"
+    force: bool = False
+
+    def grid(self, task: str) -> tuple[int, ...]:
+        """The m-grid of the task named ``task``."""
+        for spec, grid in zip(self.tasks, self.grids, strict=True):
+            if spec.name == task:
+                return grid
+        raise KeyError(task)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The resolved experiment, as plain data (for ``run.json``)."""
+        return {
+            "source": self.source,
+            "tasks": [_task_dict(t) for t in self.tasks],
+            "sizes": self.sizes if isinstance(self.sizes, str) else list(self.sizes),
+            "splits": self.splits,
+            "seed": self.seed,
+            "models": {m.name: {"model": m.family, **dict(m.options)} for m in self.models},
+            "nested": self.nested,
+            "block": self.block,
+        }
+
+
+def _task_dict(spec: TaskSpec) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": spec.name}
+    for key in ("source", "target", "features"):
+        value = getattr(spec, key)
+        if value is not None:
+            out[key] = copy.deepcopy(dict(value))
+    if spec.overrides:
+        out["overrides"] = copy.deepcopy(dict(spec.overrides))
+    return out
+
+
+# --------------------------------------------------------------------------- messages
+
+
+def _show(value: Any) -> str:
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class _Where:
+    """Builds the one-line messages of one config file."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def error(self, key: str, problem: str, value: Any, fix: str) -> ConfigError:
+        return ConfigError(f"{self.source}: {key}: {problem} ({_show(value)}); {fix}")
+
+    def unknown_keys(self, where: str, given: Mapping[str, Any], allowed: tuple[str, ...]):
+        for key in given:
+            if key not in allowed:
+                name = f"{where}.{key}" if where else str(key)
+                hint = did_you_mean(key, allowed).strip().strip("()")
+                problem = f"unknown key{', ' + hint if hint else ''}"
+                raise self.error(name, problem, key, f"valid keys: {', '.join(allowed)}")
+
+    def integer(self, key: str, value: Any, low: int, rule: str) -> int:
+        # bool is an int in Python, never a count.
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.error(key, "not an integer", value, f"give an integer {rule}")
+        if value < low:
+            raise self.error(key, f"must be {rule}", value, f"give an integer {rule}")
+        return int(value)
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read_yaml(path: str | Path) -> Any:
+    """Parse one YAML file with ``yaml.safe_load``; every failure is a ``ConfigError``."""
+    where = _Where(str(path))
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise where.error("file", "not found", str(path), "check the path") from None
+    except OSError as exc:
+        raise where.error("file", "cannot be read", exc.strerror, "check the path") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = raw[exc.start : exc.start + 1].hex()
+        raise where.error(
+            "file", "not UTF-8 text", f"byte 0x{bad} at offset {exc.start}",
+            "save the file as UTF-8",
+        ) from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.constructor.ConstructorError as exc:
+        line = exc.problem_mark.line + 1 if exc.problem_mark else "?"
+        tag = str(exc.problem).split("'")[1] if "'" in str(exc.problem) else exc.problem
+        tag = str(tag).replace("tag:yaml.org,2002:", "!!")
+        raise where.error(
+            f"line {line}", "YAML tags are not allowed", tag,
+            "remove the tag: a config holds plain data only",
+        ) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        key = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "file"
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise where.error(key, "malformed YAML", problem, "fix the YAML syntax") from None
+
+
+def load_config(path: str | Path, **settings: Any) -> Config:
+    """Read, validate and freeze one config file.
+
+    ``settings`` are the command line's: ``splits``, ``seed`` (override the file when not
+    None), ``data``, ``out``, ``jobs``, ``backend``, ``force``.
+    """
+    return parse_config(read_yaml(path), source=str(path), **settings)
+
+
+def parse_config(
+    raw: Any,
+    *,
+    source: str = "<config>",
+    splits: int | None = None,
+    seed: int | None = None,
+    data: DataSettings | None = None,
+    out: str | Path = "results",
+    jobs: int = 1,
+    backend: str = "loky",
+    force: bool = False,
+) -> Config:
+    """Validate a parsed config (a mapping) and the command line's settings."""
+    where = _Where(source)
+    if raw is None:
+        raise where.error("file", "empty config", "", "give at least tasks: [...]")
+    if not isinstance(raw, Mapping):
+        raise where.error(
+            "file", "the top level must be a mapping of keys", type(raw).__name__,
+            f"use keys: {', '.join(KEYS)}",
+        )
+    where.unknown_keys("", raw, KEYS)
+    if "tasks" not in raw:
+        raise where.error("tasks", "missing", None, "list built-in task names or inline tasks")
+
+    tasks = _tasks(where, raw["tasks"])
+    sizes = _sizes(where, raw.get("sizes", "paper"))
+    grids = tuple(_grid_of(where, t, sizes) for t in tasks)
+    models = _models(where, raw.get("models", DEFAULT_MODELS))
+    n_splits = where.integer("splits", raw.get("splits", DEFAULT_SPLITS), 1, ">= 1")
+    base_seed = where.integer("seed", raw.get("seed", 0), 0, ">= 0")
+    block = where.integer("block", raw.get("block", DEFAULT_BLOCK), 1, ">= 1")
+    nested = raw.get("nested", False)
+    if not isinstance(nested, bool):
+        raise where.error("nested", "not true or false", nested, "write nested: true or false")
+
+    cli = _Where("command line")
+    if splits is not None:
+        n_splits = cli.integer("--splits", splits, 1, ">= 1")
+    if seed is not None:
+        base_seed = cli.integer("--seed", seed, 0, ">= 0")
+    jobs = cli.integer("--jobs", jobs, -10**6, "other than 0")
+    if jobs == 0:
+        raise cli.error("--jobs", "must not be 0", 0, "give 1, 2, ... or -1 for every core")
+    backend = check_backend(backend)
+    return Config(
+        source=source,
+        tasks=tasks,
+        sizes=sizes,
+        grids=grids,
+        models=models,
+        splits=n_splits,
+        seed=base_seed,
+        nested=nested,
+        block=block,
+        data=data if data is not None else DataSettings(),
+        out=Path(out),
+        jobs=jobs,
+        backend=backend,
+        force=bool(force),
+    )
+
+
+def check_backend(name: str) -> str:
+    """A joblib backend name, or a ``ConfigError`` listing the known ones."""
+    from joblib import parallel
+
+    known = sorted({*parallel.BACKENDS, *getattr(parallel, "EXTERNAL_BACKENDS", {})})
+    if name not in known:
+        hint = did_you_mean(name, known).strip().strip("()")
+        problem = f"unknown joblib backend{', ' + hint if hint else ''}"
+        raise _Where("command line").error(
+            "--backend", problem, name, f"use one of: {', '.join(known)}"
+        )
+    return name
+
+
+# --------------------------------------------------------------------------- sections
+
+
+def _check_name(where: _Where, key: str, name: Any, what: str) -> str:
+    if not isinstance(name, str) or not name:
+        raise where.error(key, f"{what} name must be a non-empty string", name, "name it")
+    if not _NAME.fullmatch(name) or ".." in name:
+        raise where.error(
+            key, f"{what} names become folder and column names", name,
+            "use letters, digits, '.', '_' and '-' only (no '/', no '..', no leading '.')",
+        )
+    return name
+
+
+def _tasks(where: _Where, raw: Any) -> tuple[TaskSpec, ...]:
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list) or not raw:
+        raise where.error(
+            "tasks", "must be a non-empty list", raw,
+            "list built-in task names or inline tasks, e.g. tasks: [pima]",
+        )
+    specs: list[TaskSpec] = []
+    seen: set[str] = set()
+    for i, item in enumerate(raw):
+        key = f"tasks[{i}]"
+        spec = _task(where, key, item)
+        if spec.name in seen:
+            raise where.error(key, "task listed twice", spec.name, "list each task once")
+        seen.add(spec.name)
+        try:
+            validate_task(spec)
+        except ConfigError as exc:
+            raise ConfigError(f"{where.source}: {key}: {exc}") from None
+        specs.append(spec)
+    return tuple(specs)
+
+
+def _task(where: _Where, key: str, item: Any) -> TaskSpec:
+    if isinstance(item, str):
+        item = {"name": item}
+    if not isinstance(item, Mapping):
+        raise where.error(
+            key, "a task is a name or a mapping", item,
+            "write a built-in name, or {name: ..., source: ..., target: ..., features: ...}",
+        )
+    where.unknown_keys(key, item, TASK_KEYS)
+    if "name" not in item:
+        raise where.error(f"{key}.name", "missing", None, "give the task a name")
+    name = _check_name(where, f"{key}.name", item["name"], "task")
+    source = item.get("source")
+    if source is None:
+        if name not in BUILTIN_TASKS:
+            hint = did_you_mean(name, BUILTIN_TASKS).strip().strip("()")
+            problem = f"unknown task{', ' + hint if hint else ''}"
+            raise where.error(
+                key, problem, name,
+                f"use a built-in task ({', '.join(BUILTIN_TASKS)}) or give an inline "
+                "task a source:",
+            )
+        for extra in ("target", "features"):
+            if item.get(extra) is not None:
+                raise where.error(
+                    f"{key}.{extra}", "only inline tasks (with a source:) take this key",
+                    name, "change a built-in task through overrides:",
+                )
+    mappings = {}
+    for sub in ("source", "target", "features", "overrides"):
+        value = item.get(sub)
+        if value is not None and not isinstance(value, Mapping):
+            raise where.error(f"{key}.{sub}", "must be a mapping", value, "write {key: value}")
+        mappings[sub] = copy.deepcopy(dict(value)) if value is not None else None
+    return TaskSpec(
+        name=name,
+        source=mappings["source"],
+        target=mappings["target"],
+        features=mappings["features"],
+        overrides=mappings["overrides"] or {},
+    )
+
+
+def _sizes(where: _Where, raw: Any) -> tuple[int, ...] | str:
+    if raw == "paper":
+        return "paper"
+    if isinstance(raw, Mapping):
+        where.unknown_keys("sizes", raw, RANGE_KEYS)
+        for k in ("start", "stop"):
+            if k not in raw:
+                raise where.error(
+                    f"sizes.{k}", "missing", None, "write sizes: {start: 2, stop: 59, step: 3}"
+                )
+        start = where.integer("sizes.start", raw["start"], MIN_SIZE, f">= {MIN_SIZE}")
+        stop = where.integer("sizes.stop", raw["stop"], start, f">= start ({start})")
+        step = where.integer("sizes.step", raw.get("step", 1), 1, ">= 1")
+        return tuple(range(start, stop + 1, step))
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        raw = [raw]
+    if not isinstance(raw, list) or not raw:
+        raise where.error(
+            "sizes", "must be a list of sizes, {start, stop, step} or \"paper\"", raw,
+            "e.g. sizes: [2, 5, 10] or sizes: {start: 2, stop: 59, step: 3}",
+        )
+    values: list[int] = []
+    for i, value in enumerate(raw):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise where.error(f"sizes[{i}]", "not an integer", value, "give whole numbers")
+        if value < MIN_SIZE:
+            raise where.error(
+                f"sizes[{i}]", f"a training set needs at least {MIN_SIZE} rows, one per class",
+                value, f"use sizes >= {MIN_SIZE}",
+            )
+        if value in values:
+            raise where.error(f"sizes[{i}]", "listed twice", value, "list each size once")
+        values.append(value)
+    return tuple(sorted(values))
+
+
+def _grid_of(where: _Where, task: TaskSpec, sizes: tuple[int, ...] | str) -> tuple[int, ...]:
+    if sizes != "paper":
+        return tuple(sizes)
+    if not task.builtin:
+        raise where.error(
+            "sizes", f"\"paper\" has no grid for the inline task {task.name}", sizes,
+            "give sizes as a list or {start, stop, step}",
+        )
+    return tuple(sorted(get_recipe(task.name).sizes))
+
+
+def _models(where: _Where, raw: Any) -> tuple[ModelSpec, ...]:
+    if not isinstance(raw, Mapping) or not raw:
+        raise where.error(
+            "models", "must be a non-empty mapping of name -> options", raw,
+            "e.g. models: {nb: {}, lr: {}}",
+        )
+    families = tuple(FAMILIES)
+    specs = []
+    for name, options in raw.items():
+        key = f"models.{name}"
+        _check_name(where, key, name, "model")
+        if options is None:
+            options = {}
+        if not isinstance(options, Mapping):
+            raise where.error(key, "options must be a mapping", options, "write {} or {C: 1.0}")
+        options = copy.deepcopy(dict(options))
+        family = options.pop("model", name if name in families else None)
+        if family is None:
+            hint = did_you_mean(name, families).strip().strip("()")
+            problem = f"unknown model{', ' + hint if hint else ''}"
+            raise where.error(
+                key, problem, name,
+                f"name a model {' or '.join(families)}, or add model: "
+                f"{' or model: '.join(families)}",
+            )
+        if family not in families:
+            hint = did_you_mean(str(family), families).strip().strip("()")
+            problem = f"unknown model{', ' + hint if hint else ''}"
+            raise where.error(
+                f"{key}.model", problem, family, f"use one of: {', '.join(families)}"
+            )
+        try:
+            resolved = resolve_options(name, family, options)
+        except NbvslrError as exc:
+            raise ConfigError(f"{where.source}: {key}: {exc}") from None
+        specs.append(ModelSpec(name=name, family=family, options=resolved))
+    return tuple(specs)

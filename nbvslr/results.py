@@ -1,0 +1,218 @@
+"""The results folder: deterministic files, atomic writes, per-size checkpoints.
+
+Layout, for each task, in ``<out>/<task>/``:
+
+- ``splits.csv.gz``: one row per (model, m, split), columns ``SPLIT_COLUMNS``, sorted by
+  model, m, split; gzip with ``mtime = 0`` and no file name, so the bytes depend only on
+  the numbers.
+- ``summary.csv``: ``nbvslr.stats.summarize`` of it, floats written as ``%.10g``.
+- ``paired.csv``: ``nbvslr.stats.paired_summary`` of the first nb-family model against the
+  first lr-family model (when the run has both).
+- ``run.json``: the resolved config, the task, the models, asymptotic and majority-class
+  errors, package versions, timings and the machine.
+- ``curve.png``: ``nbvslr.plots.plot_task``.
+- ``.checkpoints/m=<m>.csv.gz``: the rows of one finished size, plus
+  ``.checkpoints/fingerprint.json``. A restarted run with the same fingerprint skips those
+  sizes; the final files are always rebuilt from the checkpoints, so a resumed run ends with
+  the same bytes as an uninterrupted one.
+
+Every file is written to a temporary file in the same folder, then ``os.replace``-d.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import re
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from nbvslr.errors import ResultsError
+
+SPLIT_COLUMNS = (
+    "task", "model", "family", "m", "split", "error", "separable", "n_iter", "converged",
+)
+FLOAT_FORMAT = "%.10g"
+CHECKPOINTS = ".checkpoints"
+_CHECKPOINT = re.compile(r"m=(\d+)\.csv\.gz")
+
+
+# --------------------------------------------------------------------------- low level
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def csv_bytes(df: pd.DataFrame) -> bytes:
+    """A table as CSV bytes; floats as shortest round-trip text (the raw split errors)."""
+    return df.to_csv(index=False, lineterminator="\n").encode("utf-8")
+
+
+def write_csv_gz(path: Path, df: pd.DataFrame) -> None:
+    """Gzip a table with a fixed header (mtime 0, no name): same rows, same bytes."""
+    atomic_write_bytes(path, gzip.compress(csv_bytes(df), compresslevel=6, mtime=0))
+
+
+def read_splits(path: Path) -> pd.DataFrame:
+    """Read a ``splits.csv.gz`` or a checkpoint, floats parsed exactly."""
+    df = pd.read_csv(path)  # pandas >= 3 parses floats exactly (round trip) by default
+    missing = [c for c in SPLIT_COLUMNS if c not in df.columns]
+    if missing:
+        raise ResultsError(f"{path}: missing columns {', '.join(missing)}; rerun with --force")
+    return df
+
+
+def write_json(path: Path, obj: Any) -> None:
+    text = json.dumps(obj, indent=2, sort_keys=False, default=_json_default) + "\n"
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def _json_default(obj: Any) -> Any:
+    if hasattr(obj, "tolist"):  # numpy scalars and arrays
+        return obj.tolist()
+    if isinstance(obj, Mapping):
+        return dict(obj)
+    if isinstance(obj, set | frozenset | tuple):
+        return list(obj)
+    return str(obj)
+
+
+def task_dir(out: Path, task: str) -> Path:
+    """``out / task``, refusing any name that would leave ``out``."""
+    if not task or "/" in task or "\\" in task or ".." in task or task.startswith("."):
+        raise ResultsError(f"task name {task!r} is not a plain folder name; rename the task")
+    base = Path(out).resolve()
+    path = (base / task).resolve()
+    if path.parent != base:
+        raise ResultsError(f"task name {task!r} leaves the results folder {out}")
+    return Path(out) / task
+
+
+def sort_splits(df: pd.DataFrame) -> pd.DataFrame:
+    """Rows in file order (model, m, split) and columns in ``SPLIT_COLUMNS`` order."""
+    df = df.loc[:, list(SPLIT_COLUMNS)]
+    return df.sort_values(["model", "m", "split"], kind="mergesort").reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- checkpoints
+
+
+class Checkpoints:
+    """Finished sizes of one task, valid for one fingerprint of the experiment."""
+
+    def __init__(self, folder: Path, fingerprint: str) -> None:
+        self.folder = Path(folder) / CHECKPOINTS
+        self.fingerprint = fingerprint
+
+    def path(self, m: int) -> Path:
+        return self.folder / f"m={m}.csv.gz"
+
+    def prepare(self, *, force: bool = False) -> None:
+        """Drop checkpoints made for another fingerprint (or all of them, with ``force``)."""
+        stamp = self.folder / "fingerprint.json"
+        current = None
+        if stamp.is_file():
+            try:
+                current = json.loads(stamp.read_text("utf-8")).get("fingerprint")
+            except (ValueError, OSError, AttributeError):
+                current = None
+        if force or current != self.fingerprint:
+            for old in self.folder.glob("m=*.csv.gz"):
+                old.unlink()
+            write_json(stamp, {"fingerprint": self.fingerprint})
+
+    def done(self) -> set[int]:
+        """The sizes that have a checkpoint."""
+        if not self.folder.is_dir():
+            return set()
+        found = (_CHECKPOINT.fullmatch(p.name) for p in self.folder.iterdir())
+        return {int(f.group(1)) for f in found if f}
+
+    def save(self, m: int, df: pd.DataFrame) -> None:
+        write_csv_gz(self.path(m), sort_splits(df))
+
+    def load(self, sizes: Sequence[int]) -> pd.DataFrame:
+        """All rows of ``sizes``, in file order."""
+        frames = [read_splits(self.path(m)) for m in sizes]
+        return sort_splits(pd.concat(frames, ignore_index=True))
+
+
+# --------------------------------------------------------------------------- task outputs
+
+
+def pick_pair(models: Sequence[tuple[str, str]]) -> tuple[str, str] | None:
+    """(first nb-family model, first lr-family model) from ``(name, family)`` pairs."""
+    nb = next((name for name, fam in models if fam == "nb"), None)
+    lr = next((name for name, fam in models if fam == "lr"), None)
+    return (nb, lr) if nb and lr else None
+
+
+def write_task_outputs(
+    folder: Path,
+    splits: pd.DataFrame,
+    run_info: Mapping[str, Any],
+    pair: tuple[str, str] | None,
+    *,
+    plot: bool = True,
+) -> dict[str, Path]:
+    """Write splits, summary, paired, run.json and curve.png; return their paths."""
+    from nbvslr import stats
+
+    folder = Path(folder)
+    paths = {
+        "splits": folder / "splits.csv.gz",
+        "summary": folder / "summary.csv",
+        "run": folder / "run.json",
+    }
+    splits = sort_splits(splits)
+    write_csv_gz(paths["splits"], splits)
+    summary = stats.summarize(splits)
+    atomic_write_bytes(
+        paths["summary"],
+        summary.to_csv(index=False, float_format=FLOAT_FORMAT, lineterminator="\n").encode(),
+    )
+    paired = None
+    if pair is not None:
+        paths["paired"] = folder / "paired.csv"
+        paired = stats.paired_summary(splits, *pair)
+        atomic_write_bytes(
+            paths["paired"],
+            paired.to_csv(index=False, float_format=FLOAT_FORMAT, lineterminator="\n").encode(),
+        )
+    write_json(paths["run"], run_info)
+    if plot:
+        paths["curve"] = folder / "curve.png"
+        atomic_write_bytes(paths["curve"], _curve_png(summary, run_info, paired))
+    return paths
+
+
+def _curve_png(summary: pd.DataFrame, run_info: Mapping[str, Any], paired) -> bytes:
+    from matplotlib.figure import Figure
+
+    from nbvslr import plots
+
+    fig = Figure(figsize=(5, 3.6), dpi=100)  # no pyplot: no global state, Agg canvas
+    ax = fig.add_subplot()
+    plots.plot_task(ax, summary, run_info, paired=paired)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    return buf.getvalue()

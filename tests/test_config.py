@@ -1,0 +1,110 @@
+"""Config validation: one-line errors, exit code 2, resolved defaults."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nbvslr.config import load_config, parse_config, read_yaml
+from nbvslr.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _err(raw, **kw) -> str:
+    with pytest.raises(ConfigError) as info:
+        parse_config(raw, source="c.yaml", **kw)
+    msg = str(info.value)
+    assert "\n" not in msg
+    assert info.value.exit_code == 2
+    return msg
+
+
+def test_defaults_and_paper_grid():
+    """A minimal config gets nb and lr with their defaults and the paper's m-grid."""
+    cfg = parse_config({"tasks": ["pima"]})
+    assert [m.name for m in cfg.models] == ["nb", "lr"]
+    assert cfg.grid("pima") == tuple(range(2, 60, 3))
+    assert cfg.splits == 1000 and cfg.seed == 0
+    assert cfg.models[1].options["separable"] == "sample"
+
+
+def test_range_sizes_are_inclusive():
+    """sizes {start, stop, step} includes stop when the step lands on it."""
+    cfg = parse_config({"tasks": ["pima"], "sizes": {"start": 2, "stop": 59, "step": 3}})
+    assert cfg.grid("pima")[-1] == 59
+
+
+def test_model_variants_resolve_family_and_options():
+    """A named variant takes its family from model: and keeps its options."""
+    cfg = parse_config({"tasks": ["pima"], "models": {"nb": {}, "lr_l2": {"model": "lr", "C": 1}}})
+    lr = cfg.models[1]
+    assert (lr.name, lr.family, lr.options["C"]) == ("lr_l2", "lr", 1.0)
+
+
+@pytest.mark.parametrize(
+    ("raw", "needle"),
+    [
+        ({"tasks": ["pima"], "split": 10}, "did you mean"),
+        ({"tasks": ["pmia"]}, "pima"),
+        ({"tasks": ["pima"], "sizes": [1, 5]}, "sizes[0]"),
+        ({"tasks": ["pima"], "sizes": {"start": 2}}, "sizes.stop"),
+        ({"tasks": ["pima"], "splits": 0}, "splits"),
+        ({"tasks": ["pima"], "splits": "many"}, "not an integer"),
+        ({"tasks": ["pima"], "seed": -1}, "seed"),
+        ({"tasks": ["pima"], "models": {"svm": {}}}, "models.svm"),
+        ({"tasks": ["pima"], "models": {"lr": {"C": -1}}}, "'C'"),
+        ({"tasks": ["pima"], "models": {"lr": {"CC": 1}}}, "did you mean"),
+        ({"tasks": []}, "tasks"),
+        ({"tasks": [{"name": "../evil", "source": {"csv": "x.csv"}}]}, "folder"),
+        ({"tasks": ["pima", "pima"]}, "twice"),
+        ({"tasks": [{"name": "x", "source": {"csv": "x.csv"}}], "sizes": "paper"}, "paper"),
+        ([1, 2], "mapping"),
+        (None, "empty"),
+    ],
+)
+def test_bad_configs_name_the_key(raw, needle):
+    """Each mistake gives one line naming the file and the offending key or value."""
+    msg = _err(raw)
+    assert msg.startswith("c.yaml: ")
+    assert needle in msg
+
+
+def test_command_line_overrides_and_checks():
+    """--splits and --seed override the file; --jobs 0 and unknown backends are refused."""
+    cfg = parse_config({"tasks": ["pima"], "splits": 5}, splits=7, seed=3)
+    assert (cfg.splits, cfg.seed) == (7, 3)
+    assert "--jobs" in _err({"tasks": ["pima"]}, jobs=0)
+    assert "--backend" in _err({"tasks": ["pima"]}, backend="lokky")
+
+
+def test_yaml_tags_and_bad_bytes_are_refused(tmp_path):
+    """Python object tags are never constructed; non-UTF-8 files are refused."""
+    evil = tmp_path / "evil.yaml"
+    evil.write_text("tasks: !!python/object/apply:os.system ['touch pwned']\n")
+    with pytest.raises(ConfigError, match="tags are not allowed"):
+        read_yaml(evil)
+    assert not (tmp_path / "pwned").exists()
+    binary = tmp_path / "bin.yaml"
+    binary.write_bytes(b"tasks: [\xff\xfe]\n")
+    with pytest.raises(ConfigError, match="UTF-8"):
+        read_yaml(binary)
+    with pytest.raises(ConfigError, match="not found"):
+        read_yaml(tmp_path / "missing.yaml")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("tasks: [pima\n")
+    with pytest.raises(ConfigError, match="malformed YAML"):
+        read_yaml(broken)
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "configs").glob("*.yaml")), ids=lambda p: p.name)
+def test_shipped_configs_are_valid(path):
+    """Every config in configs/ parses; per-panel configs use the paper's grid and 1000 splits."""
+    cfg = load_config(path)
+    assert cfg.splits == 1000
+    for spec, grid in zip(cfg.tasks, cfg.grids, strict=True):
+        if spec.builtin:
+            from nbvslr.data import get_recipe
+
+            assert grid == tuple(sorted(get_recipe(spec.name).sizes))

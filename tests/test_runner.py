@@ -1,0 +1,175 @@
+"""The runner end to end on a small CSV task: schema, determinism, resume, refusals."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from nbvslr.cli import cli
+from nbvslr.config import parse_config
+from nbvslr.data.dataset import DataSettings
+from nbvslr.errors import ConfigError
+from nbvslr.results import SPLIT_COLUMNS
+from nbvslr.runner import run_experiment
+
+SIZES = [2, 6, 12]
+SPLITS = 40
+
+
+@pytest.fixture
+def csv_task(tmp_path) -> dict:
+    """An inline CSV task: 120 rows, 3 continuous features, classes shifted apart."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 120)
+    X = rng.normal(size=(120, 3)) + 0.8 * y[:, None]
+    frame = pd.DataFrame(X, columns=["a", "b", "c"]).assign(label=y)
+    path = tmp_path / "toy.csv"
+    frame.to_csv(path, index=False)
+    return {
+        "name": "toy",
+        "source": {"csv": str(path)},
+        "target": {"column": "label", "positive": [1]},
+        "features": {"kind": "continuous"},
+    }
+
+
+def _config(task, out, **kw):
+    raw = {
+        "tasks": [task],
+        "sizes": SIZES,
+        "splits": SPLITS,
+        "seed": 1,
+        "models": {"nb": {}, "lr": {}, "lr_l2": {"model": "lr", "C": 1.0}},
+        "block": kw.pop("block", 16),
+    }
+    data = DataSettings(cache_dir=out.parent / "cache", download=False)
+    return parse_config(raw, source="toy.yaml", data=data, out=out, **kw)
+
+
+def _bytes(folder: Path) -> dict[str, bytes]:
+    return {
+        name: (folder / name).read_bytes()
+        for name in ("summary.csv", "splits.csv.gz", "paired.csv")
+    }
+
+
+def test_outputs_have_the_documented_schema(csv_task, tmp_path):
+    """summary.csv, splits.csv.gz, paired.csv, run.json and curve.png are written, complete."""
+    out = tmp_path / "results"
+    tables = run_experiment(_config(csv_task, out))
+    folder = out / "toy"
+    splits = pd.read_csv(folder / "splits.csv.gz")
+    assert tuple(splits.columns) == SPLIT_COLUMNS
+    assert len(splits) == 3 * len(SIZES) * SPLITS
+    assert splits["error"].between(0, 1).all()
+    assert len(tables["toy"]) == len(splits)
+    summary = pd.read_csv(folder / "summary.csv")
+    for col in ("task", "model", "m", "n_splits", "error_mean", "error_sem", "ci_low", "ci_high"):
+        assert col in summary.columns
+    assert set(summary["model"]) == {"nb", "lr", "lr_l2"}
+    assert (summary["n_splits"] == SPLITS).all()
+    assert (summary["ci_low"] <= summary["error_mean"]).all()
+    info = json.loads((folder / "run.json").read_text())
+    assert info["task"]["rows"] == 120
+    assert set(info["asymptotic_error"]) == {"nb", "lr", "lr_l2"}
+    assert "numpy" in info["versions"] and info["splits"] == SPLITS
+    assert (folder / "curve.png").read_bytes()[:4] == b"\x89PNG"
+    assert not list(folder.rglob("*.tmp"))
+
+
+def test_results_do_not_depend_on_jobs_block_or_backend(csv_task, tmp_path):
+    """Same seed, different --jobs, block size and backend: identical bytes."""
+    a = tmp_path / "a" / "results"
+    b = tmp_path / "b" / "results"
+    run_experiment(_config(csv_task, a, jobs=1, block=16))
+    run_experiment(_config(csv_task, b, jobs=2, block=7, backend="threading"))
+    assert _bytes(a / "toy") == _bytes(b / "toy")
+
+
+def test_seed_changes_results(csv_task, tmp_path):
+    """A different seed draws different splits."""
+    a, b = tmp_path / "a" / "results", tmp_path / "b" / "results"
+    run_experiment(_config(csv_task, a))
+    run_experiment(_config(csv_task, b, seed=2))
+    assert _bytes(a / "toy")["splits.csv.gz"] != _bytes(b / "toy")["splits.csv.gz"]
+
+
+def test_resume_reuses_checkpoints_and_ends_with_the_same_bytes(csv_task, tmp_path):
+    """A rerun skips finished sizes; losing a checkpoint recomputes only that size."""
+    out = tmp_path / "results"
+    run_experiment(_config(csv_task, out))
+    first = _bytes(out / "toy")
+    ckpt = out / "toy" / ".checkpoints"
+    (ckpt / f"m={SIZES[1]}.csv.gz").unlink()
+    (out / "toy" / "summary.csv").unlink()
+    run_experiment(_config(csv_task, out))
+    info = json.loads((out / "toy" / "run.json").read_text())
+    assert info["timings"]["resumed_sizes"] == [SIZES[0], SIZES[2]]
+    assert _bytes(out / "toy") == first
+    run_experiment(_config(csv_task, out, force=True))
+    info = json.loads((out / "toy" / "run.json").read_text())
+    assert info["timings"]["resumed_sizes"] == []
+    assert _bytes(out / "toy") == first
+
+
+def test_checkpoints_of_another_experiment_are_not_reused(csv_task, tmp_path):
+    """Changing the models invalidates the checkpoints (fingerprint)."""
+    out = tmp_path / "results"
+    run_experiment(_config(csv_task, out))
+    raw_models = {"nb": {"smoothing": 2.0}, "lr": {}}
+    cfg = parse_config(
+        {"tasks": [csv_task], "sizes": SIZES, "splits": SPLITS, "seed": 1, "models": raw_models},
+        source="toy.yaml", data=DataSettings(cache_dir=tmp_path / "cache"), out=out,
+    )
+    run_experiment(cfg)
+    info = json.loads((out / "toy" / "run.json").read_text())
+    assert info["timings"]["resumed_sizes"] == []
+    assert set(pd.read_csv(out / "toy" / "summary.csv")["model"]) == {"nb", "lr"}
+
+
+def test_size_that_leaves_no_test_row_is_refused_before_any_work(csv_task, tmp_path):
+    """m = N is a one-line ConfigError and nothing is written."""
+    out = tmp_path / "results"
+    raw = {"tasks": [csv_task], "sizes": [2, 120], "splits": 3}
+    cfg = parse_config(raw, source="toy.yaml", data=DataSettings(cache_dir=tmp_path / "c"), out=out)
+    with pytest.raises(ConfigError, match="sizes: 120"):
+        run_experiment(cfg)
+    assert not (out / "toy" / "summary.csv").exists()
+
+
+def test_nested_training_sets_are_reproducible(csv_task, tmp_path):
+    """nested: true runs and gives the same bytes twice."""
+    a, b = tmp_path / "a" / "results", tmp_path / "b" / "results"
+    for out in (a, b):
+        raw = {"tasks": [csv_task], "sizes": SIZES, "splits": 10, "nested": True}
+        cfg = parse_config(raw, source="toy.yaml", data=DataSettings(cache_dir=out.parent), out=out)
+        run_experiment(cfg)
+    assert _bytes(a / "toy") == _bytes(b / "toy")
+
+
+def test_cli_run_and_bad_config(csv_task, tmp_path):
+    """`nbvslr run` writes results and says where; a bad config exits 2 with one line."""
+    import yaml
+
+    cfg = tmp_path / "toy.yaml"
+    cfg.write_text(yaml.safe_dump({"tasks": [csv_task], "sizes": [2, 4], "splits": 5}))
+    out = tmp_path / "res"
+    runner = CliRunner()
+    result = runner.invoke(cli, ["run", str(cfg), "--out", str(out), "--quiet",
+                                 "--cache", str(tmp_path / "cache")])
+    assert result.exit_code == 0, result.output
+    assert "results in" in result.output
+    with gzip.open(out / "toy" / "splits.csv.gz", "rt") as fh:
+        assert fh.readline().strip() == ",".join(SPLIT_COLUMNS)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("tasks: [toy]\nsplitz: 3\n")
+    result = runner.invoke(cli, ["run", str(bad), "--out", str(out)])
+    assert result.exit_code == 2
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ")
