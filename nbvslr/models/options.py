@@ -40,8 +40,8 @@ FAMILIES: dict[str, dict[str, Any]] = {
         # draw, steps between kept draws. A split averages chains * draws hyperplanes.
         "mcmc_chains": 4,
         "mcmc_draws": 2,
-        "mcmc_burn_in": 200,
-        "mcmc_thin": 100,
+        "mcmc_burn_in": 100,
+        "mcmc_thin": 50,
     },
 }
 
