@@ -129,3 +129,25 @@ def test_dependent_features_are_correlated_given_the_class():
     assert len(crowd) == 5
     corr = np.corrcoef(X[y == 0][:, crowd], rowvar=False)
     assert corr[np.triu_indices(len(crowd), 1)].min() > 0.7  # 1 / (1 + 0.5^2) = 0.8
+
+
+def test_synthetic_config_parses_and_loads_offline(tmp_path):
+    """configs/synthetic.yaml (the README's offline default) validates and its two tasks load
+    without any file or network: an NB-generated one and a dependent one."""
+    from pathlib import Path
+
+    from nbvslr.config import load_config
+    from nbvslr.data import load_task
+
+    path = Path(__file__).resolve().parents[1] / "configs" / "synthetic.yaml"
+    settings = DataSettings(cache_dir=tmp_path / "cache", mirror=None, download=False)
+    config = load_config(path, data=settings)
+    assert [t.name for t in config.tasks] == ["nb-data", "dependent"]
+    assert {m.family for m in config.models} == {"nb", "lr"} and config.splits == 1000
+    tasks = {t.name: load_task(t, settings) for t in config.tasks}
+    assert max(config.grids[0]) < tasks["nb-data"].n_rows
+    nb_data, dependent = tasks["nb-data"].notes, tasks["dependent"].notes
+    assert nb_data["generator"] == "nb" and dependent["generator"] == "dependent"
+    assert nb_data["nb_limit_error"] == pytest.approx(nb_data["bayes_error"])
+    assert dependent["nb_limit_error"] > dependent["bayes_error"] + 0.05
+    assert not (tmp_path / "cache").exists()  # nothing was fetched or cached
