@@ -9,11 +9,11 @@ and the mistakes on all rows of all models come from one ``(U, D+1) @ (D+1, n)``
 the U distinct rows (chunked over models to bound memory).
 
 Ties. A score of 0 predicts neither class and counts as half an error. "0" means zero up to
-rounding: scores are clipped to ``[-tau, tau]`` with ``tau = 1e-10 * ||theta||_1`` and a row
-counts ``(1 - sign * clip(score) / tau) / 2`` mistakes, i.e. exactly 0 or 1 outside the band
-and one half at 0. The band is there because ties that are exact in real arithmetic (common
-for categorical NB at small m, where log-odds of small-count ratios cancel) would otherwise
-fall on either side depending on the order of a floating-point sum.
+rounding: a score with ``|score| <= tau = 1e-10 * ||theta||_1`` is a tie, any other counts by
+its sign, so a row counts exactly 0, 1/2 or 1 mistake. The band is there because ties that are
+exact in real arithmetic (common for categorical NB at small m, where log-odds of small-count
+ratios cancel) would otherwise fall on either side depending on the order of a floating-point
+sum.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ SCORE_BYTES = 200e6
 
 def _tie_band(theta: np.ndarray) -> np.ndarray:
     """``tau`` per model, shape (n,); positive even for theta = 0 (then every score ties)."""
-    # guard: a floor so that dividing by tau is always defined
+    # guard: a tiny floor, so that theta = 0 makes every score a tie
     return np.maximum(TIE_RTOL * np.abs(theta).sum(axis=1), 1e-300)
 
 
@@ -67,15 +67,17 @@ def count_mistakes(
         th = theta[lo:hi]  # (c, D+1)
         tau = _tie_band(th)  # (c,)
         scores = design.unique_Z1 @ th.T  # (U, c)
-        np.clip(scores, -tau, tau, out=scores)  # (U, c), in [-tau, tau]
-        # sum over rows of sign * clipped score / tau = (#right - #wrong), ties count 0
-        agree = (design.unique_weight @ scores) / tau  # (c,)
+        tie = np.abs(scores) <= tau  # (U, c)
+        np.sign(scores, out=scores)  # (U, c) predicted sign
+        scores[tie] = 0.0  # (U, c) in {-1, 0, 1}
+        # sum over rows of sign * predicted sign = (#right - #wrong), ties count 0
+        agree = design.unique_weight @ scores  # (c,)
         all_rows[lo:hi] = 0.5 * (N - agree)
         if train_idx is not None:
             idx = np.asarray(train_idx[lo:hi], dtype=np.int64)  # (c, m)
             u = design.row_to_unique[idx]  # (c, m)
             picked = scores[u, np.arange(hi - lo)[:, None]]  # (c, m)
-            agree_tr = (design.sign[idx] * picked).sum(axis=1) / tau  # (c,)
+            agree_tr = (design.sign[idx] * picked).sum(axis=1)  # (c,)
             train_rows[lo:hi] = 0.5 * (idx.shape[1] - agree_tr)
     return all_rows, train_rows
 

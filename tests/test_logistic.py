@@ -1,0 +1,108 @@
+"""Logistic regression: loss derivatives, agreement with statsmodels and scikit-learn, the
+batched fit and the separability certificate."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import statsmodels.api as sm
+from sklearn.linear_model import LogisticRegression
+
+from nbvslr.models.logistic import (
+    fit_newton,
+    logistic_gradient,
+    logistic_hessian,
+    logistic_loss,
+)
+
+
+def _noisy(seed: int, n: int = 200, d: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """A non-separable set: X (n, d + 1) with trailing ones, sign (n,)."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    p = 1 / (1 + np.exp(-(X @ np.linspace(1, -1, d) + 0.3)))
+    y = (rng.random(n) < p).astype(float)
+    return np.concatenate([X, np.ones((n, 1))], axis=1), 2 * y - 1
+
+
+@pytest.mark.parametrize("C", [None, 0.7])
+def test_gradient_and_hessian_match_finite_differences(C):
+    """Analytic gradient and Hessian equal central finite differences of the loss."""
+    Z1, sign = _noisy(0, n=30)
+    theta = np.array([[0.3, -0.2, 0.5, 0.1]])
+    Z, s = Z1[None], sign[None]
+    h = 1e-6
+    eye = np.eye(4)
+    num_g = [
+        (logistic_loss(theta + h * e, Z, s, C) - logistic_loss(theta - h * e, Z, s, C))[0]
+        / (2 * h)
+        for e in eye
+    ]
+    np.testing.assert_allclose(logistic_gradient(theta, Z, s, C)[0], num_g, rtol=1e-6)
+    num_h = np.stack([
+        (logistic_gradient(theta + h * e, Z, s, C) - logistic_gradient(theta - h * e, Z, s, C))[0]
+        / (2 * h)
+        for e in eye
+    ])
+    np.testing.assert_allclose(logistic_hessian(theta, Z, s, C)[0], num_h, rtol=1e-6, atol=1e-8)
+
+
+def test_unpenalised_matches_statsmodels():
+    """Unpenalised Newton = statsmodels Logit, coefficients to 1e-6 relative."""
+    Z1, sign = _noisy(1)
+    res = fit_newton(Z1[None], sign[None])
+    ref = sm.Logit((sign + 1) / 2, Z1).fit(method="newton", tol=1e-12, disp=0)
+    assert res.converged[0] and not res.separable[0]
+    np.testing.assert_allclose(res.theta[0], ref.params, rtol=1e-6)
+
+
+def test_unpenalised_matches_sklearn():
+    """Unpenalised Newton = sklearn LogisticRegression(C=inf), to 1e-5 relative."""
+    Z1, sign = _noisy(2)
+    ref = LogisticRegression(C=np.inf, solver="newton-cholesky", tol=1e-12, max_iter=1000)
+    ref.fit(Z1[:, :-1], sign)
+    theta = fit_newton(Z1[None], sign[None]).theta[0]
+    np.testing.assert_allclose(theta, [*ref.coef_[0], ref.intercept_[0]], rtol=1e-5)
+
+
+def test_penalised_matches_sklearn():
+    """With C = 1 the fit equals sklearn LogisticRegression(C=1) (intercept unpenalised)."""
+    Z1, sign = _noisy(3, n=60, d=4)
+    ref = LogisticRegression(C=1.0, solver="newton-cholesky", tol=1e-12, max_iter=1000)
+    ref.fit(Z1[:, :-1], sign)
+    res = fit_newton(Z1[None], sign[None], C=1.0)
+    assert res.converged[0]
+    np.testing.assert_allclose(res.theta[0], [*ref.coef_[0], ref.intercept_[0]], rtol=1e-6)
+
+
+def test_batched_fit_equals_single_fits():
+    """Fitting S splits at once gives each split's own fit (the active set changes nothing)."""
+    stacks = [_noisy(10 + s, n=40) for s in range(6)]
+    Z1 = np.stack([z for z, _ in stacks])  # (6, 40, 4)
+    sign = np.stack([s for _, s in stacks])  # (6, 40)
+    batch = fit_newton(Z1, sign)
+    for s in range(6):
+        one = fit_newton(Z1[s : s + 1], sign[s : s + 1])
+        np.testing.assert_allclose(batch.theta[s], one.theta[0], rtol=1e-12, atol=1e-14)
+        assert batch.n_iter[s] == one.n_iter[0]
+        assert batch.converged[s] == one.converged[0]
+
+
+def test_separability_certificate():
+    """A separable set is certified (all margins > 0); a non-separable one is not."""
+    x = np.array([0.1, 0.4, 0.5, 0.9])
+    Z1 = np.stack([x, np.ones(4)], axis=1)[None]  # (1, 4, 2)
+    sep = fit_newton(Z1, np.array([[-1.0, -1.0, 1.0, 1.0]]), stop_when_separable=True)
+    assert sep.separable[0] and not sep.converged[0]
+    theta = sep.theta[0]
+    assert ((Z1[0] @ theta) * np.array([-1, -1, 1, 1]) > 0).all()
+    mixed = fit_newton(Z1, np.array([[-1.0, 1.0, -1.0, 1.0]]), stop_when_separable=True)
+    assert not mixed.separable[0] and mixed.converged[0]
+
+
+def test_separable_mle_does_not_overflow():
+    """Without stopping, a separable set runs to the cap or the gradient test, finitely."""
+    x = np.array([0.1, 0.4, 0.5, 0.9])
+    Z1 = np.stack([x, np.ones(4)], axis=1)[None]
+    res = fit_newton(Z1, np.array([[-1.0, -1.0, 1.0, 1.0]]), max_iter=100)
+    assert res.separable[0] and np.isfinite(res.theta).all()

@@ -1,0 +1,141 @@
+"""The public model API: score_splits and score_full on small synthetic Datasets."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nbvslr.data.dataset import Dataset
+from nbvslr.errors import ConfigError, DataError
+from nbvslr.models import ModelSpec, resolve_options, score_full, score_splits
+from nbvslr.models.design import get_design
+from nbvslr.models.logistic import fit_newton
+
+
+def _spec(family: str, **options) -> ModelSpec:
+    return ModelSpec(family, family, resolve_options(family, family, options))
+
+
+def _continuous(n: int = 120, d: int = 4, seed: int = 0) -> Dataset:
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, d))
+    y = (X @ np.linspace(1, -1, d) + 0.4 * rng.standard_normal(n) > 0).astype(np.int8)
+    return Dataset(name="c", title="c", X=X, y=y, kind="continuous")
+
+
+def _discrete(n: int = 150, seed: int = 1) -> Dataset:
+    rng = np.random.default_rng(seed)
+    n_values = (2, 3, 4)
+    X = np.stack([rng.integers(0, k, n) for k in n_values], axis=1)
+    y = ((X[:, 1] + rng.integers(0, 3, n)) > 2).astype(np.int8)
+    return Dataset(name="d", title="d", X=X, y=y, kind="discrete", n_values=n_values)
+
+
+def _train(y: np.ndarray, m: int, S: int, seed: int = 2) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < S:
+        idx = rng.choice(y.size, m, replace=False)
+        if 0 < y[idx].sum() < m:
+            out.append(np.sort(idx))
+    return np.array(out)
+
+
+def _seeds(S: int, base: int = 0) -> list[np.random.SeedSequence]:
+    return [np.random.SeedSequence(base, spawn_key=(s,)) for s in range(S)]
+
+
+SPECS = [
+    ("nb", {}), ("nb", {"variance": "class"}), ("lr", {}), ("lr", {"separable": "l2"}),
+    ("lr", {"separable": "mle"}), ("lr", {"C": 1.0}),
+]
+
+
+@pytest.mark.parametrize(
+    ("kind", "family", "options"),
+    [(k, f, o) for k in ("continuous", "discrete") for f, o in SPECS
+     if not (k == "discrete" and "variance" in o)],
+)
+def test_score_splits_schema_and_block_invariance(kind, family, options):
+    """Outputs have the documented keys, dtypes and shapes; same seeds give the same numbers,
+    and scoring the splits in two blocks gives the numbers of one block."""
+    data = _continuous() if kind == "continuous" else _discrete()
+    spec = _spec(family, **options)
+    train = _train(data.y, 6, 12)
+    out = score_splits(spec, data, train, _seeds(12))
+    assert set(out) == {"error", "separable", "n_iter", "converged"}
+    for key, dtype in (("error", np.float64), ("separable", bool), ("n_iter", np.int64),
+                       ("converged", bool)):
+        assert out[key].shape == (12,) and out[key].dtype == dtype
+    assert ((out["error"] >= 0) & (out["error"] <= 1)).all()
+    again = score_splits(spec, data, train, _seeds(12))
+    halves = [score_splits(spec, data, train[sl], _seeds(12)[sl])
+              for sl in (slice(0, 5), slice(5, 12))]
+    for key in out:
+        np.testing.assert_array_equal(out[key], again[key])
+        np.testing.assert_array_equal(out[key], np.concatenate([h[key] for h in halves]))
+
+
+def test_nb_reports_no_separability_and_no_iterations():
+    """NB does not need separability: separable False, n_iter 0, converged True."""
+    data = _continuous()
+    out = score_splits(_spec("nb"), data, _train(data.y, 3, 5), _seeds(5))
+    assert not out["separable"].any() and (out["n_iter"] == 0).all() and out["converged"].all()
+
+
+def test_lr_sample_rule_on_separable_and_nonseparable_splits():
+    """Separable splits are flagged and averaged over sampled hyperplanes; the others keep
+    the converged maximum-likelihood fit."""
+    data = _continuous(d=3)
+    small, large = _train(data.y, 3, 4), _train(data.y, 80, 4)  # separable / not
+    out_small = score_splits(_spec("lr"), data, small, _seeds(4))
+    assert out_small["separable"].all() and not out_small["converged"].any()
+    out_large = score_splits(_spec("lr"), data, large, _seeds(4))
+    assert not out_large["separable"].any() and out_large["converged"].all()
+    # the non-separable errors are those of the MLE
+    design = get_design(data, "x")
+    mle = fit_newton(design.Z1[large], design.sign[large]).theta
+    for s in range(4):
+        test = np.setdiff1d(np.arange(data.n_rows), large[s])
+        pred = design.Z1[test] @ mle[s] > 0
+        assert out_large["error"][s] == pytest.approx(np.mean(pred != (data.y[test] == 1)))
+    # sampled hyperplanes differ from the Newton certificate: another seed, another error
+    other = score_splits(_spec("lr"), data, small, _seeds(4, base=9))
+    assert not np.array_equal(out_small["error"], other["error"])
+
+
+def test_score_full_separable_data_has_zero_error():
+    """On separable full data the sampled hyperplanes all separate it: error 0."""
+    X = np.array([[0.0, 0.1], [0.2, 0.3], [0.9, 0.8], [1.0, 0.7], [0.4, 0.1], [0.7, 1.0]])
+    data = Dataset(name="s", title="s", X=X, y=np.array([0, 0, 1, 1, 0, 1], np.int8),
+                   kind="continuous")
+    assert score_full(_spec("lr"), data, np.random.SeedSequence(0)) == 0.0
+    nb = score_full(_spec("nb"), data, np.random.SeedSequence(0))
+    assert 0.0 <= nb <= 0.5
+
+
+def test_score_full_matches_resubstitution_of_the_mle():
+    """On non-separable data score_full is the MLE's error on all rows."""
+    data = _continuous(n=200)
+    design = get_design(data, "x")
+    theta = fit_newton(design.Z1[None], design.sign[None]).theta[0]
+    expected = np.mean((design.Z1 @ theta > 0) != (data.y == 1))
+    assert score_full(_spec("lr"), data, np.random.SeedSequence(0)) == pytest.approx(expected)
+
+
+def test_bad_training_sets_are_rejected():
+    """One-class, repeated-row and no-test-row training sets raise DataError."""
+    data = _continuous(n=10)
+    zeros = np.flatnonzero(data.y == 0)[:3]
+    with pytest.raises(DataError, match="only class 0"):
+        score_splits(_spec("nb"), data, zeros[None], _seeds(1))
+    with pytest.raises(DataError, match="repeats a row"):
+        score_splits(_spec("lr"), data, np.array([[0, 0, 1]]), _seeds(1))
+    with pytest.raises(DataError, match="no test rows"):
+        score_splits(_spec("lr"), data, np.arange(10)[None], _seeds(1))
+
+
+def test_unknown_option_is_a_config_error():
+    """resolve_options names the bad option and suggests the close one."""
+    with pytest.raises(ConfigError, match="did you mean 'mcmc_thin'"):
+        resolve_options("lr", "lr", {"mcmc_thinn": 3})

@@ -1,0 +1,78 @@
+"""Hit-and-run sampler of separating hyperplanes: validity, uniformity, determinism."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from nbvslr.models.logistic import fit_newton
+from nbvslr.models.sampler import sample_separating
+
+
+def _seeds(n: int, base: int = 0) -> list[np.random.SeedSequence]:
+    return [np.random.SeedSequence(base, spawn_key=(s,)) for s in range(n)]
+
+
+def _separable_stack(S: int, m: int, d: int, seed: int = 0):
+    """S separable training sets (m <= d + 1 points in general position), certified."""
+    rng = np.random.default_rng(seed)
+    Z1 = np.concatenate([rng.random((S, m, d)), np.ones((S, m, 1))], axis=2)
+    sign = np.where(np.arange(m) % 2 == 0, 1.0, -1.0) * np.ones((S, 1))
+    res = fit_newton(Z1, sign, stop_when_separable=True)
+    assert res.separable.all()
+    return Z1, sign, res.theta
+
+
+def test_every_draw_separates_and_lies_in_the_ball():
+    """Every kept hyperplane strictly separates its training set and has norm <= 1."""
+    Z1, sign, theta0 = _separable_stack(S=20, m=8, d=10)
+    draws = sample_separating(Z1, sign, theta0, _seeds(20), chains=3, draws=4, burn_in=20,
+                              thin=5)
+    assert draws.shape == (20, 12, 11)
+    margins = sign[:, None, :] * np.matmul(draws, Z1.transpose(0, 2, 1))  # (S, K, m)
+    assert (margins > 0).all()
+    assert (np.linalg.norm(draws, axis=2) <= 1 + 1e-12).all()
+
+
+def test_two_dimensional_arc_is_uniform():
+    """With theta = (w, b) in 2-D the separating directions form an arc; draws are uniform on
+    it (KS test on the angle), and the squared radius is uniform (density 2 r on the disk)."""
+    # x = 2 is class 1, x = 1 is class 0: 2 w + b > 0 and w + b < 0, i.e. angle in
+    # (atan2(-2, 1), atan2(-1, 1)) = (-63.43, -45) degrees.
+    n = 400
+    Z1 = np.tile(np.array([[2.0, 1.0], [1.0, 1.0]]), (n, 1, 1))  # (n, 2, 2)
+    sign = np.tile([1.0, -1.0], (n, 1))
+    theta0 = np.tile([1.0, -1.5], (n, 1))
+    draws = sample_separating(Z1, sign, theta0, _seeds(n, 7), chains=1, draws=1, burn_in=30,
+                              thin=1)[:, 0]  # (n, 2) independent: one chain per split
+    angle = np.arctan2(draws[:, 1], draws[:, 0])
+    lo, hi = np.arctan2(-2.0, 1.0), np.arctan2(-1.0, 1.0)
+    assert ((angle > lo) & (angle < hi)).all()
+    assert stats.kstest(angle, stats.uniform(lo, hi - lo).cdf).pvalue > 0.01
+    r2 = (draws**2).sum(axis=1)
+    assert stats.kstest(r2, stats.uniform(0, 1).cdf).pvalue > 0.01
+
+
+def test_same_seeds_same_draws_whatever_the_grouping():
+    """Draws depend only on each split's seed: two blocks give the same numbers as one."""
+    Z1, sign, theta0 = _separable_stack(S=10, m=6, d=8, seed=3)
+    seeds = _seeds(10, 5)
+    kw = dict(chains=2, draws=2, burn_in=21, thin=7)  # steps not a multiple of the block
+    whole = sample_separating(Z1, sign, theta0, seeds, **kw)
+    again = sample_separating(Z1, sign, theta0, _seeds(10, 5), **kw)
+    parts = np.concatenate([
+        sample_separating(Z1[:4], sign[:4], theta0[:4], seeds[:4], **kw),
+        sample_separating(Z1[4:], sign[4:], theta0[4:], seeds[4:], **kw),
+    ])
+    np.testing.assert_array_equal(whole, again)
+    np.testing.assert_array_equal(whole, parts)
+    other = sample_separating(Z1, sign, theta0, _seeds(10, 6), **kw)
+    assert not np.array_equal(whole, other)
+
+
+def test_start_must_separate():
+    """A starting theta that does not separate is refused."""
+    Z1, sign, theta0 = _separable_stack(S=2, m=4, d=5)
+    with pytest.raises(ValueError, match="separate"):
+        sample_separating(Z1, sign, -theta0, _seeds(2))
