@@ -191,3 +191,32 @@ def test_validate_accepts_good_specs():
                                                  "levels": 4, "factors": 2, "noise": 0.1}}),
     ):
         assert inline.validate(spec) is None
+
+
+def test_config_reports_inline_errors_with_file_and_task_key(tmp_path):
+    """Through parse_config an inline spec error is one line: file, task, key, fix."""
+    from nbvslr.config import parse_config
+
+    raw = {"tasks": [{"name": "mine", "source": {"csv": "x.csv"},
+                      "features": {"knd": "discrete"}}], "sizes": [2, 3]}
+    with pytest.raises(ConfigError) as info:
+        parse_config(raw, source="my.yaml")
+    message = str(info.value)
+    assert message.startswith("my.yaml: tasks[0]: features.knd: unknown key, did you mean 'kind'")
+    assert "\n" not in message
+
+
+def test_csv_task_loads_through_the_data_layer(tmp_path):
+    """A config's inline CSV task is loaded by nbvslr.data.load_task like a built-in one."""
+    from nbvslr.config import parse_config
+    from nbvslr.data import load_task
+
+    path = _write(tmp_path, TABLE)
+    raw = {"tasks": [{"name": "mine", "source": {"csv": path},
+                      "target": {"column": "cls", "positive": ["no"]},
+                      "features": {"kind": "discrete", "columns": ["c"]}}],
+           "sizes": {"start": 2, "stop": 3}}
+    config = parse_config(raw, source="my.yaml")
+    data = load_task(config.tasks[0], DataSettings(cache_dir=tmp_path / "cache"))
+    np.testing.assert_array_equal(data.y, [0, 1, 0, 1])
+    assert data.title == "mine (discrete)" and data.n_values == (3,)
