@@ -220,3 +220,19 @@ def test_csv_task_loads_through_the_data_layer(tmp_path):
     data = load_task(config.tasks[0], DataSettings(cache_dir=tmp_path / "cache"))
     np.testing.assert_array_equal(data.y, [0, 1, 0, 1])
     assert data.title == "mine (discrete)" and data.n_values == (3,)
+
+
+def test_permuting_csv_rows_permutes_the_task(tmp_path):
+    """Row order changes nothing but the order: scaling and level codes use all rows."""
+    lines = TABLE.splitlines()
+    order = [3, 1, 4, 2]
+    shuffled = "\n".join([lines[0], *(lines[i] for i in order)]) + "\n"
+    kw = {"features": {"kind": "discrete", "columns": ["c", "a"]}}
+    a = _load(tmp_path, TABLE, **kw)
+    b = _load(tmp_path, shuffled, **kw)
+    rows = [i - 1 for i in order]
+    np.testing.assert_array_equal(b.X, a.X[rows])
+    np.testing.assert_array_equal(b.y, a.y[rows])
+    c = _load(tmp_path, TABLE, features={"kind": "continuous", "columns": ["a"]})
+    d = _load(tmp_path, shuffled, features={"kind": "continuous", "columns": ["a"]})
+    np.testing.assert_array_equal(d.X, c.X[rows])

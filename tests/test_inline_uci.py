@@ -217,3 +217,22 @@ def test_uci_cache_hit_calls_no_fetch(tmp_path):
     choices = ucisource.csvsource.TableChoices(kind="continuous", drop=("color",))
     data = ucisource.load("toy", 9, choices, _settings(tmp_path), fetch=fetch)
     assert data.n_rows == 4 and data.notes["cache"] == str(folder)
+
+
+def test_uci_fetch_past_the_deadline_is_abandoned(tmp_path, monkeypatch):
+    """A fetch that keeps going (e.g. a trickling server) is abandoned at the deadline."""
+    release = threading.Event()
+    monkeypatch.setattr(ucisource, "FETCH_DEADLINE_FACTOR", 2)
+
+    def fetch(uci_id):
+        release.wait(5)
+        return {}
+
+    try:
+        with pytest.raises(DownloadError, match=r"UCI dataset 10: the fetch did not finish "
+                                                r"within 0.2 s.*source: \{csv: path\}"):
+            ucisource.load("toy", 10, ucisource.csvsource.TableChoices(),
+                           _settings(tmp_path, timeout=0.1), fetch=fetch)
+    finally:
+        release.set()
+    assert not (tmp_path / "cache" / "uci-10").exists()
