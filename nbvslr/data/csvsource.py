@@ -12,8 +12,10 @@ cell is read as text and decided here, so the rules are the same whatever the fi
   Without ``positive`` the column must hold exactly two values, and the second in sorted
   order is positive (numeric order when both are numbers, else text order: ``1`` of 0/1,
   ``yes`` of no/yes, ``tested_positive`` of tested_negative/tested_positive).
-- Continuous features must parse as finite numbers; they are rescaled to [0, 1] with the
-  minimum and maximum over all rows (as the paper does, once per dataset). A constant
+- Continuous features must parse as finite numbers (``inf`` is refused whatever
+  ``missing`` says: it is a value, not a gap; ``NaN`` is a missing marker by default);
+  they are rescaled to [0, 1] with the minimum and maximum over all rows (as the paper
+  does, once per dataset). A constant
   column is kept and becomes all zeros (it carries no information; the models handle it).
 - Discrete features become integer codes ``0 .. k-1`` over the levels seen in the table,
   in sorted order (numeric order when every level is a number).

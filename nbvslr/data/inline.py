@@ -17,7 +17,8 @@ A task with a ``source:`` is inline. Three sources::
 Keys of ``source`` (besides the one naming it):
 
 ``sep`` (csv)
-    The field separator, default ``,``.
+    The field separator, default ``,``; a longer string is a regular expression
+    (``'\\s+'`` for runs of whitespace).
 ``header`` (csv)
     ``true`` (default): the first line names the columns; ``false``: columns are named by
     position, ``0``, ``1``, ...
