@@ -75,8 +75,8 @@ def fit_gaussian_nb(
     m = X.shape[1]
     n1 = y1.sum(axis=1)  # (S,)
     n0 = m - n1  # (S,)
-    mu1 = np.einsum("sm,smd->sd", y1, X) / n1[:, None]  # (S, d)
-    mu0 = np.einsum("sm,smd->sd", y0, X) / n0[:, None]  # (S, d)
+    mu1 = np.matmul(y1[:, None, :], X)[:, 0, :] / n1[:, None]  # (S, d)
+    mu0 = np.matmul(y0[:, None, :], X)[:, 0, :] / n0[:, None]  # (S, d)
     # squared deviations from each row's own class mean (direct, no E[x^2] - E[x]^2 cancellation)
     mu_row = np.where(y1[:, :, None] > 0, mu1[:, None, :], mu0[:, None, :])  # (S, m, d)
     dev2 = (X - mu_row) ** 2  # (S, m, d)
@@ -90,8 +90,8 @@ def fit_gaussian_nb(
         b = ((mu0**2 - mu1**2) / (2.0 * var)).sum(axis=1) + prior  # (S,)
         return np.concatenate([w, b[:, None]], axis=1)
     if variance == "class":
-        var1 = np.einsum("sm,smd->sd", y1, dev2) / n1[:, None] + eps  # (S, d)
-        var0 = np.einsum("sm,smd->sd", y0, dev2) / n0[:, None] + eps  # (S, d)
+        var1 = np.matmul(y1[:, None, :], dev2)[:, 0, :] / n1[:, None] + eps  # (S, d)
+        var0 = np.matmul(y0[:, None, :], dev2)[:, 0, :] / n0[:, None] + eps  # (S, d)
         w_x = mu1 / var1 - mu0 / var0  # (S, d)
         w_x2 = 0.5 / var0 - 0.5 / var1  # (S, d)
         b = (
