@@ -99,7 +99,7 @@ CROSS_DRAWS = (20_000, 200_000)
 _CHUNK = 50_000  # simulated curves per batch (memory: _CHUNK x sizes floats)
 SUMMARY_FILE = "summary.csv"
 PAIRED_FILE = "paired.csv"
-KINDS = ("missing", "point", "end", "reversal", "crossover")
+KINDS = ("missing", "point", "end", "sign", "crossover")
 
 
 # --------------------------------------------------------------------------- inputs
@@ -258,7 +258,7 @@ class Report:
         counts = self.counts()
         head = [
             f"curve guard: {len(self.tasks)} task(s); {counts['point']} points, "
-            f"{counts['end'] + counts['reversal']} sign checks, {counts['crossover']} "
+            f"{counts['end'] + counts['sign']} sign checks, {counts['crossover']} "
             f"crossovers; z = {self.z:.2f} (points), {self.z_sign:.2f} (signs), "
             f"floor = {self.floor:g}, alpha = {self.alpha:g}",
         ]
@@ -349,13 +349,20 @@ def _combined_sem(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- checks
 
 
-def _point_frame(ref: pd.DataFrame, new: pd.DataFrame, task: str) -> pd.DataFrame:
-    keys = ["model", "m"]
+def _point_frames(ref: pd.DataFrame, new: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Both runs' points side by side (``_ref``/``_new`` columns), one frame per task."""
+    keys = ["task", "model", "m"]
     cols = [*keys, "n_splits", "error_mean", "error_sem"]
-    both = ref.loc[ref["task"] == task, cols].merge(
-        new.loc[new["task"] == task, cols], on=keys, how="outer",
-        suffixes=("_ref", "_new"), indicator=True)
-    return both.sort_values(keys, kind="stable").reset_index(drop=True)
+    both = ref.loc[:, cols].merge(new.loc[:, cols], on=keys, how="outer",
+                                  suffixes=("_ref", "_new"), indicator=True)
+    both["task"] = both["task"].astype(str)
+    return {task: g.sort_values(keys, kind="stable").reset_index(drop=True)
+            for task, g in both.groupby("task", sort=False)}
+
+
+def _by_task(paired: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    return {str(task): g.sort_values("m", kind="stable").reset_index(drop=True)
+            for task, g in paired.groupby("task", sort=False)}
 
 
 def _missing_check(task: str, model: str, m: float, side: str) -> Check:
@@ -371,11 +378,6 @@ def _check_sems(df: pd.DataFrame, columns: Sequence[str], task: str) -> None:
         if df[col].isna().any():
             raise ResultsError(f"{task}: a size has no standard error (one split); compare "
                                f"runs with at least 2 splits per size")
-
-
-def _paired_task(paired: pd.DataFrame, task: str) -> pd.DataFrame:
-    rows = paired.loc[paired["task"] == task].sort_values("m", kind="stable")
-    return rows.reset_index(drop=True)
 
 
 def _call_text(call: str, pair: tuple[str, str]) -> str:
@@ -424,14 +426,14 @@ class _Plan:
     checks: list[Check] = field(default_factory=list)
 
 
-def _plan_task(ref: Tables, new: Tables, task: str) -> _Plan:
-    both = _point_frame(ref.summary, new.summary, task)
+def _plan_task(task: str, both: pd.DataFrame, p_ref: pd.DataFrame | None,
+               p_new: pd.DataFrame | None) -> _Plan:
+    """Gather one task's checks: ``both`` from ``_point_frames``, paired rows by m."""
     plan = _Plan(task, both.loc[both["_merge"] == "both"].reset_index(drop=True))
     for _, row in both.loc[both["_merge"] != "both"].iterrows():
         plan.checks.append(_missing_check(task, str(row["model"]), row["m"], row["_merge"]))
     _check_sems(plan.points, ["error_sem_ref", "error_sem_new"], task)
-    p_ref, p_new = _paired_task(ref.paired, task), _paired_task(new.paired, task)
-    if p_ref.empty or p_new.empty:
+    if p_ref is None or p_new is None or p_ref.empty or p_new.empty:
         return plan
     pair = (str(p_ref["model_a"].iloc[0]), str(p_ref["model_b"].iloc[0]))
     new_pair = (str(p_new["model_a"].iloc[0]), str(p_new["model_b"].iloc[0]))
@@ -450,10 +452,9 @@ def _plan_task(ref: Tables, new: Tables, task: str) -> _Plan:
     # the reference's crossovers, on the sizes both runs have
     ref_rows = p_ref.loc[p_ref["m"].isin(merged["m"])]
     plan.crossover = stats.crossovers(ref_rows)
-    calls = [stats.winner(_side(r, "ref")) for _, r in merged.iterrows()]
     last = len(merged) - 1
     for i in sorted({0, last}):
-        if calls[i] != "tie":
+        if stats.winner(_side(merged.iloc[i], "ref")) != "tie":
             plan.sign_rows.append(i)
     if not plan.crossover["crossings"]:
         plan.sign_rows += [i for i in range(1, last)]
@@ -498,7 +499,7 @@ def _sign_checks(plan: _Plan, z_sign: float, floor: float) -> list[Check]:
             kind = "end"
             disagree = c_new != c_ref
         else:
-            kind = "reversal"
+            kind = "sign"
             other = {1.0: "nb", -1.0: "lr"}.get(ref_sign)  # the call opposite ref's side
             disagree = c_new != "tie" and (other is None or c_new == other)
         passed = not (disagree and moved)
@@ -591,6 +592,8 @@ def compare(
         raise ValueError(f"floor must be >= 0, got {floor}")
     ref, run = _as_tables(reference, "reference"), _as_tables(new, "new run")
     ref_tasks = list(pd.unique(ref.summary["task"].astype(str)))
+    points = _point_frames(ref.summary, run.summary)
+    paired_ref, paired_new = _by_task(ref.paired), _by_task(run.paired)
     names = list(tasks) if tasks is not None else list(pd.unique(run.summary["task"].astype(str)))
     plans, checks = [], []
     for task in names:
@@ -599,7 +602,8 @@ def compare(
                                 False, "no reference for this task; regenerate the reference "
                                 "(make reference)"))
             continue
-        plans.append(_plan_task(ref, run, task))
+        plans.append(_plan_task(task, points[task], paired_ref.get(task),
+                                paired_new.get(task)))
     k_points = sum(len(p.points) for p in plans)
     k_sign = sum(len(p.sign_rows) for p in plans)
     crossing = [p for p in plans if p.paired is not None and p.crossover["crossings"]]

@@ -32,12 +32,13 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from nbvslr.cli import datasets_cmd, figures_cmd, run_cmd
+    from nbvslr.cli import datasets_cmd, figures_cmd, guard_cmd, run_cmd
 
     cli.add_command(run_cmd.run)
     cli.add_command(datasets_cmd.datasets)
     cli.add_command(figures_cmd.plot)
     cli.add_command(figures_cmd.report)
+    cli.add_command(guard_cmd.compare_cmd)
 
 
 _register()

@@ -1,0 +1,379 @@
+"""The curve guard: fabricated curves with known truth, and real runs with broken settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from nbvslr import guard, runner, stats
+from nbvslr.cli import cli
+from nbvslr.config import load_config
+from nbvslr.data.dataset import DataSettings
+from nbvslr.errors import ResultsError
+
+MS = np.arange(2, 60, 3).astype(float)  # pima's grid: 20 sizes
+# NB better first, LR better from m ~ 26 on (one crossover)
+CROSSING = {"nb": 0.25 + 0.2 * np.exp(-MS / 8), "lr": 0.20 + 0.35 * np.exp(-MS / 15)}
+# LR better everywhere (no crossover)
+LR_AHEAD = {"nb": 0.30 + 0.2 * np.exp(-MS / 10), "lr": 0.20 + 0.2 * np.exp(-MS / 10)}
+
+
+def fabricate(tasks: dict[str, dict], n: int, rng: np.random.Generator, sd: float = 0.1,
+              rho: float = 0.5) -> guard.Tables:
+    """summary and paired tables of ``n`` simulated splits per size.
+
+    Split errors are ``curve[m] + sd * noise``, NB's and LR's noise correlated ``rho`` on the
+    same split (a paired design), summarised with the formulas of ``nbvslr.stats``.
+    """
+    t = stats.t_quantile(0.975, n - 1)
+    summaries, paired = [], []
+    for task, curves in tasks.items():
+        z1, z2 = rng.standard_normal((2, MS.size, n))  # (M, n) each
+        errors = {"nb": curves["nb"][:, None] + sd * z1,
+                  "lr": curves["lr"][:, None] + sd * (rho * z1 + np.sqrt(1 - rho**2) * z2)}
+        for model, e in errors.items():
+            mean, sd_ = e.mean(axis=1), e.std(axis=1, ddof=1)
+            sem = sd_ / np.sqrt(n)
+            summaries.append(pd.DataFrame({
+                "task": task, "model": model, "family": model, "m": MS.astype(int),
+                "n_splits": n, "error_mean": mean, "error_sd": sd_, "error_sem": sem,
+                "ci_low": mean - t * sem, "ci_high": mean + t * sem}))
+        d = errors["nb"] - errors["lr"]  # (M, n)
+        mean, sem = d.mean(axis=1), d.std(axis=1, ddof=1) / np.sqrt(n)
+        paired.append(pd.DataFrame({
+            "task": task, "model_a": "nb", "model_b": "lr", "m": MS.astype(int),
+            "n_splits": n, "diff_mean": mean, "diff_sem": sem,
+            "ci_low": mean - t * sem, "ci_high": mean + t * sem}))
+    return guard.Tables(pd.concat(summaries, ignore_index=True),
+                        pd.concat(paired, ignore_index=True))
+
+
+@pytest.fixture(scope="module")
+def reference() -> guard.Tables:
+    """A 1000-split reference of one crossing and one LR-ahead task."""
+    return fabricate({"cross": CROSSING, "ahead": LR_AHEAD}, 1000, np.random.default_rng(0))
+
+
+def _shifted(curves: dict, model: str, by: np.ndarray | float) -> dict:
+    out = dict(curves)
+    out[model] = curves[model] + by
+    return out
+
+
+# --------------------------------------------------------------------------- fabricated
+
+
+def test_identical_curves_pass(reference):
+    """A run compared with itself moves nowhere: every check passes with a zero change."""
+    report = guard.compare(reference, reference)
+    assert report.ok and report.violations == []
+    points = [c for c in report.checks if c.kind == "point"]
+    assert len(points) == 2 * 2 * MS.size
+    assert all(c.change == 0 for c in points)
+    assert report.counts()["crossover"] == 1  # the crossing task's crossover was checked
+    assert "OK: all" in report.table()
+
+
+def test_noise_rarely_raises_an_alarm(reference):
+    """Runs that differ from the reference only by noise (50 splits) almost never fail."""
+    rng = np.random.default_rng(1)
+    draws = 100
+    alarms = sum(not guard.compare(reference, fabricate(
+        {"cross": CROSSING, "ahead": LR_AHEAD}, 50, rng)).ok for _ in range(draws))
+    # alpha = 0.01 over the whole comparison; 5 alarms in 100 would be a rate of 5 %
+    assert alarms <= 4, f"{alarms} false alarms in {draws} noise-only runs"
+
+
+def test_noise_with_heavier_splits_still_passes(reference):
+    """Noise is judged by each run's own sems: a noisier small run is not a shift."""
+    rng = np.random.default_rng(2)
+    alarms = sum(not guard.compare(reference, fabricate(
+        {"cross": CROSSING, "ahead": LR_AHEAD}, 20, rng, sd=0.2)).ok for _ in range(40))
+    assert alarms <= 3
+
+
+def test_a_shifted_curve_fails_naming_task_model_and_m(reference):
+    """LR's error raised by 0.1 from m = 29 on is reported at those sizes, LR only."""
+    shift = np.where(MS >= 29, 0.1, 0.0)
+    new = fabricate({"cross": CROSSING, "ahead": _shifted(LR_AHEAD, "lr", shift)}, 100,
+                    np.random.default_rng(3))
+    report = guard.compare(reference, new)
+    assert not report.ok
+    points = [c for c in report.violations if c.kind == "point"]
+    assert {(c.task, c.model) for c in points} == {("ahead", "lr")}
+    assert {c.m for c in points} <= set(MS[MS >= 29])
+    assert len(points) >= 9  # of the 11 shifted sizes
+    message = points[0].message()
+    assert message.startswith(f"ahead: lr at m = {int(points[0].m)}:")
+    assert "beyond the allowed" in message
+    rows = {tuple(line.split()[:4]): line.split()[-1] for line in report.table().splitlines()}
+    assert rows[("ahead", "point", "lr", str(int(points[0].m)))] == "FAIL"
+
+
+def test_a_small_shift_within_the_noise_passes(reference):
+    """A shift of one combined sem is noise, not a change of shape."""
+    new = fabricate({"cross": CROSSING, "ahead": _shifted(LR_AHEAD, "lr", 0.012)}, 100,
+                    np.random.default_rng(4))
+    assert guard.compare(reference, new).ok
+
+
+def test_a_new_crossover_fails(reference):
+    """NB becoming significantly better at large m, where the reference has LR ahead
+    everywhere, is reported as a crossover the reference does not have."""
+    late = np.where(MS >= 35, -0.15, 0.0)  # LR's advantage of 0.1 turns into NB's of 0.05
+    new = fabricate({"cross": CROSSING, "ahead": _shifted(LR_AHEAD, "nb", late)}, 100,
+                    np.random.default_rng(5))
+    report = guard.compare(reference, new)
+    shape = [c for c in report.violations if c.kind in ("sign", "end")]
+    assert shape and all(c.task == "ahead" and c.model == "nb-lr" for c in shape)
+    assert any(c.kind == "sign" and c.m >= 35 for c in shape)
+    reversal = next(c for c in shape if c.kind == "sign")
+    assert "a crossover the reference does not have" in reversal.message()
+    assert f"at m = {int(reversal.m)}" in reversal.message()
+    assert "nb better" in reversal.message()
+
+
+def test_a_lost_crossover_fails(reference):
+    """NB staying ahead at every size loses the reference's crossover: reported with its m."""
+    flat = {"nb": CROSSING["nb"], "lr": CROSSING["nb"] + 0.05}
+    new = fabricate({"cross": flat, "ahead": LR_AHEAD}, 100, np.random.default_rng(6))
+    report = guard.compare(reference, new)
+    cross = [c for c in report.violations if c.kind == "crossover"]
+    assert len(cross) == 1 and cross[0].task == "cross" and cross[0].model == "nb-lr"
+    assert cross[0].new == np.inf
+    assert 20 < cross[0].m < 32  # the reference's crossover (true one at m ~ 26)
+    assert "no crossover in 2..59" in cross[0].message()
+    assert cross[0].message().startswith(f"cross: nb-lr at m = {cross[0].m:.1f}:")
+
+
+def test_a_moved_crossover_fails_and_a_nearby_one_passes(reference):
+    """A crossover moved from m ~ 26 to m ~ 45 fails; the same crossover again passes."""
+    later = {"nb": CROSSING["nb"], "lr": CROSSING["lr"] + 0.03 * (MS < 45)}
+    report = guard.compare(reference, fabricate({"cross": later}, 300,
+                                                np.random.default_rng(7)))
+    cross = [c for c in report.checks if c.kind == "crossover"]
+    assert len(cross) == 1 and not cross[0].passed
+    assert cross[0].new > cross[0].interval[1]
+    again = guard.compare(reference, fabricate({"cross": CROSSING}, 300,
+                                               np.random.default_rng(8)))
+    assert [c.passed for c in again.checks if c.kind == "crossover"] == [True]
+
+
+def _with_end(tables: guard.Tables, task: str, m: int, diff: float, sem: float) -> guard.Tables:
+    paired = tables.paired.copy()
+    row = (paired["task"] == task) & (paired["m"] == m)
+    t = stats.t_quantile(0.975, int(paired.loc[row, "n_splits"].iloc[0]) - 1)
+    paired.loc[row, ["diff_mean", "diff_sem", "ci_low", "ci_high"]] = [
+        diff, sem, diff - t * sem, diff + t * sem]
+    return guard.Tables(tables.summary, paired)
+
+
+def test_an_end_tie_is_accepted_only_when_the_reference_effect_is_small(reference):
+    """At the largest m the reference says LR better; a tie from a small run passes when
+    that effect is within the new run's noise, and fails when it is far larger."""
+    m = int(MS[-1])
+    ref = _with_end(reference, "ahead", m, 0.02, 0.002)
+    new = fabricate({"ahead": LR_AHEAD}, 50, np.random.default_rng(9))
+    noisy_tie = guard.compare(ref, _with_end(new, "ahead", m, 0.001, 0.012))
+    end = [c for c in noisy_tie.checks if c.kind == "end" and c.m == m]
+    assert len(end) == 1 and end[0].passed
+    ref = _with_end(reference, "ahead", m, 0.10, 0.002)
+    sharp_tie = guard.compare(ref, _with_end(new, "ahead", m, 0.001, 0.004))
+    end = [c for c in sharp_tie.violations if c.kind == "end"]
+    assert len(end) == 1 and end[0].m == m
+    assert "reference says lr better" in end[0].message()
+    assert "new run says a tie" in end[0].message()
+
+
+def test_missing_sizes_models_and_tasks_are_violations(reference):
+    """A size dropped from the grid, or a task without a reference, is never silently
+    skipped."""
+    summary = reference.summary
+    keep = ~((summary["task"] == "ahead") & (summary["model"] == "lr") & (summary["m"] == 59))
+    renamed = summary.assign(task=summary["task"].replace({"cross": "other"}))
+    new = guard.Tables(renamed[keep.to_numpy()], reference.paired.iloc[0:0])
+    report = guard.compare(reference, new)
+    missing = [c.message() for c in report.violations if c.kind == "missing"]
+    assert any(msg.startswith("ahead: lr at m = 59: in the reference but not the new run")
+               for msg in missing)
+    assert any(msg.startswith("other:") and "no reference" in msg for msg in missing)
+    assert report.not_compared == ("cross",)
+
+
+def test_one_split_per_size_is_refused(reference):
+    """Without a standard error there is no tolerance: a ResultsError, not a pass."""
+    summary = reference.summary.assign(n_splits=1, error_sem=np.nan)
+    with pytest.raises(ResultsError, match="at least 2 splits"):
+        guard.compare(reference, guard.Tables(summary, reference.paired.iloc[0:0]))
+
+
+def test_thresholds_follow_the_documented_bonferroni_rule():
+    """The module docstring's numbers: about 700 points at 100 splits give z ~ 4.9."""
+    z = guard.bonferroni_z(0.01 / 3, 700, 100)
+    assert 4.8 < z < 5.0
+    assert 4.5 < guard.bonferroni_z(0.01 / 3, 700) < 4.7
+    assert guard.bonferroni_z(0.01 / 3, 700, 1000) < z
+    with pytest.raises(ResultsError):
+        guard.bonferroni_z(0.01, 10, 1)
+
+
+def test_a_stated_z_and_floor_are_used(reference):
+    """``z`` and ``floor`` given by the caller set every point's tolerance."""
+    new = fabricate({"cross": CROSSING}, 50, np.random.default_rng(10))
+    report = guard.compare(reference, new, z=3.0, floor=0.01)
+    point = next(c for c in report.checks if c.kind == "point")
+    row = lambda t, i: t.summary.set_index(["task", "model", "m"]).loc[  # noqa: E731
+        ("cross", point.model, int(point.m)), "error_sem"]
+    s = np.hypot(row(reference, 0), row(new, 1))
+    assert point.tolerance == pytest.approx(3.0 * s + 0.01)
+    assert report.z == report.z_sign == 3.0
+
+
+# --------------------------------------------------------------------------- folders, CLI
+
+
+def _write(tables: guard.Tables, out: Path) -> Path:
+    for task, part in tables.summary.groupby("task"):
+        folder = out / str(task)
+        folder.mkdir(parents=True)
+        part.to_csv(folder / "summary.csv", index=False)
+        tables.paired[tables.paired["task"] == task].to_csv(folder / "paired.csv", index=False)
+    return out
+
+
+def test_compare_reads_results_folders(reference, tmp_path):
+    """Folders of summary.csv and paired.csv give the same report as the tables."""
+    ref_dir = _write(reference, tmp_path / "ref")
+    new = fabricate({"cross": CROSSING, "ahead": _shifted(LR_AHEAD, "lr", 0.1)}, 100,
+                    np.random.default_rng(11))
+    new_dir = _write(new, tmp_path / "new")
+    from_folders = guard.compare(ref_dir, new_dir)
+    from_tables = guard.compare(reference, new)
+    assert from_folders.messages() == from_tables.messages() and not from_folders.ok
+    one_task = guard.compare(ref_dir / "cross", new_dir / "cross")
+    assert one_task.tasks == ("cross",) and one_task.ok
+
+
+def test_compare_command_prints_the_table_and_sets_the_exit_code(reference, tmp_path):
+    """`nbvslr compare` exits 0 when curves hold, 1 with the table when one moved, 1 with
+    one line for a folder without results."""
+    ref_dir = _write(reference, tmp_path / "ref")
+    same = CliRunner().invoke(cli, ["compare", str(ref_dir), str(ref_dir)])
+    assert same.exit_code == 0, same.output
+    assert "OK: all" in same.output
+    new = fabricate({"cross": CROSSING, "ahead": _shifted(LR_AHEAD, "lr", 0.1)}, 100,
+                    np.random.default_rng(12))
+    moved = CliRunner().invoke(cli, ["compare", str(ref_dir), str(_write(new, tmp_path / "n"))])
+    assert moved.exit_code == 1
+    assert "FAILED" in moved.output and "ahead" in moved.output
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    bad = CliRunner().invoke(cli, ["compare", str(ref_dir), str(empty)])
+    assert bad.exit_code == 1
+    assert "holds no <task>/summary.csv" in bad.output
+    assert "Traceback" not in bad.output
+
+
+# --------------------------------------------------------------------------- real runs
+
+SIZES = [2, 4, 6, 10, 14, 20, 30]
+SPLITS = 120
+
+
+def _run(tmp_path: Path, name: str, models: dict) -> Path:
+    """A real run of a small, imbalanced, discrete synthetic task (no data files)."""
+    config = {
+        "tasks": [{"name": "toy", "source": {"synthetic": {
+            "generator": "nb", "kind": "discrete", "rows": 400, "features": 8,
+            "prior": 0.1, "seed": 3}}}],
+        "sizes": SIZES, "splits": SPLITS, "seed": 0, "models": models,
+    }
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    out = tmp_path / name
+    settings = DataSettings(cache_dir=tmp_path / "cache", download=False)
+    runner.run_experiment(load_config(path, out=out, data=settings, jobs=1))
+    return out
+
+
+def _uniform_train_sets(unit: runner.Unit, y: np.ndarray) -> np.ndarray:
+    """Training sets drawn uniformly, ignoring the one-example-per-class rule."""
+    draw, _ = runner.split_seeds(unit.seed, unit.task.name, unit.m,
+                                 range(unit.start, unit.stop))
+    return np.stack([np.sort(np.random.default_rng(ss).choice(y.size, unit.m, replace=False))
+                     for ss in draw])
+
+
+def _score_one_class_sets(real):
+    """score_splits that also accepts one-class training sets: the model can only predict
+    the class it saw, so its error is the share of the other class among the test rows."""
+
+    def score(spec, data, train_idx, seeds):
+        y = np.asarray(data.y)
+        n1 = y[train_idx].sum(axis=1)  # (S,)
+        one = (n1 == 0) | (n1 == train_idx.shape[1])
+        out = {"error": np.empty(len(train_idx)), "separable": np.zeros(len(train_idx), bool),
+               "n_iter": np.zeros(len(train_idx), np.int64),
+               "converged": np.ones(len(train_idx), bool)}
+        if (~one).any():
+            kept = [s for s, o in zip(seeds, one, strict=True) if not o]
+            good = real(spec, data, train_idx[~one], kept)
+            for key in out:
+                out[key][~one] = good[key]
+        seen = y[train_idx[one, 0]]  # (k,) the only class of each one-class set
+        other_in_test = np.where(seen == 1, (y == 0).sum(), (y == 1).sum())
+        out["error"][one] = other_in_test / (y.size - train_idx.shape[1])
+        return out
+
+    return score
+
+
+@pytest.fixture(scope="module")
+def honest(tmp_path_factory) -> Path:
+    """The honest run of the small real task."""
+    return _run(tmp_path_factory.mktemp("honest"), "honest", {"nb": {}, "lr": {}})
+
+
+@pytest.mark.parametrize("broken, model", [
+    ({"nb": {"smoothing": 50}, "lr": {}}, "nb"),
+    ({"nb": {}, "lr": {"C": 0.01}}, "lr"),
+])
+def test_real_runs_with_broken_models_fail(honest, tmp_path, broken, model):
+    """NB with Laplace smoothing l = 50, or LR with a strong penalty (C = 0.01), bends the
+    curves of a real run: the guard names the task, the broken model and its sizes."""
+    report = guard.compare(honest, _run(tmp_path, "broken", broken))
+    assert not report.ok
+    points = [c for c in report.violations if c.kind == "point"]
+    assert points and {c.model for c in points} == {model}
+    assert all(c.task == "toy" for c in report.violations)
+    assert any(msg.startswith(f"toy: {model} at m = ") for msg in report.messages())
+
+
+def test_real_run_with_splits_ignoring_the_class_rule_fails(honest, tmp_path, monkeypatch):
+    """Training sets drawn without the one-example-per-class rule change the small-m end
+    of a real run's curves: the guard reports both models at the smallest sizes."""
+    monkeypatch.setattr(runner, "train_sets", _uniform_train_sets)
+    monkeypatch.setattr(runner.models, "score_splits",
+                        _score_one_class_sets(runner.models.score_splits))
+    report = guard.compare(honest, _run(tmp_path, "uniform", {"nb": {}, "lr": {}}))
+    points = [c for c in report.violations if c.kind == "point"]
+    assert {c.model for c in points} == {"nb", "lr"}
+    assert min(c.m for c in points) == 2
+    assert any(msg.startswith("toy: nb at m = 2:") for msg in report.messages())
+
+
+def test_real_rerun_of_the_honest_settings_passes(honest, tmp_path):
+    """The same settings with another seed differ only by noise: no alarm."""
+    config = yaml.safe_load((honest.parent / "honest.yaml").read_text("utf-8"))
+    config["seed"] = 1
+    path = tmp_path / "again.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    settings = DataSettings(cache_dir=tmp_path / "cache", download=False)
+    runner.run_experiment(load_config(path, out=tmp_path / "again", data=settings, jobs=1))
+    report = guard.compare(honest, tmp_path / "again")
+    assert report.ok, report.table()
