@@ -111,7 +111,7 @@ def test_a_shifted_curve_fails_naming_task_model_and_m(reference):
     message = points[0].message()
     assert message.startswith(f"ahead: lr at m = {int(points[0].m)}:")
     assert "beyond the allowed" in message
-    rows = {tuple(line.split()[:4]): line.split()[-1] for line in report.table().splitlines()}
+    rows = {tuple(w[:4]): w[-1] for w in map(str.split, report.table().splitlines()) if w}
     assert rows[("ahead", "point", "lr", str(int(points[0].m)))] == "FAIL"
 
 
