@@ -6,7 +6,7 @@ The test set of a split is every row of the dataset except its training rows, so
     test mistakes = mistakes on all N rows - mistakes on the split's own m training rows,
 
 and the mistakes on all rows of all models come from one ``(U, D+1) @ (D+1, n)`` product over
-the U distinct rows (chunked over models to bound memory).
+the U distinct rows (made in cache-sized tiles).
 
 Ties. A score of 0 predicts neither class and counts as half an error. "0" means zero up to
 rounding: a score with ``|score| <= tau = 1e-10 * ||theta||_1`` is a tie, any other counts by
@@ -25,14 +25,30 @@ from nbvslr.models.design import Design
 #: Scores within TIE_RTOL * ||theta||_1 of zero count as ties (half an error).
 TIE_RTOL = 1e-10
 
-#: Bytes of scores held at once.
-SCORE_BYTES = 200e6
+#: Entries of one tile of scores (rows x models), and the most models in a tile.
+TILE = 1 << 17
+MODEL_TILE = 256
 
 
 def _tie_band(theta: np.ndarray) -> np.ndarray:
     """``tau`` per model, shape (n,); positive even for theta = 0 (then every score ties)."""
     # guard: a tiny floor, so that theta = 0 makes every score a tie
     return np.maximum(TIE_RTOL * np.abs(theta).sum(axis=1), 1e-300)
+
+
+def _steps(scores: np.ndarray, inv_tau: np.ndarray) -> np.ndarray:
+    """Predicted sign of each score in place: +1, -1, or 0 for a tie (``|score| <= tau``).
+
+    scores : (..., c) float64, overwritten; inv_tau : (c,) ``1 / tau`` per model.
+    ``trunc(clip(score / tau, -1.5, 1.5))`` is exactly -1, 0 or +1, so the sums below are
+    sums of small integers: exact, whatever the order of summation (bit-identical results
+    whatever the chunking of rows or models).
+    """
+    # guard: theta = 0 has tau = 1e-300; 0 * 1e300 is 0 (a tie), any overflow clips to +-1
+    with np.errstate(over="ignore", invalid="ignore"):
+        np.multiply(scores, inv_tau, out=scores)
+    np.clip(scores, -1.5, 1.5, out=scores)
+    return np.trunc(scores, out=scores)
 
 
 def count_mistakes(
@@ -54,31 +70,38 @@ def count_mistakes(
         Mistakes on all N rows (ties count one half).
     train_rows : ndarray of shape (n,)
         Mistakes on the m training rows (zeros when ``train_idx`` is None).
+
+    The (U, n) matrix of scores is never held at once: it is made in tiles of about
+    ``TILE`` entries (a few MB, so each tile stays in the CPU cache while it is scaled,
+    clipped, truncated and summed; the passes over memory, not the product, are the cost).
     """
     theta = np.asarray(theta, dtype=np.float64)
     n = theta.shape[0]
-    U = design.unique_Z1.shape[0]
+    Zu = design.unique_Z1  # (U, D+1)
+    U = Zu.shape[0]
     N = design.n_rows
-    all_rows = np.empty(n)
+    inv_tau = 1.0 / _tie_band(theta)  # (n,)
+    agree = np.zeros(n)  # (n,) sum over rows of sign * predicted sign
+    cols = min(n, MODEL_TILE) if n else 1
+    rows = max(1, TILE // max(cols, 1))
+    thT = np.ascontiguousarray(theta.T)  # (D+1, n)
+    for lo in range(0, n, cols):
+        hi = min(n, lo + cols)
+        for r0 in range(0, U, rows):
+            r1 = min(U, r0 + rows)
+            tile = Zu[r0:r1] @ thT[:, lo:hi]  # (rows, cols)
+            _steps(tile, inv_tau[lo:hi])
+            agree[lo:hi] += design.unique_weight[r0:r1] @ tile  # (cols,)
+    all_rows = 0.5 * (N - agree)
     train_rows = np.zeros(n)
-    step = max(1, int(SCORE_BYTES // (8 * U)))
-    for lo in range(0, n, step):
-        hi = min(n, lo + step)
-        th = theta[lo:hi]  # (c, D+1)
-        tau = _tie_band(th)  # (c,)
-        scores = design.unique_Z1 @ th.T  # (U, c)
-        tie = np.abs(scores) <= tau  # (U, c)
-        np.sign(scores, out=scores)  # (U, c) predicted sign
-        scores[tie] = 0.0  # (U, c) in {-1, 0, 1}
-        # sum over rows of sign * predicted sign = (#right - #wrong), ties count 0
-        agree = design.unique_weight @ scores  # (c,)
-        all_rows[lo:hi] = 0.5 * (N - agree)
-        if train_idx is not None:
-            idx = np.asarray(train_idx[lo:hi], dtype=np.int64)  # (c, m)
-            u = design.row_to_unique[idx]  # (c, m)
-            picked = scores[u, np.arange(hi - lo)[:, None]]  # (c, m)
-            agree_tr = (design.sign[idx] * picked).sum(axis=1)  # (c,)
-            train_rows[lo:hi] = 0.5 * (idx.shape[1] - agree_tr)
+    if train_idx is not None:
+        idx = np.asarray(train_idx, dtype=np.int64)  # (n, m)
+        for lo in range(0, n, cols):
+            hi = min(n, lo + cols)
+            Ztr = design.Z1[idx[lo:hi]]  # (c, m, D+1)
+            s = np.matmul(Ztr, theta[lo:hi, :, None])[:, :, 0]  # (c, m)
+            _steps(s.T, inv_tau[lo:hi])  # view (m, c): scaled per model
+            train_rows[lo:hi] = 0.5 * (idx.shape[1] - (design.sign[idx[lo:hi]] * s).sum(axis=1))
     return all_rows, train_rows
 
 
