@@ -5,7 +5,7 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 export NBVSLR_DATA_MIRROR ?= $(abspath ../shared/data/uci)
 
-.PHONY: install test lint run figures reference bench bench-quick clean
+.PHONY: install test lint run figures reference guard bench bench-quick clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -30,7 +30,13 @@ figures: $(STAMP)
 	$(BIN)/nbvslr plot results --figure1 -o results/figure1.pdf
 	$(BIN)/nbvslr report results -o results/report.md
 
-reference: figures
+# The committed reference of tests/test_curves.py: every curve at 1000 splits (then commit results/).
+reference: $(STAMP)
+	$(BIN)/nbvslr run configs/figure1.yaml configs/synthetic.yaml --splits 1000 --out results --force --jobs -1
+
+# Rerun every curve with few splits and compare it with the reference; prints what moved.
+guard: $(STAMP)
+	$(BIN)/python -m pytest tests/test_curves.py -m curves -s -q
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench.py

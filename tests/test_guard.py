@@ -213,11 +213,11 @@ def test_one_split_per_size_is_refused(reference):
 
 
 def test_thresholds_follow_the_documented_bonferroni_rule():
-    """The module docstring's numbers: about 700 points at 100 splits give z ~ 4.9."""
-    z = guard.bonferroni_z(0.01 / 3, 700, 100)
-    assert 4.8 < z < 5.0
-    assert 4.5 < guard.bonferroni_z(0.01 / 3, 700) < 4.7
-    assert guard.bonferroni_z(0.01 / 3, 700, 1000) < z
+    """The module docstring's numbers: 714 points at 100 splits give z = 4.85."""
+    z = guard.bonferroni_z(0.01 / 3, 714, 100)
+    assert z == pytest.approx(4.85, abs=0.005)
+    assert guard.bonferroni_z(0.01 / 3, 714) == pytest.approx(4.58, abs=0.005)
+    assert guard.bonferroni_z(0.01 / 3, 714, 1000) < z
     with pytest.raises(ResultsError):
         guard.bonferroni_z(0.01, 10, 1)
 
