@@ -31,9 +31,9 @@ construction.
   the separating ones (``sampler.py``); "l2" -- refit that split with ``C = C_separable``
   (1e4, a tiny penalty); "mle" -- keep iterating to ``max_iter`` and use that iterate.
 * ``tol`` (1e-10), ``max_iter`` (100): Newton stops when ``max_j |grad_j| / m <= tol``.
-* ``mcmc_chains`` (4), ``mcmc_draws`` (2), ``mcmc_burn_in`` (100), ``mcmc_thin`` (50):
-  the hit-and-run sampler; a separable split averages ``chains * draws = 8`` hyperplanes
-  after 200 steps. Why these values: see ``sampler.py``.
+* ``mcmc_chains`` (2), ``mcmc_draws`` (1), ``mcmc_burn_in`` (150), ``mcmc_thin`` (50):
+  the hit-and-run sampler; a separable split averages ``chains * draws = 2`` hyperplanes,
+  each after 200 steps. Why these values: see ``sampler.py``.
 
 Outputs per split: ``error`` (test error on every row outside the training set, a tie --
 score 0 -- counting one half), ``separable`` (the Newton certificate; always False for NB,

@@ -38,9 +38,9 @@ FAMILIES: dict[str, dict[str, Any]] = {
         "max_iter": 100,
         # hit-and-run: chains per split, draws kept per chain, steps before the first kept
         # draw, steps between kept draws. A split averages chains * draws hyperplanes.
-        "mcmc_chains": 4,
-        "mcmc_draws": 2,
-        "mcmc_burn_in": 100,
+        "mcmc_chains": 2,
+        "mcmc_draws": 1,
+        "mcmc_burn_in": 150,
         "mcmc_thin": 50,
     },
 }
