@@ -205,13 +205,16 @@ def load_config(path: str | Path, **settings: Any) -> Config:
     ``settings`` are the command line's: ``splits``, ``seed`` (override the file when not
     None), ``data``, ``out``, ``jobs``, ``backend``, ``force``.
     """
-    return parse_config(read_yaml(path), source=str(path), **settings)
+    return parse_config(
+        read_yaml(path), source=str(path), base_dir=Path(path).parent, **settings
+    )
 
 
 def parse_config(
     raw: Any,
     *,
     source: str = "<config>",
+    base_dir: str | Path | None = None,
     splits: int | None = None,
     seed: int | None = None,
     data: DataSettings | None = None,
@@ -220,7 +223,11 @@ def parse_config(
     backend: str = "loky",
     force: bool = False,
 ) -> Config:
-    """Validate a parsed config (a mapping) and the command line's settings."""
+    """Validate a parsed config (a mapping) and the command line's settings.
+
+    ``base_dir`` is the folder of the config file: a relative ``source: {csv: path}`` is read
+    from there (as a user expects of a path written in a file), not from the current folder.
+    """
     where = _Where(source)
     if raw is None:
         raise where.error("file", "empty config", "", "give at least tasks: [...]")
@@ -233,7 +240,7 @@ def parse_config(
     if "tasks" not in raw:
         raise where.error("tasks", "missing", None, "list built-in task names or inline tasks")
 
-    tasks = _tasks(where, raw["tasks"])
+    tasks = _tasks(where, raw["tasks"], Path(base_dir) if base_dir is not None else None)
     sizes = _sizes(where, raw.get("sizes", "paper"))
     grids = tuple(_grid_of(where, t, sizes) for t in tasks)
     models = _models(where, raw.get("models", DEFAULT_MODELS))
@@ -299,7 +306,7 @@ def _check_name(where: _Where, key: str, name: Any, what: str) -> str:
     return name
 
 
-def _tasks(where: _Where, raw: Any) -> tuple[TaskSpec, ...]:
+def _tasks(where: _Where, raw: Any, base_dir: Path | None) -> tuple[TaskSpec, ...]:
     if isinstance(raw, str):
         raw = [raw]
     if not isinstance(raw, list) or not raw:
@@ -311,7 +318,7 @@ def _tasks(where: _Where, raw: Any) -> tuple[TaskSpec, ...]:
     seen: set[str] = set()
     for i, item in enumerate(raw):
         key = f"tasks[{i}]"
-        spec = _task(where, key, item)
+        spec = _task(where, key, item, base_dir)
         if spec.name in seen:
             raise where.error(key, "task listed twice", spec.name, "list each task once")
         seen.add(spec.name)
@@ -323,7 +330,7 @@ def _tasks(where: _Where, raw: Any) -> tuple[TaskSpec, ...]:
     return tuple(specs)
 
 
-def _task(where: _Where, key: str, item: Any) -> TaskSpec:
+def _task(where: _Where, key: str, item: Any, base_dir: Path | None = None) -> TaskSpec:
     if isinstance(item, str):
         item = {"name": item}
     if not isinstance(item, Mapping):
@@ -357,6 +364,11 @@ def _task(where: _Where, key: str, item: Any) -> TaskSpec:
         if value is not None and not isinstance(value, Mapping):
             raise where.error(f"{key}.{sub}", "must be a mapping", value, "write {key: value}")
         mappings[sub] = copy.deepcopy(dict(value)) if value is not None else None
+    src = mappings["source"]
+    if base_dir is not None and src is not None and isinstance(src.get("csv"), str):
+        csv_path = Path(src["csv"]).expanduser()
+        if not csv_path.is_absolute():
+            src["csv"] = str(base_dir / csv_path)
     return TaskSpec(
         name=name,
         source=mappings["source"],

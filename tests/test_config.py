@@ -108,3 +108,17 @@ def test_shipped_configs_are_valid(path):
             from nbvslr.data import get_recipe
 
             assert grid == tuple(sorted(get_recipe(spec.name).sizes))
+
+
+def test_relative_csv_path_is_read_from_the_config_folder(tmp_path, monkeypatch):
+    """source: {csv: file.csv} in a config file means next to that file, whatever the cwd."""
+    folder = tmp_path / "exp"
+    folder.mkdir()
+    (folder / "toy.csv").write_text("a,label\n0.1,0\n0.2,1\n0.3,0\n0.9,1\n")
+    (folder / "toy.yaml").write_text(
+        "tasks:\n  - name: toy\n    source: {csv: toy.csv}\n"
+        "    target: {column: label, positive: [1]}\nsizes: [2]\nsplits: 1\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    cfg = load_config(folder / "toy.yaml")
+    assert Path(cfg.tasks[0].source["csv"]) == folder / "toy.csv"

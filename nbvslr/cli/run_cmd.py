@@ -33,7 +33,7 @@ Examples:
                    "the paper uses 1000).")
 @click.option("--seed", type=click.IntRange(min=0), default=None, metavar="N",
               help="Base seed of every random draw (overrides the config's seed, default 0).")
-@click.option("--jobs", "-j", type=int, default=1, show_default=True, metavar="N",
+@click.option("--jobs", "-j", type=int, default=-1, show_default=True, metavar="N",
               help="Parallel workers; -1 uses every core. Results do not depend on it.")
 @click.option("--backend", default="loky", show_default=True, metavar="NAME",
               help="joblib backend: loky, threading, multiprocessing, sequential or dask "
