@@ -45,11 +45,13 @@ TASKS = [name for config in CONFIGS for name in _task_names(config)]
 
 
 @pytest.fixture(scope="session")
-def report(mirror: Path, tmp_path_factory: pytest.TempPathFactory) -> guard.Report:
+def report(request: pytest.FixtureRequest,
+           tmp_path_factory: pytest.TempPathFactory) -> guard.Report:
     """The rerun of every task, compared with the committed reference."""
     if not any((REFERENCE / task / "summary.csv").is_file() for task in TASKS):
         pytest.skip(f"no committed reference in {REFERENCE}: run `make reference` and commit "
                     f"results/")
+    mirror = request.getfixturevalue("mirror")  # fails, naming NBVSLR_DATA_MIRROR, if absent
     out = tmp_path_factory.mktemp("curves")
     data = DataSettings(cache_dir=out / "cache", mirror=mirror, download=False)
     for config in CONFIGS:
