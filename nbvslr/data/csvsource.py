@@ -314,6 +314,12 @@ def _continuous(
             )
         X[:, j] = values
     low, high = X.min(axis=0), X.max(axis=0)  # (d,)
+    with np.errstate(over="ignore"):
+        wide = not np.isfinite(high - low).all()
+    if wide:
+        # Finite values can span more than the largest float (1e308 and -1e308): halve
+        # every value (exact for normal floats), so the span and the scaled values are finite.
+        X, low, high = X / 2, low / 2, high / 2
     span = high - low
     constant = [c for c, s in zip(features, span, strict=True) if s == 0]
     # A constant column has span 0: divide by 1 instead, so it becomes all zeros.
