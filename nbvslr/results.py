@@ -16,7 +16,11 @@ Layout, for each task, in ``<out>/<task>/``:
   sizes; the final files are always rebuilt from the checkpoints, so a resumed run ends with
   the same bytes as an uninterrupted one.
 
-Every file is written to a temporary file in the same folder, then ``os.replace``-d.
+Every file is written to a temporary file in the same folder, a dot-file ending in ``.tmp``,
+then ``os.replace``-d. A run killed mid-write may leave such a file behind; the next run of
+the task removes them (``remove_temp_files``). The task's files are rendered first and
+written last, one after the other, so a run killed while writing them leaves at worst a
+few of them new and the others from the previous finished run.
 """
 
 from __future__ import annotations
@@ -41,6 +45,17 @@ SPLIT_COLUMNS = (
 FLOAT_FORMAT = "%.10g"
 CHECKPOINTS = ".checkpoints"
 _CHECKPOINT = re.compile(r"m=(\d+)\.csv\.gz")
+_TEMP = re.compile(r"\..+\.tmp")
+
+
+def _file_mode() -> int:
+    # mkstemp creates files readable by their owner only; results are ordinary files.
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+_MODE = _file_mode()
 
 
 # --------------------------------------------------------------------------- low level
@@ -55,10 +70,22 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, _MODE)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def remove_temp_files(folder: Path) -> list[Path]:
+    """Delete the temporary files (``.<name>.<random>.tmp``) a killed run left in ``folder``."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    stale = [p for p in folder.iterdir() if _TEMP.fullmatch(p.name) and p.is_file()]
+    for path in stale:
+        path.unlink(missing_ok=True)
+    return stale
 
 
 def csv_bytes(df: pd.DataFrame) -> bytes:
@@ -66,9 +93,14 @@ def csv_bytes(df: pd.DataFrame) -> bytes:
     return df.to_csv(index=False, lineterminator="\n").encode("utf-8")
 
 
+def csv_gz_bytes(df: pd.DataFrame) -> bytes:
+    """A table as gzipped CSV with a fixed header (mtime 0, no name): same rows, same bytes."""
+    return gzip.compress(csv_bytes(df), compresslevel=6, mtime=0)
+
+
 def write_csv_gz(path: Path, df: pd.DataFrame) -> None:
-    """Gzip a table with a fixed header (mtime 0, no name): same rows, same bytes."""
-    atomic_write_bytes(path, gzip.compress(csv_bytes(df), compresslevel=6, mtime=0))
+    """Write ``csv_gz_bytes(df)`` atomically."""
+    atomic_write_bytes(path, csv_gz_bytes(df))
 
 
 def read_splits(path: Path) -> pd.DataFrame:
@@ -80,9 +112,13 @@ def read_splits(path: Path) -> pd.DataFrame:
     return df
 
 
-def write_json(path: Path, obj: Any) -> None:
+def json_bytes(obj: Any) -> bytes:
     text = json.dumps(obj, indent=2, sort_keys=False, default=_json_default) + "\n"
-    atomic_write_bytes(path, text.encode("utf-8"))
+    return text.encode("utf-8")
+
+
+def write_json(path: Path, obj: Any) -> None:
+    atomic_write_bytes(path, json_bytes(obj))
 
 
 def _json_default(obj: Any) -> Any:
@@ -126,7 +162,10 @@ class Checkpoints:
         return self.folder / f"m={m}.csv.gz"
 
     def prepare(self, *, force: bool = False) -> None:
-        """Drop checkpoints made for another fingerprint (or all of them, with ``force``)."""
+        """Drop checkpoints made for another fingerprint (or all of them, with ``force``),
+        and the temporary files a killed run left in the task's folder."""
+        remove_temp_files(self.folder.parent)
+        remove_temp_files(self.folder)
         stamp = self.folder / "fingerprint.json"
         current = None
         if stamp.is_file():
@@ -173,35 +212,32 @@ def write_task_outputs(
     *,
     plot: bool = True,
 ) -> dict[str, Path]:
-    """Write splits, summary, paired, run.json and curve.png; return their paths."""
+    """Write splits, summary, paired, curve.png and run.json; return their paths.
+
+    Every file is rendered before the first is written, and run.json is written last.
+    """
     from nbvslr import stats
 
     folder = Path(folder)
-    paths = {
-        "splits": folder / "splits.csv.gz",
-        "summary": folder / "summary.csv",
-        "run": folder / "run.json",
-    }
     splits = sort_splits(splits)
-    write_csv_gz(paths["splits"], splits)
     summary = stats.summarize(splits)
-    atomic_write_bytes(
-        paths["summary"],
-        summary.to_csv(index=False, float_format=FLOAT_FORMAT, lineterminator="\n").encode(),
-    )
-    paired = None
-    if pair is not None:
-        paths["paired"] = folder / "paired.csv"
-        paired = stats.paired_summary(splits, *pair)
-        atomic_write_bytes(
-            paths["paired"],
-            paired.to_csv(index=False, float_format=FLOAT_FORMAT, lineterminator="\n").encode(),
-        )
-    write_json(paths["run"], run_info)
+    paired = stats.paired_summary(splits, *pair) if pair is not None else None
+    files: dict[str, tuple[Path, bytes]] = {
+        "splits": (folder / "splits.csv.gz", csv_gz_bytes(splits)),
+        "summary": (folder / "summary.csv", _table_bytes(summary)),
+    }
+    if paired is not None:
+        files["paired"] = (folder / "paired.csv", _table_bytes(paired))
     if plot:
-        paths["curve"] = folder / "curve.png"
-        atomic_write_bytes(paths["curve"], _curve_png(summary, run_info, paired))
-    return paths
+        files["curve"] = (folder / "curve.png", _curve_png(summary, run_info, paired))
+    files["run"] = (folder / "run.json", json_bytes(run_info))
+    for path, data in files.values():
+        atomic_write_bytes(path, data)
+    return {key: path for key, (path, _) in files.items()}
+
+
+def _table_bytes(df: pd.DataFrame) -> bytes:
+    return df.to_csv(index=False, float_format=FLOAT_FORMAT, lineterminator="\n").encode()
 
 
 def _curve_png(summary: pd.DataFrame, run_info: Mapping[str, Any], paired) -> bytes:

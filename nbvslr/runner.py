@@ -22,11 +22,14 @@ import hashlib
 import json
 import os
 import platform
+import signal
 import sys
 import threading
 import time
+import warnings
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -374,6 +377,25 @@ def _dask_client(n_workers: int):
         return Client(cluster)
 
 
+@contextmanager
+def _workers_ignore_sigint(backend: str) -> Iterator[None]:
+    """Start worker processes with SIGINT ignored (they inherit it), then restore it here.
+
+    A terminal's Ctrl-C reaches every process of the group: the run stops in this process,
+    which then ends the workers, and a worker still importing prints no traceback of its own.
+    """
+    if backend not in ("loky", "multiprocessing") or (
+        threading.current_thread() is not threading.main_thread()
+    ):
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def run_experiment(config: Config, progress: Progress | None = None) -> dict[str, pd.DataFrame]:
     """Run every task of ``config``; return ``{task: splits table}``, files written.
 
@@ -391,16 +413,25 @@ def run_experiment(config: Config, progress: Progress | None = None) -> dict[str
     client = _dask_client(_n_workers(config.jobs)) if config.backend == "dask" else None
     progress.start(len(units))
     try:
-        with threadpool_limits(limits=BLAS_THREADS), parallel_config(backend=config.backend):
+        with threadpool_limits(limits=BLAS_THREADS), parallel_config(backend=config.backend), \
+                warnings.catch_warnings():
+            # An interrupted run cancels its queued units on purpose: joblib need not warn.
+            warnings.filterwarnings("ignore", message=r".*tasks? which were still being")
             parallel = Parallel(n_jobs=config.jobs, return_as="generator_unordered",
                                 batch_size=1)
-            for result in parallel(delayed(run_unit)(u) for u in units):
-                task = by_name[result.task]
-                _collect(task, result, config)
-                label = f"{result.task} " + ("all rows" if result.m == FULL else f"m={result.m}")
-                progress.advance(label)
-                if task.remaining == 0:
-                    out[task.spec.name] = _finish(config, task, started)
+            with _workers_ignore_sigint(config.backend):  # workers start at the first unit
+                stream = parallel(delayed(run_unit)(u) for u in units)
+            try:
+                for result in stream:
+                    task = by_name[result.task]
+                    _collect(task, result, config)
+                    label = f"{result.task} " + (
+                        "all rows" if result.m == FULL else f"m={result.m}")
+                    progress.advance(label)
+                    if task.remaining == 0:
+                        out[task.spec.name] = _finish(config, task, started)
+            finally:
+                stream.close()
     finally:
         progress.finish()
         if client is not None:

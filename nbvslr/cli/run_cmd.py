@@ -13,6 +13,9 @@ from nbvslr.progress import progress_for
 from nbvslr.results import task_dir
 from nbvslr.runner import run_experiment
 
+INTERRUPTED = 130
+"""Exit code of a run stopped by Ctrl-C (SIGINT), as a shell reports it."""
+
 
 @click.command(
     "run",
@@ -70,8 +73,16 @@ def run(configs, splits, seed, jobs, backend, out, force, quiet, mirror, cache, 
     data = DataSettings(cache_dir=cache, mirror=mirror, download=not offline, timeout=timeout)
     settings = dict(splits=splits, seed=seed, data=data, out=out, jobs=jobs,
                     backend=backend, force=force)
-    loaded = [load_config(path, **settings) for path in configs]
-    for config in loaded:
-        done = run_experiment(config, progress=progress_for(sys.stderr, quiet=quiet))
-        for name in done:
-            click.echo(f"{config.source}: {name}: results in {task_dir(config.out, name)}")
+    try:
+        loaded = [load_config(path, **settings) for path in configs]
+        for config in loaded:
+            done = run_experiment(config, progress=progress_for(sys.stderr, quiet=quiet))
+            for name in done:
+                click.echo(f"{config.source}: {name}: results in {task_dir(config.out, name)}")
+    except KeyboardInterrupt:
+        click.echo(
+            f"interrupted: the finished sizes are kept in {out}/<task>/.checkpoints; "
+            "rerun the same command to resume",
+            err=True,
+        )
+        sys.exit(INTERRUPTED)
