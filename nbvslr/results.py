@@ -105,7 +105,13 @@ def write_csv_gz(path: Path, df: pd.DataFrame) -> None:
 
 def read_splits(path: Path) -> pd.DataFrame:
     """Read a ``splits.csv.gz`` or a checkpoint, floats parsed exactly."""
-    df = pd.read_csv(path)  # pandas >= 3 parses floats exactly (round trip) by default
+    try:
+        df = pd.read_csv(path)  # pandas >= 3 parses floats exactly (round trip) by default
+    except (OSError, EOFError, ValueError) as exc:  # truncated gzip, bad CSV (ParserError)
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ResultsError(
+            f"{path}: unreadable ({reason}); delete it or rerun with --force"
+        ) from None
     missing = [c for c in SPLIT_COLUMNS if c not in df.columns]
     if missing:
         raise ResultsError(f"{path}: missing columns {', '.join(missing)}; rerun with --force")

@@ -136,6 +136,14 @@ def obtain(dataset: str, file: DataFile, settings: DataSettings) -> tuple[Path, 
     stale = target.is_file()
     if stale and sha256_of(target) == file.sha256:
         return target, "cache"
+    if settings.mirror is not None and target.resolve().is_relative_to(
+        Path(settings.mirror).resolve()
+    ):
+        raise DataError(
+            f"the cache {settings.cache_dir} is inside the mirror {settings.mirror}, which is "
+            f"never written to, and {file.name} is missing or fails its sha256 there; "
+            "choose another cache folder (--cache)"
+        )
 
     found = mirror_path(dataset, file, settings)
     if found is not None:
