@@ -77,6 +77,9 @@ class Config:
         Parallel workers (joblib's ``n_jobs``: ``-1`` = every core).
     backend : str
         A joblib backend name (``loky``, ``threading``, ``multiprocessing``, ``dask``...).
+    scheduler : str or None
+        Address of a dask scheduler (``tcp://host:8786``) for ``backend == "dask"``;
+        None starts a local cluster (or uses the current dask client).
     force : bool
         Recompute sizes that have a checkpoint.
     """
@@ -94,6 +97,7 @@ class Config:
     out: Path = Path("results")
     jobs: int = 1
     backend: str = "loky"
+    scheduler: str | None = None
     force: bool = False
 
     def grid(self, task: str) -> tuple[int, ...]:
@@ -203,7 +207,7 @@ def load_config(path: str | Path, **settings: Any) -> Config:
     """Read, validate and freeze one config file.
 
     ``settings`` are the command line's: ``splits``, ``seed`` (override the file when not
-    None), ``data``, ``out``, ``jobs``, ``backend``, ``force``.
+    None), ``data``, ``out``, ``jobs``, ``backend``, ``scheduler``, ``force``.
     """
     return parse_config(
         read_yaml(path), source=str(path), base_dir=Path(path).parent, **settings
@@ -221,6 +225,7 @@ def parse_config(
     out: str | Path = "results",
     jobs: int = 1,
     backend: str = "loky",
+    scheduler: str | None = None,
     force: bool = False,
 ) -> Config:
     """Validate a parsed config (a mapping) and the command line's settings.
@@ -260,6 +265,13 @@ def parse_config(
     if jobs == 0:
         raise cli.error("--jobs", "must not be 0", 0, "give 1, 2, ... or -1 for every core")
     backend = check_backend(backend)
+    if scheduler is not None and backend != "dask":
+        raise cli.error(
+            "--scheduler", f"a dask scheduler needs --backend dask, not {backend}", scheduler,
+            "add --backend dask, or drop --scheduler",
+        )
+    if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
+        raise cli.error("--scheduler", "empty address", scheduler, "give tcp://HOST:PORT")
     return Config(
         source=source,
         tasks=tasks,
@@ -274,6 +286,7 @@ def parse_config(
         out=Path(out),
         jobs=jobs,
         backend=backend,
+        scheduler=scheduler.strip() if scheduler is not None else None,
         force=bool(force),
     )
 

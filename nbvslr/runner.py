@@ -30,7 +30,7 @@ import warnings
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -224,7 +224,7 @@ def _prepare(config: Config) -> list[_Task]:
     tasks = []
     for spec, grid in zip(config.tasks, config.grids, strict=True):
         folder = results.task_dir(config.out, spec.name)
-        data = dataset_for(spec, config.data)
+        data = dataset_for(*portable(spec, config.data))
         _check_sizes(config, spec, grid, data)
         checkpoints = results.Checkpoints(folder, fingerprint(config, spec, grid, data))
         tasks.append(_Task(spec, grid, data, folder, checkpoints, {}, defaultdict(list)))
@@ -239,7 +239,8 @@ def _units(config: Config, tasks: list[_Task]) -> Iterator[Unit]:
         task.skipped = tuple(m for m in task.grid if m in done)
         task.seconds = {}
         nested_min = min(task.grid) if config.nested else None
-        common = dict(task=task.spec, data=config.data, models=config.models, seed=config.seed)
+        spec, settings = portable(task.spec, config.data)
+        common = dict(task=spec, data=settings, models=config.models, seed=config.seed)
         yield Unit(**common, m=FULL, parent_pid=pid)
         task.remaining += 1
         for m in task.grid:
@@ -359,8 +360,37 @@ def _n_workers(jobs: int) -> int:
     return jobs if jobs > 0 else max(1, cores + 1 + jobs)
 
 
-def _dask_client(n_workers: int):
-    """The current dask client, or a local one this run starts (and closes)."""
+DASK_CONNECT_SECONDS = 5
+"""How long ``--scheduler`` waits to reach the scheduler."""
+DASK_WORKERS_SECONDS = 10
+"""How long a run waits for the scheduler's first worker."""
+
+
+def portable(spec: TaskSpec, settings: DataSettings) -> tuple[TaskSpec, DataSettings]:
+    """The task and data settings with absolute paths (a CSV, the cache, the mirror).
+
+    Relative paths are read from the calling process's folder, so a worker started in
+    any other folder (a ``dask worker`` on a shared file system) finds the same files.
+    """
+    source = spec.source
+    if source is not None and isinstance(source.get("csv"), str):
+        source = {**source, "csv": str(Path(source["csv"]).expanduser().absolute())}
+        spec = replace(spec, source=source)
+    mirror = settings.mirror
+    settings = replace(
+        settings,
+        cache_dir=Path(settings.cache_dir).expanduser().absolute(),
+        mirror=Path(mirror).expanduser().absolute() if mirror is not None else None,
+    )
+    return spec, settings
+
+
+def _dask_client(config: Config, n_workers: int) -> tuple[Any, bool]:
+    """The dask client of this run, and whether the run owns it (and closes it).
+
+    ``config.scheduler`` set: a client of that scheduler. Else the current dask client if
+    there is one, else a local cluster of ``n_workers`` processes, one thread each.
+    """
     try:
         from distributed import Client, LocalCluster, get_client
     except ImportError:
@@ -368,13 +398,53 @@ def _dask_client(n_workers: int):
             "command line: --backend: dask needs the distributed package (dask); "
             "pip install 'nbvslr[dask]' or choose another backend"
         ) from None
+    if config.scheduler is not None:
+        _probe_scheduler(config.scheduler)
+        client = Client(config.scheduler, timeout=DASK_CONNECT_SECONDS, set_as_default=False)
+        try:
+            client.wait_for_workers(1, timeout=DASK_WORKERS_SECONDS)
+        except TimeoutError:
+            client.close()
+            raise ConfigError(
+                f"command line: --scheduler: the dask scheduler has no worker after "
+                f"{DASK_WORKERS_SECONDS} s ({config.scheduler}); start workers with "
+                f"dask worker {config.scheduler}"
+            ) from None
+        return client, True
     try:
-        get_client()
-        return None
+        return get_client(), False
     except ValueError:
         cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
-        return Client(cluster)
+                               host="127.0.0.1", dashboard_address=None)
+        return Client(cluster, set_as_default=False), True
+
+
+def _probe_scheduler(address: str) -> None:
+    # Reach the scheduler with a bare connection first: a Client that fails to connect
+    # leaves a half-started object behind whose clean-up blocks for seconds.
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def probe() -> None:
+        comm = await connect(address, timeout=DASK_CONNECT_SECONDS)
+        await comm.close()
+
+    try:
+        asyncio.run(probe())
+    except Exception as exc:  # OSError (timeout, refused), ValueError (address)
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ConfigError(
+            f"command line: --scheduler: cannot reach the dask scheduler ({address}): "
+            f"{reason}; start one with `dask scheduler` and pass its tcp://HOST:PORT"
+        ) from None
+
+
+def _close_dask(client: Any) -> None:
+    cluster = client.cluster  # a LocalCluster this run started, or None (a --scheduler)
+    client.close()
+    if cluster is not None:
+        cluster.close()
 
 
 @contextmanager
@@ -410,10 +480,15 @@ def run_experiment(config: Config, progress: Progress | None = None) -> dict[str
     units = list(_units(config, tasks))
     out: dict[str, pd.DataFrame] = {}
 
-    client = _dask_client(_n_workers(config.jobs)) if config.backend == "dask" else None
+    client, owned = (
+        _dask_client(config, _n_workers(config.jobs)) if config.backend == "dask"
+        else (None, False)
+    )
+    backend_args = {"client": client} if client is not None else {}
     progress.start(len(units))
     try:
-        with threadpool_limits(limits=BLAS_THREADS), parallel_config(backend=config.backend), \
+        with threadpool_limits(limits=BLAS_THREADS), \
+                parallel_config(backend=config.backend, **backend_args), \
                 warnings.catch_warnings():
             # An interrupted run cancels its queued units on purpose: joblib need not warn.
             warnings.filterwarnings("ignore", message=r".*tasks? which were still being")
@@ -434,8 +509,6 @@ def run_experiment(config: Config, progress: Progress | None = None) -> dict[str
                 stream.close()
     finally:
         progress.finish()
-        if client is not None:
-            cluster = client.cluster
-            client.close()
-            cluster.close()
+        if owned:
+            _close_dask(client)
     return {t.spec.name: out[t.spec.name] for t in tasks}

@@ -25,6 +25,7 @@ Examples:
   nbvslr run configs/synthetic.yaml            # no data needed
   nbvslr run configs/pima.yaml --jobs 2
   nbvslr run configs/figure1.yaml --splits 100 --out results/quick
+  nbvslr run configs/pima.yaml --backend dask --scheduler tcp://10.0.0.5:8786
 """,
 )
 @click.argument(
@@ -40,7 +41,10 @@ Examples:
               help="Parallel workers; -1 uses every core. Results do not depend on it.")
 @click.option("--backend", default="loky", show_default=True, metavar="NAME",
               help="joblib backend: loky, threading, multiprocessing, sequential or dask "
-                   "(starts a local dask cluster unless a client exists).")
+                   "(with --scheduler, or else a local dask cluster of --jobs workers).")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+              help="Dask scheduler to run on (with --backend dask); its workers must see "
+                   "the config's CSV files, the cache and the mirror at the same paths.")
 @click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path),
               default=Path("results"), show_default=True,
               help="Results folder; each task writes to OUT/<task>/.")
@@ -58,7 +62,7 @@ Examples:
               help="Never download: use the cache and the mirror only.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0,
               show_default=True, metavar="SECONDS", help="Download timeout.")
-def run(configs, splits, seed, jobs, backend, out, force, quiet, mirror, cache, offline,
+def run(configs, splits, seed, jobs, backend, scheduler, out, force, quiet, mirror, cache, offline,
         timeout):
     """Run the learning-curve experiments of each CONFIG file, in turn.
 
@@ -72,7 +76,7 @@ def run(configs, splits, seed, jobs, backend, out, force, quiet, mirror, cache, 
     """
     data = DataSettings(cache_dir=cache, mirror=mirror, download=not offline, timeout=timeout)
     settings = dict(splits=splits, seed=seed, data=data, out=out, jobs=jobs,
-                    backend=backend, force=force)
+                    backend=backend, scheduler=scheduler, force=force)
     try:
         loaded = [load_config(path, **settings) for path in configs]
         for config in loaded:
