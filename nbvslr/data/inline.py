@@ -34,8 +34,8 @@ column) and ``positive``, the values counted as class 1 (default: of exactly two
 second in sorted order). ``features`` (csv, uci): ``kind`` (``continuous`` or ``discrete``;
 default: continuous when every column is numeric, discrete when none is), and either
 ``columns`` (the features) or ``drop`` (columns to leave out; default: every other column,
-or for UCI every column with the role Feature). A relative CSV path is taken from the
-working directory. The table rules (missing values, scaling, levels, constant columns) are
+or for UCI every column with the role Feature). A relative CSV path in a config file is
+read from the config's folder. The table rules (missing values, scaling, levels, constant columns) are
 in ``nbvslr.data.csvsource``; the synthetic generators in ``nbvslr.data.synthetic``; the UCI
 cache in ``nbvslr.data.ucisource``.
 """
