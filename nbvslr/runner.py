@@ -414,8 +414,11 @@ def _dask_client(config: Config, n_workers: int) -> tuple[Any, bool]:
     try:
         return get_client(), False
     except ValueError:
+        # No dashboard; the scheduler's small HTTP server (metrics) takes any free port, so
+        # another cluster holding the usual 8787 is no problem.
         cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                               host="127.0.0.1", dashboard_address=None)
+                               host="127.0.0.1", dashboard_address=None,
+                               scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
         return Client(cluster, set_as_default=False), True
 
 
