@@ -42,6 +42,9 @@ DEFAULT_MODELS: Mapping[str, Mapping[str, Any]] = {"nb": {}, "lr": {}}
 DEFAULT_SPLITS = 1000
 DEFAULT_BLOCK = 250
 MIN_SIZE = 2  # one example of each class
+MAX_SPLITS = 1_000_000  # the paper uses 1000; more would only fill memory with work units
+MAX_SIZES = 10_000  # sizes in one grid
+MAX_VALUES = 100_000  # values in a config once YAML aliases are expanded
 
 # Task and model names become folder names and CSV values: keep them plain.
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -187,7 +190,7 @@ def read_yaml(path: str | Path) -> Any:
             "save the file as UTF-8",
         ) from None
     try:
-        return yaml.safe_load(text)
+        raw = yaml.safe_load(text)
     except yaml.constructor.ConstructorError as exc:
         line = exc.problem_mark.line + 1 if exc.problem_mark else "?"
         tag = str(exc.problem).split("'")[1] if "'" in str(exc.problem) else exc.problem
@@ -201,6 +204,52 @@ def read_yaml(path: str | Path) -> Any:
         key = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "file"
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise where.error(key, "malformed YAML", problem, "fix the YAML syntax") from None
+    except RecursionError:
+        raise where.error(
+            "file", "nested too deeply", "YAML", "a config is a few levels of plain data"
+        ) from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise where.error("file", "unreadable value", str(exc), "fix the value") from None
+    _check_size(where, raw)
+    return raw
+
+
+def _check_size(where: _Where, raw: Any) -> None:
+    """Refuse a config that refers to itself or expands (through YAML aliases) to more than
+    ``MAX_VALUES`` values: messages print values, and neither could be printed."""
+    sizes: dict[int, int] = {}
+    open_: set[int] = set()
+
+    def size(obj: Any) -> int:
+        if not isinstance(obj, dict | list):
+            return 1
+        key = id(obj)
+        if key in open_:
+            raise where.error(
+                "file", "a YAML alias refers to the value that holds it", "*alias",
+                "remove the alias",
+            )
+        if key not in sizes:
+            open_.add(key)
+            items = [*obj.keys(), *obj.values()] if isinstance(obj, dict) else obj
+            total = 1
+            for item in items:
+                total += size(item)
+                if total > MAX_VALUES:
+                    raise where.error(
+                        "file", f"more than {MAX_VALUES} values once YAML aliases are expanded",
+                        "*alias", "write the config out plainly",
+                    )
+            open_.discard(key)
+            sizes[key] = total
+        return sizes[key]
+
+    try:
+        size(raw)
+    except RecursionError:
+        raise where.error(
+            "file", "nested too deeply", "YAML", "a config is a few levels of plain data"
+        ) from None
 
 
 def load_config(path: str | Path, **settings: Any) -> Config:
@@ -250,6 +299,8 @@ def parse_config(
     grids = tuple(_grid_of(where, t, sizes) for t in tasks)
     models = _models(where, raw.get("models", DEFAULT_MODELS))
     n_splits = where.integer("splits", raw.get("splits", DEFAULT_SPLITS), 1, ">= 1")
+    if n_splits > MAX_SPLITS:
+        raise where.error("splits", f"more than {MAX_SPLITS}", n_splits, "give fewer splits")
     base_seed = where.integer("seed", raw.get("seed", 0), 0, ">= 0")
     block = where.integer("block", raw.get("block", DEFAULT_BLOCK), 1, ">= 1")
     nested = raw.get("nested", False)
@@ -259,6 +310,8 @@ def parse_config(
     cli = _Where("command line")
     if splits is not None:
         n_splits = cli.integer("--splits", splits, 1, ">= 1")
+        if n_splits > MAX_SPLITS:
+            raise cli.error("--splits", f"more than {MAX_SPLITS}", n_splits, "give fewer splits")
     if seed is not None:
         base_seed = cli.integer("--seed", seed, 0, ">= 0")
     jobs = cli.integer("--jobs", jobs, -10**6, "other than 0")
@@ -404,7 +457,13 @@ def _sizes(where: _Where, raw: Any) -> tuple[int, ...] | str:
         start = where.integer("sizes.start", raw["start"], MIN_SIZE, f">= {MIN_SIZE}")
         stop = where.integer("sizes.stop", raw["stop"], start, f">= start ({start})")
         step = where.integer("sizes.step", raw.get("step", 1), 1, ">= 1")
-        return tuple(range(start, stop + 1, step))
+        grid = range(start, stop + 1, step)
+        if len(grid) > MAX_SIZES:
+            raise where.error(
+                "sizes", f"{len(grid)} sizes, more than {MAX_SIZES}", f"{start}..{stop}",
+                "use a larger step or a smaller stop",
+            )
+        return tuple(grid)
     if isinstance(raw, int) and not isinstance(raw, bool):
         raw = [raw]
     if not isinstance(raw, list) or not raw:

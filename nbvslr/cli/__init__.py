@@ -21,8 +21,20 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except NbvslrError as exc:
-            click.echo(f"error: {exc}", err=True)
+            click.echo(f"error: {one_line(str(exc))}", err=True)
             ctx.exit(exc.exit_code)
+
+
+def one_line(text: str) -> str:
+    """``text`` with line breaks and other unprintable characters escaped (``\\r``).
+
+    A message quotes what the user wrote (a key, a cell); whatever that holds, the message
+    stays on one line and can be printed in any encoding.
+    """
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode("ascii")
+        for c in text
+    )
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

@@ -60,6 +60,8 @@ DEFAULTS: Mapping[str, Any] = {
 }
 NOISE_DEFAULT = {"continuous": 0.5, "discrete": 0.2}
 MC_ROWS = 50_000
+MAX_ROWS, MAX_FEATURES, MAX_CELLS = 10_000_000, 10_000, 100_000_000  # memory
+MAX_LEVELS = 1000
 STREAM_PARAMS, STREAM_ROWS, STREAM_MC = 0, 1, 2
 
 
@@ -132,7 +134,16 @@ def parse_params(raw: Any, key: str = "source.synthetic") -> SyntheticParams:
     kind = choice("kind", KINDS)
     rows = integer("rows", 3)
     features = integer("features", 1)
-    separation = real("separation", lambda v: v > 0, "> 0")
+    for name, top in (("rows", MAX_ROWS), ("features", MAX_FEATURES)):
+        if value[name] > top:
+            raise _error(f"{key}.{name}", f"more than {top}", value[name], f"give at most {top}")
+    if rows * features > MAX_CELLS:
+        raise _error(
+            f"{key}.rows", f"rows x features is more than {MAX_CELLS}", rows * features,
+            "ask for fewer rows or features",
+        )
+    # Beyond 100 the Bayes error Phi(-separation / 2) is below 1e-300: nothing left to see.
+    separation = real("separation", lambda v: 0 < v <= 100, "in (0, 100]")
     prior = real("prior", lambda v: 0 < v < 1, "strictly between 0 and 1")
     seed = integer("seed", 0)
     for name, applies, what in (
@@ -144,7 +155,7 @@ def parse_params(raw: Any, key: str = "source.synthetic") -> SyntheticParams:
             raise _error(
                 f"{key}.{name}", f"only used with {what}", raw[name], f"remove {name}:"
             )
-    levels = integer("levels", 2)
+    levels = integer("levels", 2, MAX_LEVELS, f"between 2 and {MAX_LEVELS}")
     factors = integer("factors", 1, features, f"between 1 and features ({features})")
     if value["noise"] is None:
         noise = NOISE_DEFAULT[kind]

@@ -145,7 +145,7 @@ def resolve_options(name: str, family: str, options: Mapping[str, Any]) -> dict[
         check, valid = rules[key]
         try:
             resolved[key] = check(value)
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, OverflowError):
             raise ConfigError(
                 f"model '{name}': option '{key}' = {value!r} is invalid; it must be {valid}"
             ) from None
