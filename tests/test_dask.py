@@ -7,6 +7,7 @@ every process started here is stopped by the fixtures' teardown.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -69,6 +70,24 @@ def _worker(address: str, name: str, cwd: Path) -> subprocess.Popen:
     )
 
 
+def _scheduler(home: Path) -> tuple[subprocess.Popen, str]:
+    """Start a scheduler on a free port of 127.0.0.1; return it and its address."""
+    file = home / "scheduler.json"
+    proc = _spawn(
+        ["distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
+         "--no-dashboard", "--dashboard-address", "127.0.0.1:0", "--scheduler-file", str(file)],
+        home, home / "scheduler.log",
+    )
+    deadline = time.monotonic() + START_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            return proc, json.loads(file.read_text())["address"]
+        except (OSError, ValueError, KeyError):  # not written yet, or half written
+            time.sleep(0.1)
+    _stop([proc])
+    raise RuntimeError(f"the dask scheduler did not start in {START_SECONDS} s")
+
+
 def _wait_for(client, names: set[str]) -> dict[str, str]:
     """Block until the workers ``names`` are connected; return name -> address."""
     deadline = time.monotonic() + START_SECONDS
@@ -85,21 +104,11 @@ def _wait_for(client, names: set[str]) -> dict[str, str]:
 def cluster(tmp_path_factory):
     """A scheduler and two single-thread workers on 127.0.0.1, run from another folder."""
     home = tmp_path_factory.mktemp("dask-elsewhere")
-    file = home / "scheduler.json"
-    procs = [_spawn(
-        ["distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
-         "--no-dashboard", "--dashboard-address", "127.0.0.1:0",
-         "--scheduler-file", str(file)],
-        home, home / "scheduler.log",
-    )]
+    scheduler, address = _scheduler(home)
+    procs = [scheduler]
     client = None
     try:
-        deadline = time.monotonic() + START_SECONDS
-        while not file.exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        client = distributed.Client(scheduler_file=str(file), timeout=START_SECONDS,
-                                    set_as_default=False)
-        address = client.scheduler.address
+        client = distributed.Client(address, timeout=START_SECONDS, set_as_default=False)
         procs += [_worker(address, f"w{i}", home) for i in (1, 2)]
         _wait_for(client, {"w1", "w2"})
         yield {"address": address, "client": client, "home": home, "procs": procs}
@@ -244,6 +253,22 @@ def test_unreachable_scheduler_is_a_one_line_error(monkeypatch, tmp_path):
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and address in lines[0] and "dask scheduler" in lines[0]
+
+
+def test_scheduler_without_workers_is_a_one_line_error(tmp_path, monkeypatch):
+    """A reachable scheduler with no worker: exit 2 telling how to start one."""
+    monkeypatch.setattr(runner, "DASK_WORKERS_SECONDS", 0.5)
+    proc, address = _scheduler(tmp_path)
+    try:
+        monkeypatch.chdir(tmp_path)
+        _write_config(tmp_path)
+        result = CliRunner().invoke(cli, ["run", "toy.yaml", "-q", "--backend", "dask",
+                                          "--scheduler", address])
+    finally:
+        _stop([proc])
+    assert result.exit_code == 2
+    assert result.output.count("\n") == 1
+    assert f"dask worker {address}" in result.output
 
 
 def test_malformed_scheduler_address_is_a_one_line_error(tmp_path, monkeypatch):
