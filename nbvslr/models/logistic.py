@@ -20,6 +20,9 @@ The fitting loop (``fit_newton``) stops a split when ``max_j |grad_j| / m <= tol
 or (with ``stop_when_separable``) at the first iterate whose training margins are all > 0:
 a certificate that the training set is linearly separable, so that the unpenalised likelihood
 has no maximum. Finished splits leave the active set.
+
+Splits are fitted in blocks of about ``BLOCK_BYTES`` of training rows: every operation acts
+on each split separately, so a split's fit does not depend on the block it shares.
 """
 
 from __future__ import annotations
@@ -35,6 +38,11 @@ ARMIJO = 1e-4
 MAX_HALVINGS = 40
 #: Largest change of any margin in one Newton step (a guard, see ``fit_newton``).
 MAX_MARGIN_STEP = 1e4
+#: ``fit_newton`` works on blocks of splits whose (m, D+1) stacks total about this many bytes
+#: (at least ``MIN_BLOCK`` splits): small stacks stay in cache and reuse freed memory, which
+#: measured 1.5-4x faster than one large block (fresh large temporaries page-fault).
+BLOCK_BYTES = 2e6
+MIN_BLOCK = 8
 
 
 # ----------------------------------------------------------------------------- pure functions
@@ -176,12 +184,48 @@ def fit_newton(
     DataError
         A training set holds one class only.
     """
-    Z1 = np.ascontiguousarray(Z1, dtype=np.float64)
+    Z1 = np.asarray(Z1, dtype=np.float64)
     sign = np.asarray(sign, dtype=np.float64)
     check_both_classes(sign > 0)
     S, m, P = Z1.shape
+    th0 = np.zeros((S, P)) if theta0 is None else np.asarray(theta0, dtype=np.float64)
+    step = max(MIN_BLOCK, int(BLOCK_BYTES // (8.0 * m * P)))
+    parts = [
+        _fit_block(
+            Z1[lo : lo + step],
+            sign[lo : lo + step],
+            th0[lo : lo + step],
+            C,
+            tol,
+            max_iter,
+            stop_when_separable,
+        )
+        for lo in range(0, S, step)
+    ]
+    if not parts:
+        parts = [_fit_block(Z1, sign, th0, C, tol, max_iter, stop_when_separable)]
+    return NewtonResult(
+        *(
+            np.concatenate([getattr(r, f) for r in parts])
+            for f in ("theta", "n_iter", "converged", "separable")
+        )
+    )
+
+
+def _fit_block(
+    Z1: np.ndarray,
+    sign: np.ndarray,
+    theta0: np.ndarray,
+    C: float | None,
+    tol: float,
+    max_iter: int,
+    stop_when_separable: bool,
+) -> NewtonResult:
+    """``fit_newton`` on one block of splits (arguments as there, theta0 given)."""
+    Z1 = np.ascontiguousarray(Z1)
+    S, m, P = Z1.shape
     pen = _penalty_diag(P, C)  # (P,)
-    theta_out = np.zeros((S, P)) if theta0 is None else np.array(theta0, dtype=np.float64)
+    theta_out = np.array(theta0, dtype=np.float64)
     n_iter = np.zeros(S, dtype=np.int64)
     converged = np.zeros(S, dtype=bool)
     separable = np.zeros(S, dtype=bool)
