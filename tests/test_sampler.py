@@ -76,3 +76,68 @@ def test_start_must_separate():
     Z1, sign, theta0 = _separable_stack(S=2, m=4, d=5)
     with pytest.raises(ValueError, match="separate"):
         sample_separating(Z1, sign, -theta0, _seeds(2))
+
+
+def test_reduced_chain_is_uniform_on_a_half_ball():
+    """One constraint in 3-D (m = 1 < P = 3, the reduced chain with a 2-D null space): the
+    draws are uniform on the half-ball, so the cosine with the constraint's normal, the
+    cubed radius and the angle around the normal are uniform (KS tests)."""
+    n = 400
+    row = np.array([1.0, 2.0, 1.0])
+    Z1 = np.tile(row, (n, 1, 1))  # (n, 1, 3)
+    sign = np.ones((n, 1))
+    theta0 = np.tile(row, (n, 1))
+    draws = sample_separating(Z1, sign, theta0, _seeds(n, 11), chains=1, draws=1, burn_in=30,
+                              thin=1)[:, 0]  # (n, 3)
+    normal = row / np.linalg.norm(row)
+    radius = np.linalg.norm(draws, axis=1)
+    cosine = draws @ normal / radius
+    assert (cosine > 0).all()
+    assert stats.kstest(cosine, stats.uniform(0, 1).cdf).pvalue > 0.01
+    assert stats.kstest(radius**3, stats.uniform(0, 1).cdf).pvalue > 0.01
+    e1 = np.cross(normal, [0.0, 0.0, 1.0])
+    e1 /= np.linalg.norm(e1)
+    e2 = np.cross(normal, e1)
+    angle = np.arctan2(draws @ e2, draws @ e1)
+    assert stats.kstest(angle, stats.uniform(-np.pi, 2 * np.pi).cdf).pvalue > 0.01
+
+
+def test_reduced_and_full_chains_agree_on_test_error():
+    """On separable sets with m < P, the reduced chain and the full P-dimensional chain give
+    the same mean test error within Monte Carlo error (same splits, independent draws)."""
+    rng = np.random.default_rng(4)
+    S, m, d = 300, 12, 30
+    w_true = rng.standard_normal(d)
+
+    def rows(shape):
+        X = rng.standard_normal((*shape, d))
+        y = np.where(X @ w_true + 0.8 * rng.standard_normal(shape) > 0, 1.0, -1.0)
+        return np.concatenate([X, np.ones((*shape, 1))], axis=-1), y
+
+    Z1, sign = rows((S, m))
+    sign[:, 0], sign[:, 1] = 1.0, -1.0  # both classes in every split
+    res = fit_newton(Z1, sign, stop_when_separable=True)
+    assert res.separable.all()
+    Zt, yt = rows((2000,))
+    kw = dict(chains=2, draws=1, burn_in=150, thin=50)
+
+    def test_error(reduce, base):
+        draws = sample_separating(Z1, sign, res.theta, _seeds(S, base), reduce=reduce, **kw)
+        return (np.sign(draws @ Zt.T) != yt).mean(axis=(1, 2))  # (S,)
+
+    diff = test_error(True, 1) - test_error(False, 2)  # paired by split
+    assert abs(diff.mean()) < 4 * diff.std() / np.sqrt(S)
+    assert diff.std() > 0  # the two chains did draw differently
+
+
+def test_blocks_do_not_change_the_draws(monkeypatch):
+    """Sampling in blocks of 3 splits gives the same draws as one block of all 10."""
+    import nbvslr.models.sampler as sampler
+
+    Z1, sign, theta0 = _separable_stack(S=10, m=5, d=7, seed=8)
+    kw = dict(chains=2, draws=1, burn_in=20, thin=5)
+    whole = sample_separating(Z1, sign, theta0, _seeds(10, 2), **kw)
+    monkeypatch.setattr(sampler, "BLOCK_BYTES", 1.0)
+    monkeypatch.setattr(sampler, "MIN_BLOCK", 3)
+    blocks = sample_separating(Z1, sign, theta0, _seeds(10, 2), **kw)
+    np.testing.assert_array_equal(blocks, whole)
