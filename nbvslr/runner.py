@@ -416,9 +416,10 @@ def _dask_client(config: Config, n_workers: int) -> tuple[Any, bool]:
     except ValueError:
         # No dashboard; the scheduler's small HTTP server (metrics) takes any free port, so
         # another cluster holding the usual 8787 is no problem.
-        cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                               host="127.0.0.1", dashboard_address=None,
-                               scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+        with _workers_ignore_sigint("dask"):
+            cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                                   host="127.0.0.1", dashboard_address=None,
+                                   scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
         return Client(cluster, set_as_default=False), True
 
 
@@ -457,7 +458,7 @@ def _workers_ignore_sigint(backend: str) -> Iterator[None]:
     A terminal's Ctrl-C reaches every process of the group: the run stops in this process,
     which then ends the workers, and a worker still importing prints no traceback of its own.
     """
-    if backend not in ("loky", "multiprocessing") or (
+    if backend not in ("loky", "multiprocessing", "dask") or (
         threading.current_thread() is not threading.main_thread()
     ):
         yield
