@@ -205,10 +205,27 @@ def data_digest(data: Dataset) -> str:
     return h.hexdigest()
 
 
+def code_digest() -> str:
+    """sha256 of the source of the modules that decide a result (data, splits, models).
+
+    In the checkpoint fingerprint: a rerun after the code changed recomputes every size
+    rather than mixing results of two versions of the code.
+    """
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    files = [root / "splits.py", *sorted((root / "models").glob("*.py")),
+             *sorted((root / "data").glob("*.py"))]
+    for path in files:
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
 def fingerprint(config: Config, spec: TaskSpec, grid: tuple[int, ...], data: Dataset) -> str:
     """What a checkpoint of this task depends on (not jobs, backend, block or other sizes)."""
     blob = {
         "version": __version__,
+        "code": code_digest(),
         "task": _plain(spec.__dict__),
         "data": data_digest(data),
         "splits": config.splits,

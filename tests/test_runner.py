@@ -173,3 +173,15 @@ def test_cli_run_and_bad_config(csv_task, tmp_path):
     assert result.exit_code == 2
     lines = [ln for ln in result.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: ")
+
+
+def test_checkpoints_of_other_code_are_not_reused(csv_task, tmp_path, monkeypatch):
+    """A checkpoint made by different model code is recomputed, never mixed in."""
+    from nbvslr import runner
+
+    out = tmp_path / "results"
+    run_experiment(_config(csv_task, out))
+    monkeypatch.setattr(runner, "code_digest", lambda: "other code")
+    run_experiment(_config(csv_task, out))
+    info = json.loads((out / "toy" / "run.json").read_text())
+    assert info["timings"]["resumed_sizes"] == []

@@ -349,8 +349,8 @@ def read_csv(path: Path, *, sep: str = ",", header: bool = True) -> pd.DataFrame
     origin = str(path)
     if not path.is_file():
         raise DataError(
-            f"{origin}: source.csv: file not found; check the path (relative paths start "
-            "from the working directory)"
+            f"{origin}: source.csv: file not found; check the path (a relative path in a "
+            "config file is read from the config's folder)"
         )
     try:
         table = pd.read_csv(

@@ -156,7 +156,10 @@ def parse_params(raw: Any, key: str = "source.synthetic") -> SyntheticParams:
                 f"{key}.{name}", f"only used with {what}", raw[name], f"remove {name}:"
             )
     levels = integer("levels", 2, MAX_LEVELS, f"between 2 and {MAX_LEVELS}")
-    factors = integer("factors", 1, features, f"between 1 and features ({features})")
+    if generator == "dependent":
+        factors = integer("factors", 1, features, f"between 1 and features ({features})")
+    else:
+        factors = 0  # not used by generator: nb
     if value["noise"] is None:
         noise = NOISE_DEFAULT[kind]
     elif kind == "continuous":
