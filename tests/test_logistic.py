@@ -123,3 +123,31 @@ def test_fit_does_not_depend_on_the_block_size(monkeypatch):
     np.testing.assert_array_equal(blocks.n_iter, whole.n_iter)
     np.testing.assert_array_equal(blocks.separable, whole.separable)
     assert whole.separable.any() and not whole.separable.all()
+
+
+def test_row_space_steps_equal_full_steps(monkeypatch):
+    """With 2 m <= D + 1 (unpenalised) the Newton steps solved in the row space of the
+    training rows give the full (D+1)-dimensional fit: same certificates and step counts,
+    same losses, also with repeated rows of both classes (a singular Gram matrix)."""
+    import nbvslr.models.logistic as logistic
+
+    rng = np.random.default_rng(5)
+    S, m, d = 30, 10, 25
+    X = (rng.random((S, m, d)) < 0.3).astype(float)
+    X[:15, 1] = X[:15, 0]  # the first 15 splits repeat a row...
+    sign = np.where(rng.random((S, m)) < 0.5, 1.0, -1.0)
+    sign[:, 0], sign[:, 1] = 1.0, -1.0  # ...with both labels: not separable
+    Z1 = np.concatenate([X, np.ones((S, m, 1))], axis=2)  # (S, m, d + 1)
+    monkeypatch.setattr(logistic, "DUAL", False)
+    full = fit_newton(Z1, sign, stop_when_separable=True)
+    monkeypatch.setattr(logistic, "DUAL", True)
+    rows = fit_newton(Z1, sign, stop_when_separable=True)
+    assert not full.separable[:15].any() and full.separable[15:].all()
+    np.testing.assert_array_equal(rows.separable, full.separable)
+    np.testing.assert_array_equal(rows.n_iter, full.n_iter)
+    np.testing.assert_array_equal(rows.converged, full.converged)
+    # the loss has flat directions (quasi-separated rows): compare losses, thetas loosely
+    np.testing.assert_allclose(
+        logistic_loss(rows.theta, Z1, sign), logistic_loss(full.theta, Z1, sign), rtol=1e-9
+    )
+    np.testing.assert_allclose(rows.theta, full.theta, atol=1e-3)
