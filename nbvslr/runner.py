@@ -442,8 +442,10 @@ def _dask_client(config: Config, n_workers: int) -> tuple[Any, bool]:
 
 def _probe_scheduler(address: str) -> None:
     # Reach the scheduler with a bare connection first: a Client that fails to connect
-    # leaves a half-started object behind whose clean-up blocks for seconds.
+    # leaves a half-started object behind whose clean-up blocks for seconds. The probe has
+    # its own thread and event loop, so a caller inside a running loop (Jupyter) works too.
     import asyncio
+    from concurrent.futures import ThreadPoolExecutor
 
     from distributed.comm import connect
 
@@ -452,7 +454,8 @@ def _probe_scheduler(address: str) -> None:
         await comm.close()
 
     try:
-        asyncio.run(probe())
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(lambda: asyncio.run(probe())).result()
     except Exception as exc:  # OSError (timeout, refused), ValueError (address)
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ConfigError(
