@@ -14,7 +14,7 @@ PANELS  := pima adult-continuous boston optdigits-0v1 optdigits-2v3 ionosphere l
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,dask]'
 	touch $(STAMP)
 
 install: $(STAMP)

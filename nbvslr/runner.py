@@ -337,7 +337,8 @@ def _run_info(config: Config, task: _Task, started: float) -> dict[str, Any]:
         ],
         "asymptotic_error": task.full,
         "majority_error": min(pos, n - pos) / n,
-        "execution": {"jobs": config.jobs, "backend": config.backend, "block": config.block},
+        "execution": {"jobs": config.jobs, "backend": config.backend, "block": config.block,
+                      "scheduler": config.scheduler},
         "timings": {
             "wall_seconds": round(time.perf_counter() - started, 3),
             "fit_seconds_by_m": {str(m): round(s, 3) for m, s in sorted(task.seconds.items())},
