@@ -151,6 +151,8 @@ def sample_separating(
         raise ValueError(f"{len(seeds)} seeds for {S} splits")
     if S == 0:
         return np.empty((S, int(chains) * draws, P))
+    theta0 = np.asarray(theta0, dtype=np.float64)  # (S, P)
+    seeds = list(seeds)
     r = min(m, P) if reduce else P
     step = max(MIN_BLOCK, int(BLOCK_BYTES // (8.0 * r * m)))
     kw = dict(chains=int(chains), draws=draws, burn_in=burn_in, thin=thin, reduce=reduce)
