@@ -70,8 +70,8 @@ START_RADIUS = 0.5
 BLOCK_STEPS = 16
 #: Margins are recomputed from theta every this many steps (no rounding drift).
 REFRESH_STEPS = 64
-#: Splits are sampled in blocks whose constraint stacks total about this many bytes (at
-#: least ``MIN_BLOCK`` splits): a stack that stays in cache makes each step's product faster.
+#: Splits are sampled in blocks whose constraint stacks and products total about this many
+#: bytes (at least ``MIN_BLOCK`` splits): stacks that stay in cache make every step faster.
 BLOCK_BYTES = 8e6
 MIN_BLOCK = 32
 
@@ -154,7 +154,8 @@ def sample_separating(
     theta0 = np.asarray(theta0, dtype=np.float64)  # (S, P)
     seeds = list(seeds)
     r = min(m, P) if reduce else P
-    step = max(MIN_BLOCK, int(BLOCK_BYTES // (8.0 * r * m)))
+    # per split: the (r, m) constraints and a block's (BLOCK_STEPS * chains, m) products
+    step = max(MIN_BLOCK, int(BLOCK_BYTES // (8.0 * m * (r + BLOCK_STEPS * int(chains)))))
     kw = dict(chains=int(chains), draws=draws, burn_in=burn_in, thin=thin, reduce=reduce)
     return np.concatenate(
         [
@@ -223,13 +224,19 @@ def _sample_block(
             rng.random(out=uniforms[s])
         if k == 0:
             normals[:, :, :, r] = 0.0
+        # the block's directions do not depend on the chain's state: one product per split
+        # gives A d for all of its steps (cheaper than a tiny product per step)
+        dirs = normals[:, :, :, :r].astype(np.float64)  # (S, B, C, r)
+        z1s = normals[:, :, :, r].astype(np.float64)  # (S, B, C)
+        ads = np.matmul(dirs.reshape(S, BLOCK_STEPS * C, r), BT)  # (S, B C, m)
+        ads = ads.reshape(S, BLOCK_STEPS, C, m)
+        # the full directions' squared norms
+        dds = (dirs * dirs).sum(axis=3) + z1s * z1s + chi2  # (S, B, C)
         for b in range(min(BLOCK_STEPS, n_steps - start)):
             step = start + b + 1
-            d = normals[:, b, :, :r].astype(np.float64)  # (S, C, r)
-            z1 = normals[:, b, :, r].astype(np.float64)  # (S, C)
-            ad = np.matmul(d, BT)  # (S, C, m)
-            # the full direction's squared norm and inner products with theta
-            dd = (d * d).sum(axis=2) + z1 * z1 + chi2[:, b]  # (S, C)
+            d, z1, ad = dirs[:, b], z1s[:, b], ads[:, b]  # (S, C, r), (S, C), (S, C, m)
+            # the full direction's inner products with theta
+            dd = dds[:, b]  # (S, C)
             td = (a * d).sum(axis=2) + rho * z1  # (S, C)
             tt = (a * a).sum(axis=2) + rho * rho  # (S, C)
             lo, hi = _chord(dd, td, tt, mu, ad)  # (S, C)
