@@ -27,10 +27,11 @@ Nested mode
 With ``nested=True`` each split index draws one random ordering of all rows, and the
 training set of size m is its first m rows, so the sets of one split grow with m. The
 ordering is a lazy Fisher-Yates shuffle (O(m) per split, whatever N is), drawn by rejection
-until its prefix of the grid's smallest size holds both classes; every longer prefix then holds both classes too. The law is thus exact at the
-smallest size and, at larger sizes, that of a uniform m-subset whose first ``min_size`` rows
-(in random order) are of both classes. The forced fallback puts one positive and one
-negative, in random order, at the front.
+until its prefix of the grid's smallest size holds both classes; every longer prefix then
+holds both classes too. The law is thus exact at the smallest size and, at larger sizes,
+that of a uniform m-subset whose first ``min_size`` rows (in random order) are of both
+classes. The forced fallback puts one positive and one negative, in random order, at the
+front.
 """
 
 from __future__ import annotations

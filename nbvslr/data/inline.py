@@ -35,9 +35,9 @@ second in sorted order). ``features`` (csv, uci): ``kind`` (``continuous`` or ``
 default: continuous when every column is numeric, discrete when none is), and either
 ``columns`` (the features) or ``drop`` (columns to leave out; default: every other column,
 or for UCI every column with the role Feature). A relative CSV path in a config file is
-read from the config's folder. The table rules (missing values, scaling, levels, constant columns) are
-in ``nbvslr.data.csvsource``; the synthetic generators in ``nbvslr.data.synthetic``; the UCI
-cache in ``nbvslr.data.ucisource``.
+read from the config's folder. The table rules (missing values, scaling, levels, constant
+columns) are in ``nbvslr.data.csvsource``; the synthetic generators in
+``nbvslr.data.synthetic``; the UCI cache in ``nbvslr.data.ucisource``.
 """
 
 from __future__ import annotations
