@@ -286,8 +286,9 @@ NOTES = """\
   percentile interval ({n_boot} resamples of the splits within each m); `<m` / `>m`: the
   resampled curves often cross before / after the plotted range.
 - LR better from: the smallest m from which LR is significantly better at every larger m.
-- asymptotic: the error of each model trained on all the data (run.json); majority: the
-  error of always predicting the majority class."""
+- asymptotic: the error of each model trained on all the rows and scored on the same rows
+  (run.json), an optimistic estimate of the paper's ε(h, ∞): 0 for LR when the whole dataset
+  is linearly separable; majority: the error of always predicting the majority class."""
 
 
 def report_table(
