@@ -29,10 +29,10 @@ REPO = Path(__file__).resolve().parents[1]
 REFERENCE = Path(os.environ.get("NBVSLR_GUARD_REFERENCE") or REPO / "results")
 """The committed reference; ``NBVSLR_GUARD_REFERENCE`` points the check at another one."""
 CONFIGS = (REPO / "configs" / "figure1.yaml", REPO / "configs" / "synthetic.yaml")
-SPLITS = 100
+SPLITS = 300
 """Splits per size of the rerun. Measured on 2 cores (jobs = 2): Figure 1 + synthetic take
-about a minute at 100 splits; the tolerance is then ~5 combined sems, ~0.05 in error for a
-per-split sd of 0.1 (nbvslr.guard)."""
+18 s at 100 splits and about 45 s at 300; the tolerance is ~5 combined sems, ~0.03 in error
+for a per-split sd of 0.1 at 300 splits (0.05 at 100) (nbvslr.guard)."""
 JOBS = 2
 
 
