@@ -28,12 +28,14 @@ construction.
 * ``separable`` ("sample"): what an unpenalised fit does when Newton certifies that the
   training set is linearly separable (an iterate with every training margin > 0):
   "sample" -- the paper's rule, the test error averaged over hyperplanes drawn uniformly from
-  the separating ones (``sampler.py``); "l2" -- refit that split with ``C = C_separable``
+  the separating ones (``hmc.py``); "l2" -- refit that split with ``C = C_separable``
   (1e4, a tiny penalty); "mle" -- keep iterating to ``max_iter`` and use that iterate.
 * ``tol`` (1e-10), ``max_iter`` (100): Newton stops when ``max_j |grad_j| / m <= tol``.
-* ``mcmc_chains`` (2), ``mcmc_draws`` (1), ``mcmc_burn_in`` (150), ``mcmc_thin`` (50):
-  the hit-and-run sampler; a separable split averages ``chains * draws = 2`` hyperplanes,
-  each after 200 steps. Why these values: see ``sampler.py``.
+* ``mcmc_method`` ("hmc"): the sampler of separating hyperplanes, exact Hamiltonian Monte
+  Carlo (``hmc.py``) or "hit-and-run" (``sampler.py``, slow to mix in narrow cones).
+* ``mcmc_chains``, ``mcmc_draws``, ``mcmc_burn_in``, ``mcmc_thin`` (hmc: 1, 2, 10, 3;
+  hit-and-run: 2, 1, 150, 50): a separable split averages ``chains * draws = 2``
+  hyperplanes. Why these values: see ``hmc.py`` and ``sampler.py``.
 
 Outputs per split: ``error`` (test error on every row outside the training set, a tie --
 score 0 -- counting one half), ``separable`` (the Newton certificate; always False for NB,
@@ -52,6 +54,7 @@ import numpy as np
 from nbvslr.data.dataset import Dataset
 from nbvslr.models.design import Design, get_design
 from nbvslr.models.evaluate import count_mistakes, heldout_errors
+from nbvslr.models.hmc import sample_separating_hmc
 from nbvslr.models.logistic import fit_newton
 from nbvslr.models.naive_bayes import fit_categorical_nb, fit_gaussian_nb
 from nbvslr.models.options import FAMILIES, resolve_options
@@ -120,7 +123,8 @@ def _fit_lr(
     todo = np.flatnonzero(res.separable) if C is None else np.empty(0, dtype=np.int64)
     draws = np.empty((0, 1, theta.shape[1]))
     if todo.size and rule == "sample":
-        draws = sample_separating(
+        sampler = sample_separating_hmc if opts["mcmc_method"] == "hmc" else sample_separating
+        draws = sampler(
             Z1[todo],
             sign[todo],
             res.theta[todo],

@@ -29,20 +29,31 @@ FAMILIES: dict[str, dict[str, Any]] = {
         # None: plain maximum conditional likelihood, as in the paper.
         "C": None,
         # what an unpenalised fit does on a linearly separable training set:
-        # "sample" (uniform separating hyperplanes by hit-and-run, the paper's rule),
+        # "sample" (uniform separating hyperplanes by MCMC, the paper's rule),
         # "l2" (refit with C = C_separable) or "mle" (keep the capped Newton iterate).
         "separable": "sample",
         "C_separable": 1e4,
         # Newton: stop when max_j |d(loss/m)/d theta_j| <= tol, at most max_iter steps.
         "tol": 1e-10,
         "max_iter": 100,
-        # hit-and-run: chains per split, draws kept per chain, steps before the first kept
-        # draw, steps between kept draws. A split averages chains * draws hyperplanes.
-        "mcmc_chains": 2,
-        "mcmc_draws": 1,
-        "mcmc_burn_in": 150,
-        "mcmc_thin": 50,
+        # the sampler of separating hyperplanes: "hmc" (exact Hamiltonian Monte Carlo) or
+        # "hit-and-run"; chains per split, draws kept per chain, iterations before the first
+        # kept draw, iterations between kept draws (None: the method's MCMC_DEFAULTS).
+        # A split averages chains * draws hyperplanes.
+        "mcmc_method": "hmc",
+        "mcmc_chains": None,
+        "mcmc_draws": None,
+        "mcmc_burn_in": None,
+        "mcmc_thin": None,
     },
+}
+
+
+#: Each sampler's defaults of the ``mcmc_*`` counts (nbvslr.models.hmc and
+#: nbvslr.models.sampler say why).
+MCMC_DEFAULTS = {
+    "hmc": {"mcmc_chains": 1, "mcmc_draws": 2, "mcmc_burn_in": 10, "mcmc_thin": 3},
+    "hit-and-run": {"mcmc_chains": 2, "mcmc_draws": 1, "mcmc_burn_in": 150, "mcmc_thin": 50},
 }
 
 
@@ -62,10 +73,12 @@ def _number(lo: float, *, strict: bool, none_ok: bool = False) -> Callable[[Any]
     return check
 
 
-def _integer(lo: int) -> Callable[[Any], int]:
+def _integer(lo: int, *, none_ok: bool = False) -> Callable[[Any], int | None]:
     """A validator for an integer ``>= lo`` (a float with an integral value is accepted)."""
 
-    def check(value: Any) -> int:
+    def check(value: Any) -> int | None:
+        if value is None and none_ok:
+            return None
         if isinstance(value, bool):
             raise ValueError
         if isinstance(value, float) and value.is_integer():
@@ -100,10 +113,11 @@ _RULES: dict[str, dict[str, tuple[Callable[[Any], Any], str]]] = {
         "C_separable": (_number(0.0, strict=True), "a number > 0"),
         "tol": (_number(0.0, strict=True), "a number > 0"),
         "max_iter": (_integer(1), "an integer >= 1"),
-        "mcmc_chains": (_integer(1), "an integer >= 1"),
-        "mcmc_draws": (_integer(1), "an integer >= 1"),
-        "mcmc_burn_in": (_integer(0), "an integer >= 0"),
-        "mcmc_thin": (_integer(1), "an integer >= 1"),
+        "mcmc_chains": (_integer(1, none_ok=True), "an integer >= 1, or null (the default)"),
+        "mcmc_draws": (_integer(1, none_ok=True), "an integer >= 1, or null (the default)"),
+        "mcmc_method": (_choice("hmc", "hit-and-run"), "one of 'hmc', 'hit-and-run'"),
+        "mcmc_burn_in": (_integer(0, none_ok=True), "an integer >= 0, or null (the default)"),
+        "mcmc_thin": (_integer(1, none_ok=True), "an integer >= 1, or null (the default)"),
     },
 }
 
@@ -149,4 +163,8 @@ def resolve_options(name: str, family: str, options: Mapping[str, Any]) -> dict[
             raise ConfigError(
                 f"model '{name}': option '{key}' = {value!r} is invalid; it must be {valid}"
             ) from None
+    if family == "lr":
+        for key, value in MCMC_DEFAULTS[resolved["mcmc_method"]].items():
+            if resolved[key] is None:
+                resolved[key] = value
     return resolved

@@ -1,0 +1,162 @@
+"""Exact HMC sampler of separating hyperplanes: validity, uniformity, narrow cones,
+determinism, and agreement with hit-and-run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from nbvslr.models.hmc import sample_separating_hmc
+from nbvslr.models.logistic import fit_newton
+from nbvslr.models.sampler import sample_separating
+
+
+def _seeds(n: int, base: int = 0) -> list[np.random.SeedSequence]:
+    return [np.random.SeedSequence(base, spawn_key=(s,)) for s in range(n)]
+
+
+def _separable_stack(S: int, m: int, d: int, seed: int = 0):
+    """S separable training sets (m <= d + 1 points in general position), certified."""
+    rng = np.random.default_rng(seed)
+    Z1 = np.concatenate([rng.random((S, m, d)), np.ones((S, m, 1))], axis=2)
+    sign = np.where(np.arange(m) % 2 == 0, 1.0, -1.0) * np.ones((S, 1))
+    res = fit_newton(Z1, sign, stop_when_separable=True)
+    assert res.separable.all()
+    return Z1, sign, res.theta
+
+
+def _cone_by_rejection(F: np.ndarray, n: int, seed: int) -> np.ndarray:
+    """Unit directions uniform on {theta : F theta > 0}, by rejection from the Gaussian."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while sum(len(o) for o in out) < n:
+        g = rng.standard_normal((200_000, F.shape[1]))
+        out.append(g[(g @ F.T > 0).all(axis=1)])
+    g = np.concatenate(out)[:n]
+    return g / np.linalg.norm(g, axis=1, keepdims=True)
+
+
+def test_every_draw_separates_and_is_a_unit_vector():
+    """Every kept hyperplane strictly separates its training set and has norm 1."""
+    Z1, sign, theta0 = _separable_stack(S=20, m=8, d=10)
+    draws = sample_separating_hmc(Z1, sign, theta0, _seeds(20), chains=3, draws=4,
+                                  burn_in=3, thin=2)
+    assert draws.shape == (20, 12, 11)
+    margins = sign[:, None, :] * np.matmul(draws, Z1.transpose(0, 2, 1))  # (S, K, m)
+    assert (margins > 0).all()
+    np.testing.assert_allclose(np.linalg.norm(draws, axis=2), 1.0, rtol=1e-12)
+
+
+def test_two_dimensional_arc_is_uniform():
+    """In 2-D the separating directions form an arc; draws are uniform on it (KS test)."""
+    n = 400
+    Z1 = np.tile(np.array([[2.0, 1.0], [1.0, 1.0]]), (n, 1, 1))  # (n, 2, 2)
+    sign = np.tile([1.0, -1.0], (n, 1))
+    theta0 = np.tile([1.0, -1.5], (n, 1))
+    draws = sample_separating_hmc(Z1, sign, theta0, _seeds(n, 7), chains=1, draws=1,
+                                  burn_in=5, thin=1)[:, 0]  # (n, 2), one chain per split
+    angle = np.arctan2(draws[:, 1], draws[:, 0])
+    lo, hi = np.arctan2(-2.0, 1.0), np.arctan2(-1.0, 1.0)
+    assert ((angle > lo) & (angle < hi)).all()
+    assert stats.kstest(angle, stats.uniform(lo, hi - lo).cdf).pvalue > 0.01
+
+
+def test_reduced_chain_is_uniform_on_a_half_sphere():
+    """One constraint in 3-D (m = 1 < P = 3, the reduced chain with an exact 2-D free part):
+    the cosine with the constraint's normal and the angle around it are uniform."""
+    n = 400
+    row = np.array([1.0, 2.0, 1.0])
+    Z1 = np.tile(row, (n, 1, 1))  # (n, 1, 3)
+    sign = np.ones((n, 1))
+    theta0 = np.tile(row, (n, 1))
+    draws = sample_separating_hmc(Z1, sign, theta0, _seeds(n, 11), chains=1, draws=1,
+                                  burn_in=5, thin=1)[:, 0]  # (n, 3)
+    normal = row / np.linalg.norm(row)
+    cosine = draws @ normal
+    assert (cosine > 0).all()
+    assert stats.kstest(cosine, stats.uniform(0, 1).cdf).pvalue > 0.01
+    e1 = np.cross(normal, [0.0, 0.0, 1.0])
+    e1 /= np.linalg.norm(e1)
+    e2 = np.cross(normal, e1)
+    angle = np.arctan2(draws @ e2, draws @ e1)
+    assert stats.kstest(angle, stats.uniform(-np.pi, 2 * np.pi).cdf).pvalue > 0.01
+
+
+#: A narrow cone: |x1| < 0.05 x2 and |x3| < 0.05 x2 (in 5-D, so m = 4 < P = 5 and the
+#: reduced chain has a free coordinate).
+NARROW = np.array([[1.0, 0.05, 0, 0, 0], [-1.0, 0.05, 0, 0, 0], [0, 0.05, 1.0, 0, 0],
+                   [0, 0.05, -1.0, 0, 0]])
+
+
+@pytest.mark.parametrize("reduce", [True, False])
+def test_narrow_cone_matches_rejection_sampling(reduce):
+    """Chains started at the most marginal of 600 rejection draws (the edge of a narrow cone)
+    match rejection samples of the law after 10 iterations: two-sample KS on every coordinate
+    and on the smallest margin (fixed seeds; p > 0.001 each)."""
+    F, n = NARROW, 600
+    truth = _cone_by_rejection(F, n, seed=1)
+    Z1, sign = np.tile(F, (n, 1, 1)), np.ones((n, len(F)))
+    edge = truth[np.argmin((truth @ F.T).min(axis=1))]
+    theta0 = np.tile(edge, (n, 1))
+    draws = sample_separating_hmc(Z1, sign, theta0, _seeds(n, 3), chains=1, draws=1,
+                                  burn_in=10, thin=1, reduce=reduce)[:, 0]
+    assert ((draws @ F.T) > 0).all()
+    pairs = [(draws[:, i], truth[:, i]) for i in range(F.shape[1])]
+    pairs.append(((draws @ F.T).min(axis=1), (truth @ F.T).min(axis=1)))
+    for mine, ref in pairs:
+        assert stats.ks_2samp(mine, ref).pvalue > 0.001
+
+
+def test_agrees_with_hit_and_run_on_test_error():
+    """On well-conditioned separable sets (m < P), HMC and a long hit-and-run chain give the
+    same mean test error within Monte Carlo error (same splits, independent draws)."""
+    rng = np.random.default_rng(4)
+    S, m, d = 300, 12, 30
+    w_true = rng.standard_normal(d)
+
+    def rows(shape):
+        X = rng.standard_normal((*shape, d))
+        y = np.where(X @ w_true + 0.8 * rng.standard_normal(shape) > 0, 1.0, -1.0)
+        return np.concatenate([X, np.ones((*shape, 1))], axis=-1), y
+
+    Z1, sign = rows((S, m))
+    sign[:, 0], sign[:, 1] = 1.0, -1.0  # both classes in every split
+    res = fit_newton(Z1, sign, stop_when_separable=True)
+    assert res.separable.all()
+    Zt, yt = rows((2000,))
+    hmc = sample_separating_hmc(Z1, sign, res.theta, _seeds(S, 1))
+    hr = sample_separating(Z1, sign, res.theta, _seeds(S, 2), chains=2, draws=1,
+                           burn_in=1000, thin=1)
+
+    def test_error(draws):
+        return (np.sign(draws @ Zt.T) != yt).mean(axis=(1, 2))  # (S,)
+
+    diff = test_error(hmc) - test_error(hr)  # paired by split
+    assert abs(diff.mean()) < 4 * diff.std() / np.sqrt(S)
+    assert diff.std() > 0
+
+
+def test_same_seeds_same_draws_whatever_the_grouping(monkeypatch):
+    """Draws depend only on each split's seed: blocks of 3 splits give the same numbers as
+    one block of all 10, and other seeds give other draws."""
+    import nbvslr.models.hmc as hmc
+
+    Z1, sign, theta0 = _separable_stack(S=10, m=6, d=8, seed=3)
+    kw = dict(chains=2, draws=2, burn_in=3, thin=2)
+    whole = sample_separating_hmc(Z1, sign, theta0, _seeds(10, 5), **kw)
+    again = sample_separating_hmc(Z1, sign, theta0, _seeds(10, 5), **kw)
+    np.testing.assert_array_equal(whole, again)
+    monkeypatch.setattr(hmc, "BLOCK_BYTES", 1.0)
+    monkeypatch.setattr(hmc, "MIN_BLOCK", 3)
+    blocks = sample_separating_hmc(Z1, sign, theta0, _seeds(10, 5), **kw)
+    np.testing.assert_array_equal(blocks, whole)
+    other = sample_separating_hmc(Z1, sign, theta0, _seeds(10, 6), **kw)
+    assert not np.allclose(whole, other)
+
+
+def test_start_must_separate():
+    """A starting theta that does not separate is refused."""
+    Z1, sign, theta0 = _separable_stack(S=2, m=4, d=5)
+    with pytest.raises(ValueError, match="separate"):
+        sample_separating_hmc(Z1, sign, -theta0, _seeds(2))
