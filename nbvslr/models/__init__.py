@@ -33,7 +33,7 @@ construction.
 * ``tol`` (1e-10), ``max_iter`` (100): Newton stops when ``max_j |grad_j| / m <= tol``.
 * ``mcmc_method`` ("hmc"): the sampler of separating hyperplanes, exact Hamiltonian Monte
   Carlo (``hmc.py``) or "hit-and-run" (``sampler.py``, slow to mix in narrow cones).
-* ``mcmc_chains``, ``mcmc_draws``, ``mcmc_burn_in``, ``mcmc_thin`` (hmc: 1, 2, 10, 3;
+* ``mcmc_chains``, ``mcmc_draws``, ``mcmc_burn_in``, ``mcmc_thin`` (hmc: 1, 2, 5, 1;
   hit-and-run: 2, 1, 150, 50): a separable split averages ``chains * draws = 2``
   hyperplanes. Why these values: see ``hmc.py`` and ``sampler.py``.
 

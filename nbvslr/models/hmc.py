@@ -30,18 +30,21 @@ The reduced chain (m < P) is exact and simpler than hit-and-run's: with ``A^T = 
 Gaussian splits into ``a = Q^T theta ~ N(0, I_m)`` truncated to ``R^T a > 0`` and an
 independent untruncated Gaussian on the orthogonal complement of Q, drawn directly.
 
-Defaults (``options.MCMC_DEFAULTS["hmc"]``): 1 chain per split, burn-in 10 iterations, 2
-draws 3 iterations apart -- 13 iterations and 2 hyperplanes per split. Measured (100 splits,
-seed 0, mean test error of the draws against the number of iterations before the draw): on
-sonar at m = 22..82 two iterations already agreed with 100; on seven separable panels
-(promoters, lymphography, voting, ionosphere, optdigits 2v3, boston, adult discrete; m = 12,
-32, 62) 9 iterations agreed with 40 within the standard errors, while one iteration still
-carried the start's bias (the Newton separator is better than a typical one: optdigits 2v3
-at m = 12, 0.163 after 1 iteration against 0.190 after 40).
+Defaults (``options.MCMC_DEFAULTS["hmc"]``): 1 chain per split, burn-in 5 iterations, 2
+draws 1 iteration apart -- 7 iterations and 2 hyperplanes per split. Measured (mean test
+error of the draws against the number of iterations before the draw): on sonar at m = 22..82
+(100 splits) two iterations already agreed with 100; on seven separable panels (promoters,
+lymphography, voting, ionosphere, optdigits 2v3, boston, adult discrete; m = 12, 32, 62; 100
+splits) 9 iterations agreed with 40 within the standard errors; on five (optdigits 0v1 and
+2v3, voting, ionosphere, lymphography; m = 10, 20, 40; 400 splits, paired by split) 4, 6 and 8
+iterations agreed with 30 (every difference within 2.7 standard errors, of both signs). One
+iteration still carries the start's bias (the Newton separator is better than a typical
+one: optdigits 2v3 at m = 12, 0.163 after 1 iteration against 0.190 after 40).
 
 Cost: a chain bounces ~30 (optdigits 2v3, m = 154) to ~200 (lymphography, m = 135) times per
-iteration; at 1000 splits and one BLAS thread the LR fit and score took 0.9 s (optdigits 2v3,
-m = 154) to 2.5 s (lymphography, m = 135; promoters, m = 97: 2.3 s).
+iteration; an event costs ~25 passes over the chain's m margins, which is where the time
+goes. At 1000 splits, one BLAS thread and 13 iterations the LR fit and score took 0.9 s
+(optdigits 2v3, m = 154) to 2.5 s (lymphography, m = 135; promoters, m = 97: 2.3 s).
 
 Randomness: each split has its own ``numpy.random.Generator`` built from its SeedSequence;
 its velocities are drawn for all its iterations at once, so a split's draws do not depend

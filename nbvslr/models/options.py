@@ -52,7 +52,7 @@ FAMILIES: dict[str, dict[str, Any]] = {
 #: Each sampler's defaults of the ``mcmc_*`` counts (nbvslr.models.hmc and
 #: nbvslr.models.sampler say why).
 MCMC_DEFAULTS = {
-    "hmc": {"mcmc_chains": 1, "mcmc_draws": 2, "mcmc_burn_in": 10, "mcmc_thin": 3},
+    "hmc": {"mcmc_chains": 1, "mcmc_draws": 2, "mcmc_burn_in": 5, "mcmc_thin": 1},
     "hit-and-run": {"mcmc_chains": 2, "mcmc_draws": 1, "mcmc_burn_in": 150, "mcmc_thin": 50},
 }
 
