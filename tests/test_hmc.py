@@ -160,3 +160,18 @@ def test_start_must_separate():
     Z1, sign, theta0 = _separable_stack(S=2, m=4, d=5)
     with pytest.raises(ValueError, match="separate"):
         sample_separating_hmc(Z1, sign, -theta0, _seeds(2))
+
+
+def test_capped_chains_end_strictly_inside(monkeypatch):
+    """A chain stopped by the bounce cap ends strictly inside the cone, not on a wall: with a
+    cap of one event, every draw's smallest margin is still clearly positive."""
+    import nbvslr.models.hmc as hmc
+
+    monkeypatch.setattr(hmc, "MAX_EVENTS", 1)
+    F, n = NARROW, 200
+    Z1, sign = np.tile(F, (n, 1, 1)), np.ones((n, len(F)))
+    theta0 = np.tile([0.0, 1.0, 0.0, 0.0, 0.0], (n, 1))
+    draws = sample_separating_hmc(Z1, sign, theta0, _seeds(n, 9), chains=1, draws=2,
+                                  burn_in=2, thin=1)
+    margins = np.matmul(draws, F.T).min(axis=2)  # (n, 2)
+    assert (margins > 1e-9).all()

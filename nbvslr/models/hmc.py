@@ -262,5 +262,13 @@ def _travel(
             x[work] = xa
             work, xa, va, fx, fv, left, sp = (
                 work[hit], xa[hit], va[hit], fx[hit], fv[hit], left[hit], sp[hit])
+    else:
+        # the cap: chains still moving sit on the wall they just left; move them half way
+        # to the next wall, so every returned point is strictly inside the cone
+        key = fv / fx
+        k = key.min(axis=1)
+        t_hit = np.where(k < 0, np.arctan(-1.0 / np.minimum(k, -TINY)), np.inf)
+        dt = np.minimum(0.5 * t_hit, left)[:, None]
+        xa = xa * np.cos(dt) + va * np.sin(dt)
     x[work] = xa
     return x
