@@ -13,8 +13,9 @@ It fits the same models as the core:
   class prior passed per split;
 - LR: ``LogisticRegression(C=inf)`` (no penalty; ``penalty=None`` is deprecated since
   scikit-learn 1.8) on the raw columns, or on one-hot indicators of every level for a
-  discrete task. It has no separable-set rule: on a separable split it reports whatever
-  its solver stopped at.
+  discrete task; with a finite C, on the core's own encoding (a reference level per
+  attribute dropped: a penalised model depends on the parametrisation). It has no
+  separable-set rule: on a separable split it reports whatever its solver stopped at.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from typing import Any
 
 import numpy as np
 from threadpoolctl import threadpool_limits
+
+from nbvslr.models.design import get_design
 
 # --------------------------------------------------------------------------------------
 # The peer: a per-split scikit-learn loop
@@ -123,7 +126,12 @@ class PeerModel:
         self.discrete = data.kind == "discrete"
         self._ConvergenceWarning = ConvergenceWarning
         if family == "lr":
-            self.X = one_hot(data) if self.discrete else np.asarray(data.X, dtype=np.float64)
+            if self.discrete and np.isfinite(settings.lr_C):
+                # penalised: the core's encoding (one reference level per attribute dropped),
+                # since a penalty makes the fitted model depend on the parametrisation
+                self.X = get_design(data, "onehot_ref").Z1[:, :-1]
+            else:
+                self.X = one_hot(data) if self.discrete else np.asarray(data.X, np.float64)
             self._make = lambda: LogisticRegression(
                 C=settings.lr_C, solver=settings.lr_solver, max_iter=settings.lr_max_iter,
                 tol=settings.lr_tol,

@@ -107,6 +107,7 @@ def test_bench_quick_runs_and_writes_json(tmp_path: Path, monkeypatch, capsys) -
     assert code == 0
     printed = capsys.readouterr().out
     assert "SYNTHETIC" in printed and "| pima | 20 | lr |" in printed
+    assert "| lenses | 10 | lr_l2 |" in printed and "lr_l2, 2 (task, m): speed-up" in printed
     report = json.loads(out.read_text())
-    assert report["synthetic"] and len(report["rows"]) == 4
+    assert report["synthetic"] and len(report["rows"]) == 6  # 2 (task, m) x nb, lr, lr_l2
     assert all(r["ours_s_per_1000"] > 0 and r["peer"]["done"] >= 1 for r in report["rows"])
