@@ -6,24 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy import stats
+from separable_sets import noisy_problem, seeds, separable_stack
 
 from nbvslr.models.hmc import sample_separating_hmc
-from nbvslr.models.logistic import fit_newton
 from nbvslr.models.sampler import sample_separating
-
-
-def _seeds(n: int, base: int = 0) -> list[np.random.SeedSequence]:
-    return [np.random.SeedSequence(base, spawn_key=(s,)) for s in range(n)]
-
-
-def _separable_stack(S: int, m: int, d: int, seed: int = 0):
-    """S separable training sets (m <= d + 1 points in general position), certified."""
-    rng = np.random.default_rng(seed)
-    Z1 = np.concatenate([rng.random((S, m, d)), np.ones((S, m, 1))], axis=2)
-    sign = np.where(np.arange(m) % 2 == 0, 1.0, -1.0) * np.ones((S, 1))
-    res = fit_newton(Z1, sign, stop_when_separable=True)
-    assert res.separable.all()
-    return Z1, sign, res.theta
 
 
 def _cone_by_rejection(F: np.ndarray, n: int, seed: int) -> np.ndarray:
@@ -39,8 +25,8 @@ def _cone_by_rejection(F: np.ndarray, n: int, seed: int) -> np.ndarray:
 
 def test_every_draw_separates_and_is_a_unit_vector():
     """Every kept hyperplane strictly separates its training set and has norm 1."""
-    Z1, sign, theta0 = _separable_stack(S=20, m=8, d=10)
-    draws = sample_separating_hmc(Z1, sign, theta0, _seeds(20), chains=3, draws=4,
+    Z1, sign, theta0 = separable_stack(S=20, m=8, d=10)
+    draws = sample_separating_hmc(Z1, sign, theta0, seeds(20), chains=3, draws=4,
                                   burn_in=3, thin=2)
     assert draws.shape == (20, 12, 11)
     margins = sign[:, None, :] * np.matmul(draws, Z1.transpose(0, 2, 1))  # (S, K, m)
@@ -54,7 +40,7 @@ def test_two_dimensional_arc_is_uniform():
     Z1 = np.tile(np.array([[2.0, 1.0], [1.0, 1.0]]), (n, 1, 1))  # (n, 2, 2)
     sign = np.tile([1.0, -1.0], (n, 1))
     theta0 = np.tile([1.0, -1.5], (n, 1))
-    draws = sample_separating_hmc(Z1, sign, theta0, _seeds(n, 7), chains=1, draws=1,
+    draws = sample_separating_hmc(Z1, sign, theta0, seeds(n, 7), chains=1, draws=1,
                                   burn_in=5, thin=1)[:, 0]  # (n, 2), one chain per split
     angle = np.arctan2(draws[:, 1], draws[:, 0])
     lo, hi = np.arctan2(-2.0, 1.0), np.arctan2(-1.0, 1.0)
@@ -70,7 +56,7 @@ def test_reduced_chain_is_uniform_on_a_half_sphere():
     Z1 = np.tile(row, (n, 1, 1))  # (n, 1, 3)
     sign = np.ones((n, 1))
     theta0 = np.tile(row, (n, 1))
-    draws = sample_separating_hmc(Z1, sign, theta0, _seeds(n, 11), chains=1, draws=1,
+    draws = sample_separating_hmc(Z1, sign, theta0, seeds(n, 11), chains=1, draws=1,
                                   burn_in=5, thin=1)[:, 0]  # (n, 3)
     normal = row / np.linalg.norm(row)
     cosine = draws @ normal
@@ -99,7 +85,7 @@ def test_narrow_cone_matches_rejection_sampling(reduce):
     Z1, sign = np.tile(F, (n, 1, 1)), np.ones((n, len(F)))
     edge = truth[np.argmin((truth @ F.T).min(axis=1))]
     theta0 = np.tile(edge, (n, 1))
-    draws = sample_separating_hmc(Z1, sign, theta0, _seeds(n, 3), chains=1, draws=1,
+    draws = sample_separating_hmc(Z1, sign, theta0, seeds(n, 3), chains=1, draws=1,
                                   burn_in=10, thin=1, reduce=reduce)[:, 0]
     assert ((draws @ F.T) > 0).all()
     pairs = [(draws[:, i], truth[:, i]) for i in range(F.shape[1])]
@@ -111,22 +97,10 @@ def test_narrow_cone_matches_rejection_sampling(reduce):
 def test_agrees_with_hit_and_run_on_test_error():
     """On well-conditioned separable sets (m < P), HMC and a long hit-and-run chain give the
     same mean test error within Monte Carlo error (same splits, independent draws)."""
-    rng = np.random.default_rng(4)
-    S, m, d = 300, 12, 30
-    w_true = rng.standard_normal(d)
-
-    def rows(shape):
-        X = rng.standard_normal((*shape, d))
-        y = np.where(X @ w_true + 0.8 * rng.standard_normal(shape) > 0, 1.0, -1.0)
-        return np.concatenate([X, np.ones((*shape, 1))], axis=-1), y
-
-    Z1, sign = rows((S, m))
-    sign[:, 0], sign[:, 1] = 1.0, -1.0  # both classes in every split
-    res = fit_newton(Z1, sign, stop_when_separable=True)
-    assert res.separable.all()
-    Zt, yt = rows((2000,))
-    hmc = sample_separating_hmc(Z1, sign, res.theta, _seeds(S, 1))
-    hr = sample_separating(Z1, sign, res.theta, _seeds(S, 2), chains=2, draws=1,
+    Z1, sign, theta0, Zt, yt = noisy_problem()
+    S = len(Z1)
+    hmc = sample_separating_hmc(Z1, sign, theta0, seeds(S, 1))
+    hr = sample_separating(Z1, sign, theta0, seeds(S, 2), chains=2, draws=1,
                            burn_in=1000, thin=1)
 
     def test_error(draws):
@@ -142,24 +116,24 @@ def test_same_seeds_same_draws_whatever_the_grouping(monkeypatch):
     one block of all 10, and other seeds give other draws."""
     import nbvslr.models.hmc as hmc
 
-    Z1, sign, theta0 = _separable_stack(S=10, m=6, d=8, seed=3)
+    Z1, sign, theta0 = separable_stack(S=10, m=6, d=8, seed=3)
     kw = dict(chains=2, draws=2, burn_in=3, thin=2)
-    whole = sample_separating_hmc(Z1, sign, theta0, _seeds(10, 5), **kw)
-    again = sample_separating_hmc(Z1, sign, theta0, _seeds(10, 5), **kw)
+    whole = sample_separating_hmc(Z1, sign, theta0, seeds(10, 5), **kw)
+    again = sample_separating_hmc(Z1, sign, theta0, seeds(10, 5), **kw)
     np.testing.assert_array_equal(whole, again)
     monkeypatch.setattr(hmc, "BLOCK_BYTES", 1.0)
     monkeypatch.setattr(hmc, "MIN_BLOCK", 3)
-    blocks = sample_separating_hmc(Z1, sign, theta0, _seeds(10, 5), **kw)
+    blocks = sample_separating_hmc(Z1, sign, theta0, seeds(10, 5), **kw)
     np.testing.assert_array_equal(blocks, whole)
-    other = sample_separating_hmc(Z1, sign, theta0, _seeds(10, 6), **kw)
+    other = sample_separating_hmc(Z1, sign, theta0, seeds(10, 6), **kw)
     assert not np.allclose(whole, other)
 
 
 def test_start_must_separate():
     """A starting theta that does not separate is refused."""
-    Z1, sign, theta0 = _separable_stack(S=2, m=4, d=5)
+    Z1, sign, theta0 = separable_stack(S=2, m=4, d=5)
     with pytest.raises(ValueError, match="separate"):
-        sample_separating_hmc(Z1, sign, -theta0, _seeds(2))
+        sample_separating_hmc(Z1, sign, -theta0, seeds(2))
 
 
 def test_capped_chains_end_strictly_inside(monkeypatch):
@@ -171,7 +145,7 @@ def test_capped_chains_end_strictly_inside(monkeypatch):
     F, n = NARROW, 200
     Z1, sign = np.tile(F, (n, 1, 1)), np.ones((n, len(F)))
     theta0 = np.tile([0.0, 1.0, 0.0, 0.0, 0.0], (n, 1))
-    draws = sample_separating_hmc(Z1, sign, theta0, _seeds(n, 9), chains=1, draws=2,
+    draws = sample_separating_hmc(Z1, sign, theta0, seeds(n, 9), chains=1, draws=2,
                                   burn_in=2, thin=1)
     margins = np.matmul(draws, F.T).min(axis=2)  # (n, 2)
     assert (margins > 1e-9).all()

@@ -5,29 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy import stats
+from separable_sets import noisy_problem, seeds, separable_stack
 
-from nbvslr.models.logistic import fit_newton
 from nbvslr.models.sampler import sample_separating
-
-
-def _seeds(n: int, base: int = 0) -> list[np.random.SeedSequence]:
-    return [np.random.SeedSequence(base, spawn_key=(s,)) for s in range(n)]
-
-
-def _separable_stack(S: int, m: int, d: int, seed: int = 0):
-    """S separable training sets (m <= d + 1 points in general position), certified."""
-    rng = np.random.default_rng(seed)
-    Z1 = np.concatenate([rng.random((S, m, d)), np.ones((S, m, 1))], axis=2)
-    sign = np.where(np.arange(m) % 2 == 0, 1.0, -1.0) * np.ones((S, 1))
-    res = fit_newton(Z1, sign, stop_when_separable=True)
-    assert res.separable.all()
-    return Z1, sign, res.theta
 
 
 def test_every_draw_separates_and_lies_in_the_ball():
     """Every kept hyperplane strictly separates its training set and has norm <= 1."""
-    Z1, sign, theta0 = _separable_stack(S=20, m=8, d=10)
-    draws = sample_separating(Z1, sign, theta0, _seeds(20), chains=3, draws=4, burn_in=20,
+    Z1, sign, theta0 = separable_stack(S=20, m=8, d=10)
+    draws = sample_separating(Z1, sign, theta0, seeds(20), chains=3, draws=4, burn_in=20,
                               thin=5)
     assert draws.shape == (20, 12, 11)
     margins = sign[:, None, :] * np.matmul(draws, Z1.transpose(0, 2, 1))  # (S, K, m)
@@ -44,7 +30,7 @@ def test_two_dimensional_arc_is_uniform():
     Z1 = np.tile(np.array([[2.0, 1.0], [1.0, 1.0]]), (n, 1, 1))  # (n, 2, 2)
     sign = np.tile([1.0, -1.0], (n, 1))
     theta0 = np.tile([1.0, -1.5], (n, 1))
-    draws = sample_separating(Z1, sign, theta0, _seeds(n, 7), chains=1, draws=1, burn_in=30,
+    draws = sample_separating(Z1, sign, theta0, seeds(n, 7), chains=1, draws=1, burn_in=30,
                               thin=1)[:, 0]  # (n, 2) independent: one chain per split
     angle = np.arctan2(draws[:, 1], draws[:, 0])
     lo, hi = np.arctan2(-2.0, 1.0), np.arctan2(-1.0, 1.0)
@@ -56,26 +42,26 @@ def test_two_dimensional_arc_is_uniform():
 
 def test_same_seeds_same_draws_whatever_the_grouping():
     """Draws depend only on each split's seed: two blocks give the same numbers as one."""
-    Z1, sign, theta0 = _separable_stack(S=10, m=6, d=8, seed=3)
-    seeds = _seeds(10, 5)
+    Z1, sign, theta0 = separable_stack(S=10, m=6, d=8, seed=3)
+    given = seeds(10, 5)
     kw = dict(chains=2, draws=2, burn_in=21, thin=7)  # steps not a multiple of the block
-    whole = sample_separating(Z1, sign, theta0, seeds, **kw)
-    again = sample_separating(Z1, sign, theta0, _seeds(10, 5), **kw)
+    whole = sample_separating(Z1, sign, theta0, given, **kw)
+    again = sample_separating(Z1, sign, theta0, seeds(10, 5), **kw)
     parts = np.concatenate([
-        sample_separating(Z1[:4], sign[:4], theta0[:4], seeds[:4], **kw),
-        sample_separating(Z1[4:], sign[4:], theta0[4:], seeds[4:], **kw),
+        sample_separating(Z1[:4], sign[:4], theta0[:4], given[:4], **kw),
+        sample_separating(Z1[4:], sign[4:], theta0[4:], given[4:], **kw),
     ])
     np.testing.assert_array_equal(whole, again)
     np.testing.assert_array_equal(whole, parts)
-    other = sample_separating(Z1, sign, theta0, _seeds(10, 6), **kw)
+    other = sample_separating(Z1, sign, theta0, seeds(10, 6), **kw)
     assert not np.array_equal(whole, other)
 
 
 def test_start_must_separate():
     """A starting theta that does not separate is refused."""
-    Z1, sign, theta0 = _separable_stack(S=2, m=4, d=5)
+    Z1, sign, theta0 = separable_stack(S=2, m=4, d=5)
     with pytest.raises(ValueError, match="separate"):
-        sample_separating(Z1, sign, -theta0, _seeds(2))
+        sample_separating(Z1, sign, -theta0, seeds(2))
 
 
 def test_reduced_chain_is_uniform_on_a_half_ball():
@@ -87,7 +73,7 @@ def test_reduced_chain_is_uniform_on_a_half_ball():
     Z1 = np.tile(row, (n, 1, 1))  # (n, 1, 3)
     sign = np.ones((n, 1))
     theta0 = np.tile(row, (n, 1))
-    draws = sample_separating(Z1, sign, theta0, _seeds(n, 11), chains=1, draws=1, burn_in=30,
+    draws = sample_separating(Z1, sign, theta0, seeds(n, 11), chains=1, draws=1, burn_in=30,
                               thin=1)[:, 0]  # (n, 3)
     normal = row / np.linalg.norm(row)
     radius = np.linalg.norm(draws, axis=1)
@@ -105,24 +91,12 @@ def test_reduced_chain_is_uniform_on_a_half_ball():
 def test_reduced_and_full_chains_agree_on_test_error():
     """On separable sets with m < P, the reduced chain and the full P-dimensional chain give
     the same mean test error within Monte Carlo error (same splits, independent draws)."""
-    rng = np.random.default_rng(4)
-    S, m, d = 300, 12, 30
-    w_true = rng.standard_normal(d)
-
-    def rows(shape):
-        X = rng.standard_normal((*shape, d))
-        y = np.where(X @ w_true + 0.8 * rng.standard_normal(shape) > 0, 1.0, -1.0)
-        return np.concatenate([X, np.ones((*shape, 1))], axis=-1), y
-
-    Z1, sign = rows((S, m))
-    sign[:, 0], sign[:, 1] = 1.0, -1.0  # both classes in every split
-    res = fit_newton(Z1, sign, stop_when_separable=True)
-    assert res.separable.all()
-    Zt, yt = rows((2000,))
+    Z1, sign, theta0, Zt, yt = noisy_problem()
+    S = len(Z1)
     kw = dict(chains=2, draws=1, burn_in=150, thin=50)
 
     def test_error(reduce, base):
-        draws = sample_separating(Z1, sign, res.theta, _seeds(S, base), reduce=reduce, **kw)
+        draws = sample_separating(Z1, sign, theta0, seeds(S, base), reduce=reduce, **kw)
         return (np.sign(draws @ Zt.T) != yt).mean(axis=(1, 2))  # (S,)
 
     diff = test_error(True, 1) - test_error(False, 2)  # paired by split
@@ -134,10 +108,10 @@ def test_blocks_do_not_change_the_draws(monkeypatch):
     """Sampling in blocks of 3 splits gives the same draws as one block of all 10."""
     import nbvslr.models.sampler as sampler
 
-    Z1, sign, theta0 = _separable_stack(S=10, m=5, d=7, seed=8)
+    Z1, sign, theta0 = separable_stack(S=10, m=5, d=7, seed=8)
     kw = dict(chains=2, draws=1, burn_in=20, thin=5)
-    whole = sample_separating(Z1, sign, theta0, _seeds(10, 2), **kw)
+    whole = sample_separating(Z1, sign, theta0, seeds(10, 2), **kw)
     monkeypatch.setattr(sampler, "BLOCK_BYTES", 1.0)
     monkeypatch.setattr(sampler, "MIN_BLOCK", 3)
-    blocks = sample_separating(Z1, sign, theta0, _seeds(10, 2), **kw)
+    blocks = sample_separating(Z1, sign, theta0, seeds(10, 2), **kw)
     np.testing.assert_array_equal(blocks, whole)

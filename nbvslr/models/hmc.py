@@ -57,6 +57,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from nbvslr.models.sampler import in_split_blocks
+
 #: Travel time per iteration (a quarter turn of the ellipse: x and v swap roles).
 TRAVEL = np.pi / 2
 #: Splits per block: about this many bytes of constraint stacks and Gram matrices.
@@ -114,24 +116,16 @@ def sample_separating_hmc(
     ValueError
         ``theta0`` does not strictly separate some training set, or the seed count is wrong.
     """
-    Z1 = np.asarray(Z1, dtype=np.float64)
-    sign = np.asarray(sign, dtype=np.float64)
-    S, m, P = Z1.shape
-    if len(seeds) != S:
-        raise ValueError(f"{len(seeds)} seeds for {S} splits")
-    if S == 0:
-        return np.empty((S, int(chains) * draws, P))
-    theta0 = np.asarray(theta0, dtype=np.float64)
-    seeds = list(seeds)
-    r = min(m, P) if reduce else P
-    step = max(MIN_BLOCK, int(BLOCK_BYTES // (8.0 * (m * r + m * m + 4 * chains * (m + r)))))
     kw = dict(chains=int(chains), draws=int(draws), burn_in=int(burn_in), thin=int(thin),
               reduce=reduce)
-    return np.concatenate([
-        _sample_block(Z1[lo : lo + step], sign[lo : lo + step], theta0[lo : lo + step],
-                      seeds[lo : lo + step], **kw)
-        for lo in range(0, S, step)
-    ])
+
+    def split_bytes(m: int, P: int) -> float:
+        # per split: constraints, Gram matrix and the chains' margins and positions
+        r = min(m, P) if reduce else P
+        return 8.0 * (m * r + m * m + 4 * int(chains) * (m + r))
+
+    return in_split_blocks(_sample_block, Z1, sign, theta0, seeds, int(chains) * int(draws),
+                           split_bytes, BLOCK_BYTES, MIN_BLOCK, **kw)
 
 
 def _sample_block(

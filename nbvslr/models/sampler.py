@@ -67,7 +67,7 @@ split do not depend on which other splits share the batch.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -151,31 +151,51 @@ def sample_separating(
     ValueError
         ``theta0`` does not strictly separate some training set, or the seed count is wrong.
     """
+    kw = dict(chains=int(chains), draws=int(draws), burn_in=int(burn_in), thin=int(thin),
+              reduce=reduce)
+
+    def split_bytes(m: int, P: int) -> float:
+        # per split: the (r, m) constraints and a block's (BLOCK_STEPS * chains, m) products
+        r = min(m, P) if reduce else P
+        return 8.0 * m * (r + BLOCK_STEPS * int(chains))
+
+    return in_split_blocks(_sample_block, Z1, sign, theta0, seeds, int(chains) * int(draws),
+                           split_bytes, BLOCK_BYTES, MIN_BLOCK, **kw)
+
+
+def in_split_blocks(
+    sample_block: Callable[..., np.ndarray],
+    Z1: np.ndarray,
+    sign: np.ndarray,
+    theta0: np.ndarray,
+    seeds: Sequence[np.random.SeedSequence],
+    n_kept: int,
+    split_bytes: Callable[[int, int], float],
+    block_bytes: float,
+    min_block: int,
+    **kw: object,
+) -> np.ndarray:
+    """Check a sampler's inputs and run ``sample_block`` on blocks of splits.
+
+    Blocks hold about ``block_bytes`` (``split_bytes(m, P)`` per split, at least
+    ``min_block`` splits); ``sample_block(Z1, sign, theta0, seeds, **kw)`` returns the
+    ``(s, n_kept, P)`` draws of a block. Shared by the HMC and hit-and-run samplers.
+    """
     Z1 = np.asarray(Z1, dtype=np.float64)
     sign = np.asarray(sign, dtype=np.float64)
     S, m, P = Z1.shape
     if len(seeds) != S:
         raise ValueError(f"{len(seeds)} seeds for {S} splits")
     if S == 0:
-        return np.empty((S, int(chains) * draws, P))
+        return np.empty((S, n_kept, P))
     theta0 = np.asarray(theta0, dtype=np.float64)  # (S, P)
     seeds = list(seeds)
-    r = min(m, P) if reduce else P
-    # per split: the (r, m) constraints and a block's (BLOCK_STEPS * chains, m) products
-    step = max(MIN_BLOCK, int(BLOCK_BYTES // (8.0 * m * (r + BLOCK_STEPS * int(chains)))))
-    kw = dict(chains=int(chains), draws=draws, burn_in=burn_in, thin=thin, reduce=reduce)
-    return np.concatenate(
-        [
-            _sample_block(
-                Z1[lo : lo + step],
-                sign[lo : lo + step],
-                theta0[lo : lo + step],
-                seeds[lo : lo + step],
-                **kw,
-            )
-            for lo in range(0, S, step)
-        ]
-    )
+    step = max(min_block, int(block_bytes // split_bytes(m, P)))
+    return np.concatenate([
+        sample_block(Z1[lo : lo + step], sign[lo : lo + step], theta0[lo : lo + step],
+                     seeds[lo : lo + step], **kw)
+        for lo in range(0, S, step)
+    ])
 
 
 def _sample_block(
