@@ -149,3 +149,17 @@ def test_capped_chains_end_strictly_inside(monkeypatch):
                                   burn_in=2, thin=1)
     margins = np.matmul(draws, F.T).min(axis=2)  # (n, 2)
     assert (margins > 1e-9).all()
+
+
+@pytest.mark.parametrize("method", ["hmc", "hit-and-run"])
+def test_function_defaults_are_the_option_defaults(method):
+    """Calling a sampler without counts gives what a config without them gives."""
+    import inspect
+
+    from nbvslr.models.options import MCMC_DEFAULTS, resolve_options
+
+    fn = sample_separating_hmc if method == "hmc" else sample_separating
+    params = inspect.signature(fn).parameters
+    resolved = resolve_options("lr", "lr", {"mcmc_method": method})
+    for key in MCMC_DEFAULTS[method]:
+        assert params[key.removeprefix("mcmc_")].default == resolved[key]

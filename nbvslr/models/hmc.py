@@ -81,10 +81,10 @@ def sample_separating_hmc(
     theta0: np.ndarray,
     seeds: Sequence[np.random.SeedSequence],
     *,
-    chains: int = 2,
-    draws: int = 1,
-    burn_in: int = 20,
-    thin: int = 10,
+    chains: int = 1,
+    draws: int = 2,
+    burn_in: int = 5,
+    thin: int = 1,
     reduce: bool = True,
 ) -> np.ndarray:
     """Draw separating hyperplanes uniformly for S separable training sets.
@@ -101,7 +101,7 @@ def sample_separating_hmc(
         One per split; split s uses only ``default_rng(seeds[s])``.
     chains, draws, burn_in, thin : int
         Chains per split; kept draws per chain; iterations before the first kept draw;
-        iterations between kept draws.
+        iterations between kept draws (defaults: ``options.MCMC_DEFAULTS["hmc"]``).
     reduce : bool
         When ``m < P``, sample the row space of the constraints and draw the rest exactly
         (see the module docstring); False samples all P coordinates (a reference for tests).

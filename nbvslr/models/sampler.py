@@ -116,10 +116,10 @@ def sample_separating(
     theta0: np.ndarray,
     seeds: Sequence[np.random.SeedSequence],
     *,
-    chains: int = 4,
-    draws: int = 2,
-    burn_in: int = 200,
-    thin: int = 100,
+    chains: int = 2,
+    draws: int = 1,
+    burn_in: int = 150,
+    thin: int = 50,
     reduce: bool = True,
 ) -> np.ndarray:
     """Draw separating hyperplanes uniformly for S separable training sets.
@@ -135,7 +135,7 @@ def sample_separating(
     seeds : sequence of S SeedSequence
         One per split; split s uses only ``default_rng(seeds[s])``.
     chains, draws, burn_in, thin : int
-        See the module docstring.
+        See the module docstring (defaults: ``options.MCMC_DEFAULTS["hit-and-run"]``).
     reduce : bool
         When ``m < P``, run the chain in the row space of the constraints plus the scalar
         norm of the rest (exact, see the module docstring); False runs it in all P
