@@ -151,3 +151,29 @@ def test_row_space_steps_equal_full_steps(monkeypatch):
         logistic_loss(rows.theta, Z1, sign), logistic_loss(full.theta, Z1, sign), rtol=1e-9
     )
     np.testing.assert_allclose(rows.theta, full.theta, atol=1e-3)
+
+
+def test_penalised_row_space_steps_equal_full_steps(monkeypatch):
+    """Penalised, with m + 1 well below D + 1: the Newton steps solved in the span of the
+    training rows plus the intercept give the full fit (same optimum, step counts and
+    convergence), also with a repeated row of both labels; and match sklearn at C = 0.5."""
+    import nbvslr.models.logistic as logistic
+
+    rng = np.random.default_rng(6)
+    S, m, d = 20, 12, 40
+    X = (rng.random((S, m, d)) < 0.3).astype(float)
+    X[:5, 1] = X[:5, 0]
+    sign = np.where(rng.random((S, m)) < 0.5, 1.0, -1.0)
+    sign[:, 0], sign[:, 1] = 1.0, -1.0
+    Z1 = np.concatenate([X, np.ones((S, m, 1))], axis=2)
+    monkeypatch.setattr(logistic, "DUAL", False)
+    full = fit_newton(Z1, sign, C=0.5)
+    monkeypatch.setattr(logistic, "DUAL", True)
+    rows = fit_newton(Z1, sign, C=0.5)
+    assert full.converged.all() and rows.converged.all()
+    np.testing.assert_array_equal(rows.n_iter, full.n_iter)
+    np.testing.assert_allclose(rows.theta, full.theta, rtol=1e-7, atol=1e-9)
+    ref = LogisticRegression(C=0.5, solver="newton-cholesky", tol=1e-12, max_iter=1000)
+    ref.fit(X[7], sign[7])
+    np.testing.assert_allclose(rows.theta[7], [*ref.coef_[0], ref.intercept_[0]], rtol=1e-6,
+                               atol=1e-8)

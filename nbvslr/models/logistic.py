@@ -27,6 +27,10 @@ space of the training rows: with ``Z^T = Q R`` (once per fit), ``delta = Q v`` w
 directions its solution can take (it is ``Z^T`` times something), so the same steps from
 (m, m) instead of (D+1, D+1) systems.
 
+Penalised fits started at 0 with ``4 (m + 1) <= 3 (D + 1)`` do the same in the span of the
+training rows' weight parts plus the intercept direction, which holds every iterate and the
+optimum (``w = C X^T a``): ``(m + 1, m + 1)`` systems.
+
 Splits are fitted in blocks of about ``BLOCK_BYTES`` of training rows: every operation acts
 on each split separately, so a split's fit does not depend on the block it shares.
 """
@@ -254,6 +258,18 @@ def _fit_block(
     # (Z^T = Q R): delta = Q v with (R W R^T + ridge) v = R r, the (P, P) system's
     # restriction to the only directions its solution (and the loss) can move along
     QR = np.linalg.qr(Z.transpose(0, 2, 1)) if DUAL and C is None and 2 * m <= P else None
+    # penalised, from 0, with m + 1 well below P: the iterates and the optimum stay in
+    # span{(x_i, 0)} + span{e_intercept} (the gradient and H map it into itself), so each
+    # step solves the (m + 1)-dimensional restriction (orthonormal basis Q of that span)
+    QP = None
+    if DUAL and C is not None and 4 * (m + 1) <= 3 * P and not th.any():
+        U = Z.transpose(0, 2, 1).copy()  # (A, P, m)
+        U[:, -1, :] = 0.0
+        e = np.zeros((U.shape[0], P, 1))
+        e[:, -1, 0] = 1.0
+        Qp = np.linalg.qr(np.concatenate([U, e], axis=2))[0]  # (A, P, m + 1)
+        pen_r = np.matmul(Qp.transpose(0, 2, 1) * pen, Qp)  # (A, m + 1, m + 1) = Q^T Pen Q
+        QP = (Qp, np.matmul(Z, Qp), pen_r)  # Z Q: (A, m, m + 1)
     mu = _margins(th, Z, s)  # (A, m)
     it = 0
     while act.size:
@@ -276,6 +292,7 @@ def _fit_block(
             act, Z, s, th = act[keep], Z[keep], s[keep], th[keep]
             mu, p, g = mu[keep], p[keep], g[keep]
             QR = None if QR is None else (QR[0][keep], QR[1][keep])
+            QP = None if QP is None else tuple(a[keep] for a in QP)
             if not act.size:
                 break
         # Newton direction
@@ -285,6 +302,12 @@ def _fit_block(
             Hr = np.matmul(Rh, Rh.transpose(0, 2, 1))  # (A, m, m) = Q^T H Q
             v = _solve(Hr, np.matmul(R, (s * p)[:, :, None])[:, :, 0], P)  # (A, m)
             delta = np.matmul(Q, v[:, :, None])[:, :, 0]  # (A, P)
+        elif QP is not None:
+            Qp, ZQ, pen_r = QP
+            Zh = ZQ * np.sqrt(p * (1.0 - p))[:, :, None]  # (A, m, m + 1)
+            Hr = np.matmul(Zh.transpose(0, 2, 1), Zh) + pen_r  # (A, m + 1, m + 1) = Q^T H Q
+            v = _solve(Hr, -np.matmul(g[:, None, :], Qp)[:, 0, :], P)  # (A, m + 1)
+            delta = np.matmul(Qp, v[:, :, None])[:, :, 0]  # (A, P)
         else:
             Zh = Z * np.sqrt(p * (1.0 - p))[:, :, None]  # (A, m, P)
             H = np.matmul(Zh.transpose(0, 2, 1), Zh)  # (A, P, P)
@@ -330,4 +353,5 @@ def _fit_block(
             keep = ~stalled
             act, Z, s, th, mu = act[keep], Z[keep], s[keep], th[keep], mu[keep]
             QR = None if QR is None else (QR[0][keep], QR[1][keep])
+            QP = None if QP is None else tuple(a[keep] for a in QP)
     return NewtonResult(theta=theta_out, n_iter=n_iter, converged=converged, separable=separable)
