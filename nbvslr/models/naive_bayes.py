@@ -78,14 +78,18 @@ def fit_gaussian_nb(
     mu1 = np.matmul(y1[:, None, :], X)[:, 0, :] / n1[:, None]  # (S, d)
     mu0 = np.matmul(y0[:, None, :], X)[:, 0, :] / n0[:, None]  # (S, d)
     # squared deviations from each row's own class mean (direct, no E[x^2] - E[x]^2 cancellation)
-    mu_row = np.where(y1[:, :, None] > 0, mu1[:, None, :], mu0[:, None, :])  # (S, m, d)
-    dev2 = (X - mu_row) ** 2  # (S, m, d)
-    # epsilon: relative to the largest total variance of the training X, floored at var_floor
-    v_max = X.var(axis=1).max(axis=1)  # (S,)
+    dev2 = X - np.where(y1[:, :, None] > 0, mu1[:, None, :], mu0[:, None, :])  # (S, m, d)
+    dev2 *= dev2
+    within = dev2.sum(axis=1) / m  # (S, d) pooled within-class ML variance
+    # epsilon: relative to the largest total variance of the training X, floored at var_floor;
+    # total = within + between (the law of total variance: a sum of non-negative terms, no
+    # second pass over X)
+    between = (n1 * n0 / (m * m))[:, None] * (mu1 - mu0) ** 2  # (S, d)
+    v_max = (within + between).max(axis=1)  # (S,)
     eps = np.maximum(var_smoothing * v_max, var_floor)[:, None]  # (S, 1)
     prior = _log_prior_ratio(n1, n0, smoothing)  # (S,)
     if variance == "shared":
-        var = dev2.sum(axis=1) / m + eps  # (S, d) pooled within-class ML variance + epsilon
+        var = within + eps  # (S, d) pooled within-class ML variance + epsilon
         w = (mu1 - mu0) / var  # (S, d)
         b = ((mu0**2 - mu1**2) / (2.0 * var)).sum(axis=1) + prior  # (S,)
         return np.concatenate([w, b[:, None]], axis=1)
