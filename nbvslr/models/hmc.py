@@ -43,8 +43,9 @@ one: optdigits 2v3 at m = 12, 0.163 after 1 iteration against 0.190 after 40).
 
 Cost: a chain bounces ~30 (optdigits 2v3, m = 154) to ~200 (lymphography, m = 135) times per
 iteration; an event costs ~25 passes over the chain's m margins, which is where the time
-goes. At 1000 splits, one BLAS thread and 13 iterations the LR fit and score took 0.9 s
-(optdigits 2v3, m = 154) to 2.5 s (lymphography, m = 135; promoters, m = 97: 2.3 s).
+goes. At 1000 splits, one BLAS thread and the default 7 iterations, the whole LR fit and
+score took 0.38 s (optdigits 2v3, m = 154) to 1.46 s (sonar, m = 102; lymphography, m = 135:
+1.08 s; promoters, m = 97: 1.17 s) in ``benchmarks/RESULTS.md``.
 
 Randomness: each split has its own ``numpy.random.Generator`` built from its SeedSequence;
 its velocities are drawn for all its iterations at once, so a split's draws do not depend
