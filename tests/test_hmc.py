@@ -129,11 +129,15 @@ def test_same_seeds_same_draws_whatever_the_grouping(monkeypatch):
     assert not np.allclose(whole, other)
 
 
-def test_start_must_separate():
-    """A starting theta that does not separate is refused."""
+@pytest.mark.parametrize("sampler", [sample_separating_hmc, sample_separating])
+def test_start_must_separate(sampler):
+    """Either sampler refuses a starting theta that does not separate, and a wrong number
+    of seeds (the shared input check)."""
     Z1, sign, theta0 = separable_stack(S=2, m=4, d=5)
     with pytest.raises(ValueError, match="separate"):
-        sample_separating_hmc(Z1, sign, -theta0, seeds(2))
+        sampler(Z1, sign, -theta0, seeds(2))
+    with pytest.raises(ValueError, match="seeds"):
+        sampler(Z1, sign, theta0, seeds(3))
 
 
 def test_capped_chains_end_strictly_inside(monkeypatch):

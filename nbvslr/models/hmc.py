@@ -9,9 +9,10 @@ Gaussian and returns unit vectors.
 Why not hit-and-run. In the narrow cones of sets that are barely separable (m near the number
 of parameters P: sonar at m = 62, ionosphere at m = 32, promoters, lymphography) hit-and-run
 moves by tiny chords and forgets its start only after tens of thousands of steps: on sonar at
-m = 62 the mean test error of the drawn hyperplanes fell from 0.430 after 150 steps to 0.343
-after 4000 and 0.304 after 16000 steps (100 splits), a bias larger than the NB-LR gaps the
-figure is about. Exact HMC (Pakman & Paninski, "Exact Hamiltonian Monte Carlo for truncated
+m = 62 the mean test error of the drawn hyperplanes fell from 0.431 after 200 steps to 0.347
+after 4000 and 0.302 after 16000 steps (100 splits, ``benchmarks/mixing.yaml``), a bias
+larger than the NB-LR gaps the figure is about; HMC's was 0.301 after 2 iterations and 0.297
+after 100. Exact HMC (Pakman & Paninski, "Exact Hamiltonian Monte Carlo for truncated
 multivariate Gaussians", 2014) follows the walls instead: a particle moves on the ellipse
 ``x(t) = x cos t + v sin t`` for a time of pi/2 with a fresh Gaussian velocity ``v`` per
 iteration, and bounces (specular reflection) off every constraint it meets. Each move is
@@ -33,13 +34,12 @@ independent untruncated Gaussian on the orthogonal complement of Q, drawn direct
 Defaults (``options.MCMC_DEFAULTS["hmc"]``): 1 chain per split, burn-in 5 iterations, 2
 draws 1 iteration apart -- 7 iterations and 2 hyperplanes per split. Measured (mean test
 error of the draws against the number of iterations before the draw): on sonar at m = 22..82
-(100 splits) two iterations already agreed with 100; on seven separable panels (promoters,
-lymphography, voting, ionosphere, optdigits 2v3, boston, adult discrete; m = 12, 32, 62; 100
-splits) 9 iterations agreed with 40 within the standard errors; on five (optdigits 0v1 and
-2v3, voting, ionosphere, lymphography; m = 10, 20, 40; 400 splits, paired by split) 4, 6 and 8
-iterations agreed with 30 (every difference within 2.7 standard errors, of both signs). One
-iteration still carries the start's bias (the Newton separator is better than a typical
-one: optdigits 2v3 at m = 12, 0.163 after 1 iteration against 0.190 after 40).
+(100 splits, ``benchmarks/mixing.yaml``) two iterations already agreed with 100; on five
+separable panels (optdigits 0v1 and 2v3, voting, ionosphere, lymphography; m = 10, 20, 40; 400
+splits, paired by split; ``benchmarks/mixing_panels.yaml``) 4, 6 and 8 iterations agreed with
+30 (every difference within 2.7 standard errors, of both signs). One iteration still carries
+the start's bias (the Newton separator is better than a typical one: sonar at m = 62,
+0.018 ± 0.005 below 100 iterations).
 
 Cost: a chain bounces ~30 (optdigits 2v3, m = 154) to ~200 (lymphography, m = 135) times per
 iteration; an event costs ~25 passes over the chain's m margins, which is where the time
@@ -145,8 +145,6 @@ def _sample_block(
     S, m, P = Z1.shape
     C = chains
     A = sign[:, :, None] * Z1  # (S, m, P)
-    if not (np.matmul(A, theta0[:, :, None])[:, :, 0] > 0).all():
-        raise ValueError("theta0 must strictly separate every training set")
     if reduce and m < P:
         # A^T = Q R: a = Q^T theta is constrained by R^T a > 0; the rest is free
         Q, R = np.linalg.qr(A.transpose(0, 2, 1))  # (S, P, m), (S, m, m)
@@ -183,6 +181,19 @@ def _sample_block(
     return theta / np.maximum(np.linalg.norm(theta, axis=2, keepdims=True), 1e-300)
 
 
+def _next_wall(fx: np.ndarray, fv: np.ndarray, out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The wall each chain meets first, and when: (j, t) of shape (n,), ``t = inf`` if none.
+
+    Wall i is met at ``t_i = arctan(fx_i / -fv_i)`` when ``fv_i < 0`` (never within pi/2
+    otherwise): the first is the most negative ``fv_i / fx_i`` (``fx >= TINY > 0``, no 0 / 0).
+    ``out`` (n, m) receives the ratios.
+    """
+    np.divide(fv, fx, out=out)
+    j = out.argmin(axis=1)  # (n,)
+    k = out[np.arange(len(j)), j]  # (n,)
+    return j, np.where(k < 0, np.arctan(-1.0 / np.minimum(k, -TINY)), np.inf)
+
+
 def _travel(
     x: np.ndarray,
     v: np.ndarray,
@@ -208,25 +219,18 @@ def _travel(
     F_rows = F.reshape(S * m, r)  # row s m + i: constraint i of split s
     G_rows = G.reshape(S * m, m)
     g_rows = g_diag.reshape(S * m)
-    xa, va = x.copy(), v.copy()
+    xa, va = x, v.copy()  # xa is x until the first compaction; v is the caller's
     fx = np.matmul(x.reshape(S, -1, r), FT).reshape(n, m)  # chains are split-major
     np.maximum(fx, TINY, out=fx)  # rounding never puts the particle outside
     fv = np.matmul(v.reshape(S, -1, r), FT).reshape(n, m)
     left = np.full(n, TRAVEL)
     # work buffers (their first rows are used once the arrays are compacted): no large
     # temporaries are allocated per event
-    buf_m, buf_m2, buf_r, buf_r2 = (np.empty((n, m)), np.empty((n, m)), np.empty((n, r)),
-                                    np.empty((n, r)))
+    buffers = (np.empty((n, m)), np.empty((n, m)), np.empty((n, r)), np.empty((n, r)))
     for _ in range(MAX_EVENTS):
-        k_m, t_m, k_r, t_r = buf_m[: len(xa)], buf_m2[: len(xa)], buf_r[: len(xa)], buf_r2[
-            : len(xa)]
-        # the first wall each chain meets: t_i = arctan(fx_i / -fv_i) over fv_i < 0, i.e.
-        # the most negative fv_i / fx_i (fx_i >= TINY > 0, so no 0 / 0)
-        np.divide(fv, fx, out=k_m)  # (n, m)
-        j = k_m.argmin(axis=1)  # (n,)
+        k_m, t_m, k_r, t_r = (b[: len(xa)] for b in buffers)
+        j, t_hit = _next_wall(fx, fv, k_m)
         lanes = np.arange(len(j))
-        k = k_m[lanes, j]  # (n,)
-        t_hit = np.where(k < 0, np.arctan(-1.0 / np.minimum(k, -TINY)), np.inf)
         hit = t_hit < left
         dt = np.minimum(t_hit, left)
         c, s = np.cos(dt)[:, None], np.sin(dt)[:, None]
@@ -260,9 +264,7 @@ def _travel(
     else:
         # the cap: chains still moving sit on the wall they just left; move them half way
         # to the next wall, so every returned point is strictly inside the cone
-        key = fv / fx
-        k = key.min(axis=1)
-        t_hit = np.where(k < 0, np.arctan(-1.0 / np.minimum(k, -TINY)), np.inf)
+        _, t_hit = _next_wall(fx, fv, buffers[0][: len(xa)])
         dt = np.minimum(0.5 * t_hit, left)[:, None]
         xa = xa * np.cos(dt) + va * np.sin(dt)
     x[work] = xa

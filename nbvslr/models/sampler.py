@@ -2,8 +2,8 @@
 
 The default sampler is exact HMC (``nbvslr.models.hmc``): hit-and-run mixes slowly in the
 narrow cones of barely separable sets (on sonar at m = 62 the mean test error of its draws was
-0.430 after 150 steps and still 0.304 after 16,000, where HMC's settles at 0.30 within two
-iterations). It stays as an option and a reference.
+0.431 after 200 steps, 0.347 after 4,000 and 0.302 after 16,000, where HMC's is 0.301 after two
+iterations; ``benchmarks/mixing.yaml``). It stays as an option and a reference.
 
 When a training set is linearly separable the logistic likelihood has no maximum. The rule
 is then to draw hyperplanes uniformly from the set of separating hyperplanes and average
@@ -50,7 +50,7 @@ step count on synthetic sets shaped like the paper's (95 one-hot parameters with
 102; 61 continuous parameters with m = 30): from step 200 to step 1000 it moved by at most
 0.004 (0.001 for the continuous set). The real panels are harsher: hit-and-run mixes slowly
 in narrow cones (m close to the number of parameters), and on sonar the error of its draws
-was still falling after 16,000 steps (see the top of this docstring); hence HMC by default.
+needed thousands of steps (see the top of this docstring); hence HMC by default.
 
 Cost: splits are sampled in blocks of about ``BLOCK_BYTES`` (cache sized). The directions
 of ``BLOCK_STEPS`` steps are drawn ahead, so one ``(BLOCK_STEPS * C, r) @ (r, m)`` product
@@ -175,7 +175,8 @@ def in_split_blocks(
     min_block: int,
     **kw: object,
 ) -> np.ndarray:
-    """Check a sampler's inputs and run ``sample_block`` on blocks of splits.
+    """Check a sampler's inputs (seed count, ``theta0`` strictly separating) and run
+    ``sample_block`` on blocks of splits.
 
     Blocks hold about ``block_bytes`` (``split_bytes(m, P)`` per split, at least
     ``min_block`` splits); ``sample_block(Z1, sign, theta0, seeds, **kw)`` returns the
@@ -189,6 +190,8 @@ def in_split_blocks(
     if S == 0:
         return np.empty((S, n_kept, P))
     theta0 = np.asarray(theta0, dtype=np.float64)  # (S, P)
+    if not (np.matmul(sign[:, :, None] * Z1, theta0[:, :, None])[:, :, 0] > 0).all():
+        raise ValueError("theta0 must strictly separate every training set")
     seeds = list(seeds)
     step = max(min_block, int(block_bytes // split_bytes(m, P)))
     return np.concatenate([
@@ -215,8 +218,6 @@ def _sample_block(
     C = chains
     A = sign[:, :, None] * Z1  # (S, m, P)
     th0 = np.asarray(theta0, dtype=np.float64)  # (S, P)
-    if not (np.matmul(A, th0[:, :, None])[:, :, 0] > 0).all():
-        raise ValueError("theta0 must strictly separate every training set")
     th0 = START_RADIUS * th0 / np.linalg.norm(th0, axis=1, keepdims=True)  # (S, P)
     if reduce and m < P:
         # A^T = Q R: theta = Q a + (a part orthogonal to every row of A), A theta = R^T a
