@@ -3,7 +3,7 @@ PY      ?= python3
 VENV    ?= .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
-export NBVSLR_DATA_MIRROR ?= $(abspath ../shared/data/uci)
+RESULTS ?= results
 
 # The 15 panels of Figure 1, in the paper's order.
 PANELS  := pima adult-continuous boston optdigits-0v1 optdigits-2v3 ionosphere liver sonar \
@@ -28,23 +28,27 @@ lint: $(STAMP)
 run: $(STAMP)
 	$(BIN)/nbvslr run configs/adult.yaml
 
-# Figure 1 at the paper's 1000 splits: run (resuming finished sizes), then draw and report.
+# Figure 1 at the paper's 1000 splits into results/ (resuming finished sizes), then drawn.
+# git ignores what it writes there; the committed reference is results/reference/.
 figures: $(STAMP)
-	$(BIN)/nbvslr run configs/figure1.yaml --out results
-	$(MAKE) draw
+	$(BIN)/nbvslr run configs/figure1.yaml --out $(RESULTS)
+	$(MAKE) draw RESULTS=$(RESULTS)
 
-# Draw the figure and the report from the saved results only (never re-runs anything).
+# Draw the figure and the report from saved results only (never re-runs anything):
+# `make draw` for results/, `make draw RESULTS=results/reference` for the reference.
 draw: $(STAMP)
-	$(BIN)/nbvslr plot $(addprefix results/,$(PANELS)) --figure1 \
-	    -o results/figure1.png -o results/figure1.pdf
-	$(BIN)/nbvslr plot results/nb-data results/dependent -o results/synthetic.png
-	$(BIN)/nbvslr report results -o results/report.md
+	$(BIN)/nbvslr plot $(addprefix $(RESULTS)/,$(PANELS)) --figure1 \
+	    -o $(RESULTS)/figure1.png -o $(RESULTS)/figure1.pdf
+	test ! -d $(RESULTS)/nb-data || \
+	    $(BIN)/nbvslr plot $(RESULTS)/nb-data $(RESULTS)/dependent -o $(RESULTS)/synthetic.png
+	$(BIN)/nbvslr report $(RESULTS) -o $(RESULTS)/report.md
 
 # The committed reference of tests/test_curves.py: every curve recomputed at 1000 splits,
-# then drawn; review `git diff results/` and commit it with the change that moved it.
+# then drawn; review `git diff results/reference` and commit it with the change that moved it.
 reference: $(STAMP)
-	$(BIN)/nbvslr run configs/figure1.yaml configs/synthetic.yaml --splits 1000 --out results --force
-	$(MAKE) draw
+	$(BIN)/nbvslr run configs/figure1.yaml configs/synthetic.yaml --splits 1000 \
+	    --out results/reference --force
+	$(MAKE) draw RESULTS=results/reference
 
 # Rerun every curve with few splits and compare it with the reference; prints what moved.
 guard: $(STAMP)

@@ -212,7 +212,7 @@ def figure1_child(out: Path, quick: bool, jobs: int) -> None:
     from nbvslr.data.dataset import DataSettings
     from nbvslr.runner import run_experiment
 
-    settings = DataSettings(cache_dir=out / "cache", mirror=panels.mirror_path(), download=False)
+    settings = DataSettings(cache_dir=out / "cache", download=False)
     config = parse_config(figure1_config(quick), source="benchmark", data=settings,
                           out=out / "results", jobs=jobs)
     t0 = time.perf_counter()
@@ -335,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
     if synthetic:
         print(f"DATA: SYNTHETIC panels of the real shapes ({why_not_real})")
     else:
-        print(f"data: the real tasks from {panels.mirror_path()}")
+        print("data: the real tasks, from the UCI files shipped with nbvslr")
     report: dict[str, Any] = {"mode": "quick" if quick else "full", "machine": info,
                               "synthetic": synthetic, "splits": n_splits}
 

@@ -2,14 +2,13 @@
 
 The benchmark measures speed, which depends on the shapes (rows N, attributes d, levels of
 each discrete attribute, the class balance) and hardly on the values. When the data layer or
-the UCI mirror is not available, ``synthetic_dataset`` builds a task of the same shape, with
+the real tasks cannot be loaded, ``synthetic_dataset`` builds a task of the same shape, with
 labels that depend on the attributes (so LR is not trivially separable at large m) and
 reports ``notes["synthetic"] = True`` so that every printed table can say so.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -133,30 +132,21 @@ def synthetic_dataset(shape: PanelShape, seed: int = 0, concentration: float = 1
     )
 
 
-def mirror_path() -> Path | None:
-    """The UCI mirror named by ``NBVSLR_DATA_MIRROR`` (or ``../shared/data/uci``), if present."""
-    env = os.environ.get("NBVSLR_DATA_MIRROR")
-    path = Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "data" / "uci"
-    return path if (path / "SOURCES.md").is_file() else None
-
-
 def real_data_available() -> str | None:
-    """None when the real tasks can be loaded, else the reason they cannot."""
+    """None when the real tasks can be loaded (their files ship with nbvslr), else why not."""
     try:
         from nbvslr.data import load_task  # noqa: F401
     except ImportError as exc:
         return f"the data layer is not importable ({exc})"
-    if mirror_path() is None:
-        return "the UCI mirror is not available (set NBVSLR_DATA_MIRROR)"
     return None
 
 
 def load_panel(name: str, cache_dir: Path, synthetic: bool) -> Dataset:
-    """The panel's task: loaded from the mirror, or synthetic when ``synthetic``."""
+    """The panel's task: loaded from the shipped files, or synthetic when ``synthetic``."""
     if synthetic:
         return synthetic_dataset(panel_shape(name))
     from nbvslr.data import load_task
     from nbvslr.data.dataset import DataSettings, TaskSpec
 
-    settings = DataSettings(cache_dir=cache_dir, mirror=mirror_path(), download=False)
+    settings = DataSettings(cache_dir=cache_dir, download=False)
     return load_task(TaskSpec(name=name), settings)

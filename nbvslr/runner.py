@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed, parallel_config
-from threadpoolctl import threadpool_limits
+from threadpoolctl import threadpool_info, threadpool_limits
 
 from nbvslr import __version__, models, results
 from nbvslr.config import Config
@@ -345,12 +345,37 @@ def _run_info(config: Config, task: _Task, started: float) -> dict[str, Any]:
             "resumed_sizes": list(task.skipped),
         },
         "versions": _versions(),
-        "machine": {
-            "platform": platform.platform(),
-            "python": sys.version.split()[0],
-            "cpu_count": os.cpu_count(),
-        },
+        "machine": machine_info(),
     }
+
+
+def machine_info() -> dict[str, Any]:
+    """What the numbers may depend on beyond the code and the seeds: the CPU, the BLAS
+    library numpy calls (name, version, kernel architecture) and numpy's version."""
+    blas = [
+        {key: lib.get(key) for key in ("internal_api", "version", "architecture", "prefix")}
+        for lib in threadpool_info() if lib.get("user_api") == "blas"
+    ]
+    return {
+        "platform": platform.platform(),
+        "cpu": _cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "python": sys.version.split()[0],
+        "numpy": np.__version__,
+        "blas": blas,
+    }
+
+
+def _cpu_model() -> str:
+    """The CPU's model name (from /proc/cpuinfo on Linux, else what ``platform`` knows)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown"
 
 
 def _versions() -> dict[str, str]:

@@ -1,8 +1,8 @@
-"""Shared fixtures: the offline UCI mirror, a temporary cache, a headless matplotlib."""
+"""Shared fixtures: a mirror of the original UCI files, a temporary cache, a headless matplotlib."""
 
 from __future__ import annotations
 
-import os
+import gzip
 from pathlib import Path
 
 import matplotlib
@@ -11,20 +11,20 @@ import pytest
 matplotlib.use("Agg")
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-def _mirror_path() -> Path:
-    env = os.environ.get("NBVSLR_DATA_MIRROR")
-    return Path(env) if env else REPO.parent / "shared" / "data" / "uci"
+SHIPPED = REPO / "nbvslr" / "data" / "uci"
 
 
 @pytest.fixture(scope="session")
-def mirror() -> Path:
-    """The offline mirror of the original UCI files (``NBVSLR_DATA_MIRROR``)."""
-    path = _mirror_path()
-    if not (path / "SOURCES.md").is_file():
-        pytest.fail(f"UCI mirror not found at {path}; set NBVSLR_DATA_MIRROR")
-    return path
+def mirror(tmp_path_factory) -> Path:
+    """A folder of the original UCI files (``<dataset>/<file>``), as a user's mirror holds
+    them: the shipped copies, decompressed. Tests that use it pass ``--fresh`` or a cache to
+    exercise the mirror, or read the raw files to check a recipe."""
+    root = tmp_path_factory.mktemp("uci-mirror")
+    for packed in SHIPPED.glob("*/*.gz"):
+        target = root / packed.parent.name / packed.name.removesuffix(".gz")
+        target.parent.mkdir(exist_ok=True)
+        target.write_bytes(gzip.decompress(packed.read_bytes()))
+    return root
 
 
 @pytest.fixture

@@ -1,13 +1,13 @@
 """Every curve of Figure 1 and of configs/synthetic.yaml, rerun with few splits, against the
-committed reference in results/ (made by ``make reference`` at 1000 splits).
+committed reference in results/reference/ (made by ``make reference`` at 1000 splits).
 
 The whole set of tasks is run once (``SPLITS`` splits per size) and compared in one
 ``guard.compare`` call, so the false-alarm budget is shared by every point of every task
 (see ``nbvslr.guard``); each task is then one test. A change that bends a curve fails its
 task's test with the table of what moved; ``make guard`` prints the whole table.
 
-Deselect locally with ``-m "not curves"``; CI runs it. It needs the UCI mirror
-(``NBVSLR_DATA_MIRROR``) and is skipped only when results/ holds no reference at all.
+Deselect locally with ``-m "not curves"``; CI runs it. It reads the shipped UCI files and is
+skipped only when results/reference/ holds no reference at all.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from nbvslr.runner import run_experiment
 pytestmark = pytest.mark.curves
 
 REPO = Path(__file__).resolve().parents[1]
-REFERENCE = Path(os.environ.get("NBVSLR_GUARD_REFERENCE") or REPO / "results")
+REFERENCE = Path(os.environ.get("NBVSLR_GUARD_REFERENCE") or REPO / "results" / "reference")
 """The committed reference; ``NBVSLR_GUARD_REFERENCE`` points the check at another one."""
 CONFIGS = (REPO / "configs" / "figure1.yaml", REPO / "configs" / "synthetic.yaml")
 SPLITS = 300
@@ -45,15 +45,13 @@ TASKS = [name for config in CONFIGS for name in _task_names(config)]
 
 
 @pytest.fixture(scope="session")
-def report(request: pytest.FixtureRequest,
-           tmp_path_factory: pytest.TempPathFactory) -> guard.Report:
+def report(tmp_path_factory: pytest.TempPathFactory) -> guard.Report:
     """The rerun of every task, compared with the committed reference."""
     if not any((REFERENCE / task / "summary.csv").is_file() for task in TASKS):
         pytest.skip(f"no committed reference in {REFERENCE}: run `make reference` and commit "
-                    f"results/")
-    mirror = request.getfixturevalue("mirror")  # fails, naming NBVSLR_DATA_MIRROR, if absent
+                    f"results/reference/")
     out = tmp_path_factory.mktemp("curves")
-    data = DataSettings(cache_dir=out / "cache", mirror=mirror, download=False)
+    data = DataSettings(cache_dir=out / "cache", mirror=None, download=False)
     for config in CONFIGS:
         run_experiment(load_config(config, splits=SPLITS, out=out / "runs", data=data,
                                    jobs=JOBS))
@@ -76,4 +74,4 @@ def test_curve_holds(report: guard.Report, task: str) -> None:
     mine = report.only(task)
     assert mine.ok, (
         f"{task}: the curves moved beyond their noise. If the change is deliberate, "
-        f"review the table, run `make reference` and commit results/.\n" + mine.table())
+        f"review the table, run `make reference` and commit results/reference/.\n" + mine.table())

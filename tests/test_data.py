@@ -20,7 +20,7 @@ from nbvslr.data.recipes import Parse
 from nbvslr.errors import ConfigError, DataError
 
 # (rows, features, positives) under the default choices. Every number follows from
-# ../shared/data/uci/SOURCES.md "Checks" and the .names files, not from the recipes:
+# nbvslr/data/uci/SOURCES.md "Checks" and the .names files, not from the recipes:
 #   adult: 32561 + 16281 rows pooled, 7841 + 3846 ">50K"; 6 continuous, 8 nominal attributes.
 #   optdigits: 0v1 = 376+178 zeros + 389+182 ones; 2v3 = 380+177 twos + 389+183 threes;
 #     features = 64 pixels less those constant over the pair (checked separately below).
@@ -57,10 +57,10 @@ PAPER_GRIDS = {
 
 
 @pytest.fixture(scope="module")
-def settings(mirror: Path, tmp_path_factory) -> DataSettings:
-    """Mirror-only settings with one cache for the whole module (files copied once)."""
-    return DataSettings(cache_dir=tmp_path_factory.mktemp("cache"), mirror=mirror,
-                        download=False)
+def settings(tmp_path_factory) -> DataSettings:
+    """The defaults a fresh installation has: the shipped files, an empty cache, no mirror,
+    no downloads."""
+    return DataSettings(cache_dir=tmp_path_factory.mktemp("cache"), download=False)
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +112,7 @@ def test_grid_title_and_provenance(loaded, name):
     assert data.title == recipe.title
     assert data.notes["choices"] == resolve_choices(recipe, {})
     assert {f["sha256"] for f in data.notes["files"]} <= {f.sha256 for f in recipe.files}
-    assert all(f["source"] in ("cache", "mirror") for f in data.notes["files"])
+    assert all(f["source"] == "shipped" for f in data.notes["files"])
 
 
 def test_every_open_choice_has_a_reason():
@@ -217,12 +217,10 @@ def test_split_line_handles_the_file_quirks():
     assert split_line(" 1  1  2 ", Parse(columns=("a", "b", "c"), sep=None)) == ["1", "1", "2"]
 
 
-def test_a_line_with_the_wrong_width_is_a_data_error(tmp_path):
+def test_a_line_with_the_wrong_width_is_a_data_error():
     """A file whose record has too few fields is refused with its name and line number."""
-    path = tmp_path / "bad.data"
-    path.write_text("1,2,3\n1,2\n")
     with pytest.raises(DataError, match=r"bad.data line 2: 2 fields .* expects 3"):
-        read_rows(path, Parse(columns=("a", "b", "c")))
+        read_rows(b"1,2,3\n1,2\n", "bad.data", Parse(columns=("a", "b", "c")))
 
 
 def test_inline_tasks_are_delegated(monkeypatch, tmp_path):

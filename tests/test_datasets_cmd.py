@@ -27,7 +27,10 @@ def test_csv_lists_every_task_with_its_counts(mirror, cache_dir):
     lenses = rows[BUILTIN_TASKS.index("lenses")]
     assert (lenses["rows"], lenses["features"], lenses["positives"]) == ("24", "4", "4")
     assert lenses["title"] == get_recipe("lenses").title
-    assert {r["status"] for r in rows} == {"mirror"}
+    assert {r["status"] for r in rows} == {"shipped"}
+    fresh = _run(["datasets", "--format", "csv", "--cache", str(cache_dir), "--mirror",
+                  str(mirror), "--fresh"])
+    assert {r["status"] for r in csv.DictReader(io.StringIO(fresh.output))} == {"mirror"}
 
 
 def test_fetch_fills_the_cache_and_the_list_shows_it(mirror, cache_dir):
@@ -39,7 +42,9 @@ def test_fetch_fills_the_cache_and_the_list_shows_it(mirror, cache_dir):
     table = _run(["datasets", "--cache", str(cache_dir), "--offline"]).output
     lines = {line.split()[0]: line for line in table.splitlines()}
     assert "cached" in lines["lenses"] and str(cache_dir / "lenses") in lines["lenses"]
-    assert "download" in lines["sonar"]
+    assert "shipped" in lines["sonar"] and "nbvslr/data/uci/sonar" in lines["sonar"]
+    fresh = _run(["datasets", "--cache", str(cache_dir), "--offline", "--fresh"]).output
+    assert "download" in {line.split()[0]: line for line in fresh.splitlines()}["sonar"]
 
 
 def test_group_options_reach_fetch(mirror, cache_dir):
@@ -59,8 +64,29 @@ def test_unknown_task_exits_2_with_a_suggestion(cache_dir):
 
 
 def test_offline_without_mirror_says_how_to_work_offline(cache_dir):
-    """--offline with no mirror: exit 1, one 'error:' line naming NBVSLR_DATA_MIRROR."""
-    result = _run(["datasets", "fetch", "sonar", "--offline", "--cache", str(cache_dir)])
+    """--fresh --offline with no mirror: exit 1, one 'error:' line naming NBVSLR_DATA_MIRROR."""
+    result = _run(["datasets", "fetch", "sonar", "--offline", "--fresh", "--cache",
+                   str(cache_dir)])
     assert result.exit_code == 1
     assert result.output.startswith("error: sonar.all-data is not in the cache")
     assert "NBVSLR_DATA_MIRROR" in result.output and "Traceback" not in result.output
+
+
+def test_a_mirror_that_does_not_exist_is_an_error(cache_dir, tmp_path):
+    """--mirror or NBVSLR_DATA_MIRROR naming no folder: exit 2, one line naming the path."""
+    missing = tmp_path / "no-such-mirror"
+    for args, env in ((["--mirror", str(missing)], None),
+                      ([], {"NBVSLR_DATA_MIRROR": str(missing)})):
+        for command in (["datasets"], ["datasets", "fetch", "lenses"]):
+            result = _run([*command, "--cache", str(cache_dir), *args], env=env)
+            assert result.exit_code == 2, result.output
+            assert result.output.startswith(f"error: mirror {missing} does not exist")
+            assert len(result.output.strip().splitlines()) == 1
+    assert list(cache_dir.iterdir()) == []
+
+
+def test_the_shipped_files_work_with_no_mirror_and_no_network(cache_dir):
+    """A fresh installation: fetch fills the cache from the shipped copies, offline."""
+    result = _run(["datasets", "fetch", "sonar", "--offline", "--cache", str(cache_dir)])
+    assert result.exit_code == 0, result.output
+    assert (cache_dir / "sonar" / "sonar.all-data").is_file()

@@ -251,7 +251,7 @@ def _lenses_run(tmp_path: Path, mirror: Path | None, cache: Path, *args: str):
     config = tmp_path / "lenses.yaml"
     config.write_text("tasks: [lenses]\nsizes: [2, 5]\nsplits: 3\nmodels: {nb: {}}\n")
     argv = ["run", str(config), "--out", str(tmp_path / "results"), "--cache", str(cache),
-            "--offline", "--jobs", "1", "-q", "--force", *args]
+            "--offline", "--fresh", "--jobs", "1", "-q", "--force", *args]
     env = {"NBVSLR_DATA_MIRROR": str(mirror) if mirror is not None else ""}
     if mirror is not None:
         argv += ["--mirror", str(mirror)]

@@ -79,6 +79,10 @@ def test_outputs_have_the_documented_schema(csv_task, tmp_path):
     assert info["task"]["rows"] == 120
     assert set(info["asymptotic_error"]) == {"nb", "lr", "lr_l2"}
     assert "numpy" in info["versions"] and info["splits"] == SPLITS
+    machine = info["machine"]  # what results may depend on across machines
+    assert machine["numpy"] == np.__version__ and machine["cpu"]
+    assert machine["blas"] and all(lib["internal_api"] and lib["version"]
+                                   for lib in machine["blas"])
     assert (folder / "curve.png").read_bytes()[:4] == b"\x89PNG"
     assert not list(folder.rglob("*.tmp"))
 

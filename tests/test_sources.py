@@ -1,21 +1,27 @@
-"""Where data files come from: cache, mirror, download (against a server on 127.0.0.1)."""
+"""Where data files come from: cache, shipped copies, mirror, download (a server on 127.0.0.1)."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import shutil
 import threading
 from collections.abc import Iterator
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-from nbvslr.data import fetch, get_recipe, load_task, task_status
+from nbvslr.data import BUILTIN_TASKS, fetch, get_recipe, load_task, task_status
 from nbvslr.data import sources as src
 from nbvslr.data.dataset import DataSettings, TaskSpec
 from nbvslr.data.recipes import BASE_URLS
 from nbvslr.errors import DataError, DownloadError
+
+# These tests are about the mirror and downloads, which a user reaches with --fresh (or for
+# a file nbvslr does not ship): the shipped copies are switched off unless a test says so.
+_fresh = partial(DataSettings, shipped=False)
 
 LENSES = get_recipe("lenses")
 LENSES_FILE = LENSES.train[0]
@@ -93,7 +99,7 @@ def _route(file) -> str:
 
 
 def _online(cache_dir: Path, timeout: float = 5.0) -> DataSettings:
-    return DataSettings(cache_dir=cache_dir, mirror=None, download=True, timeout=timeout)
+    return _fresh(cache_dir=cache_dir, mirror=None, download=True, timeout=timeout)
 
 
 def _no_temp_files(folder: Path) -> bool:
@@ -105,14 +111,14 @@ def _no_temp_files(folder: Path) -> bool:
 
 def test_mirror_file_is_verified_and_copied_into_the_cache(mirror, cache_dir):
     """A mirror file enters the cache byte for byte; then the cache alone serves it."""
-    settings = DataSettings(cache_dir=cache_dir, mirror=mirror, download=False)
+    settings = _fresh(cache_dir=cache_dir, mirror=mirror, download=False)
     assert task_status("lenses", settings) == "mirror"
     path, how = src.obtain(LENSES.dataset, LENSES_FILE, settings)
     assert how == "mirror"
     assert path == cache_dir / "lenses" / "lenses.data"
     assert path.read_bytes() == (mirror / "lenses" / "lenses.data").read_bytes()
     assert task_status("lenses", settings) == "cached"
-    no_mirror = DataSettings(cache_dir=cache_dir, mirror=None, download=False)
+    no_mirror = _fresh(cache_dir=cache_dir, mirror=None, download=False)
     assert src.obtain(LENSES.dataset, LENSES_FILE, no_mirror) == (path, "cache")
     assert _no_temp_files(cache_dir)
 
@@ -122,13 +128,13 @@ def test_flat_mirror_folder_is_accepted(mirror, cache_dir, tmp_path):
     flat = tmp_path / "flat"
     flat.mkdir()
     shutil.copy(mirror / "lenses" / "lenses.data", flat / "lenses.data")
-    settings = DataSettings(cache_dir=cache_dir, mirror=flat, download=False)
+    settings = _fresh(cache_dir=cache_dir, mirror=flat, download=False)
     assert load_task(TaskSpec("lenses"), settings).n_rows == 24
 
 
 def test_truncated_cache_file_is_replaced_from_the_mirror(mirror, cache_dir):
     """A cached file that fails its sha256 is never used: the mirror's copy replaces it."""
-    settings = DataSettings(cache_dir=cache_dir, mirror=mirror, download=False)
+    settings = _fresh(cache_dir=cache_dir, mirror=mirror, download=False)
     path = src.fetch_file(LENSES.dataset, LENSES_FILE, settings)
     good = path.read_bytes()
     path.write_bytes(good[:-40])  # truncated
@@ -139,10 +145,10 @@ def test_truncated_cache_file_is_replaced_from_the_mirror(mirror, cache_dir):
 
 def test_altered_cache_file_without_a_source_is_refused_with_a_hint(mirror, cache_dir):
     """An altered cached file with no mirror and no download: an error naming the fix."""
-    settings = DataSettings(cache_dir=cache_dir, mirror=mirror, download=False)
+    settings = _fresh(cache_dir=cache_dir, mirror=mirror, download=False)
     path = src.fetch_file(LENSES.dataset, LENSES_FILE, settings)
     path.write_bytes(path.read_bytes().replace(b"3", b"1"))
-    offline = DataSettings(cache_dir=cache_dir, mirror=None, download=False)
+    offline = _fresh(cache_dir=cache_dir, mirror=None, download=False)
     with pytest.raises(DownloadError, match=r"fails its sha256.*NBVSLR_DATA_MIRROR.*delete"):
         load_task(TaskSpec("lenses"), offline)
 
@@ -153,7 +159,7 @@ def test_corrupt_mirror_file_is_refused_and_nothing_enters_the_cache(mirror, cac
     bad = tmp_path / "bad-mirror" / "lenses"
     bad.mkdir(parents=True)
     (bad / "lenses.data").write_bytes((mirror / "lenses" / "lenses.data").read_bytes()[:-1])
-    settings = DataSettings(cache_dir=cache_dir, mirror=bad.parent, download=False)
+    settings = _fresh(cache_dir=cache_dir, mirror=bad.parent, download=False)
     with pytest.raises(DataError, match=r"mirror file .*lenses.data has sha256"):
         load_task(TaskSpec("lenses"), settings)
     assert list(cache_dir.rglob("*.data")) == []
@@ -161,7 +167,7 @@ def test_corrupt_mirror_file_is_refused_and_nothing_enters_the_cache(mirror, cac
 
 def test_offline_without_the_file_names_the_mirror_variable(cache_dir, server):
     """download=False and no mirror: a DownloadError saying how to work offline, no request."""
-    settings = DataSettings(cache_dir=cache_dir, mirror=None, download=False)
+    settings = _fresh(cache_dir=cache_dir, mirror=None, download=False)
     with pytest.raises(DownloadError, match=r"lenses.data is not in the cache.*downloads are "
                                             r"off.*NBVSLR_DATA_MIRROR"):
         load_task(TaskSpec("lenses"), settings)
@@ -252,3 +258,58 @@ def test_stale_cache_file_is_replaced_by_a_download(mirror, cache_dir, server):
     stale.write_bytes(good[:100])
     assert load_task(TaskSpec("lenses"), _online(cache_dir)).n_rows == 24
     assert stale.read_bytes() == good and len(server.requests) == 1
+
+
+# --------------------------------------------------------------------------- shipped copies
+
+
+def test_shipped_files_serve_a_fresh_installation_without_writing_the_cache(mirror, cache_dir):
+    """No cache, mirror or network: the shipped copies load, byte for byte the originals."""
+    settings = DataSettings(cache_dir=cache_dir, mirror=None, download=False)
+    assert task_status("lenses", settings) == "shipped"
+    data, how = src.read_verified(LENSES.dataset, LENSES_FILE, settings)
+    assert how == "shipped"
+    assert data == (mirror / "lenses" / "lenses.data").read_bytes()
+    assert load_task(TaskSpec("lenses"), settings).n_rows == 24
+    assert list(cache_dir.iterdir()) == []
+
+
+def test_every_recipe_file_is_shipped_and_verified():
+    """Each file of the 15 recipes is shipped, and decompresses to the recipe's sha256."""
+    for name in BUILTIN_TASKS:
+        recipe = get_recipe(name)
+        for file in recipe.files:
+            data = src.shipped_bytes(recipe.dataset, file)
+            assert data is not None, (name, file.name)
+            assert hashlib.sha256(data).hexdigest() == file.sha256
+
+
+def test_a_verified_cache_copy_comes_before_the_shipped_one(cache_dir):
+    """The cache is read first; fetch puts a shipped file into it, marked as shipped."""
+    settings = DataSettings(cache_dir=cache_dir, mirror=None, download=False)
+    path, how = src.obtain(LENSES.dataset, LENSES_FILE, settings)
+    assert (path, how) == (cache_dir / "lenses" / "lenses.data", "shipped")
+    assert src.read_verified(LENSES.dataset, LENSES_FILE, settings)[1] == "cache"
+    assert task_status("lenses", settings) == "cached"
+
+
+def test_an_altered_shipped_file_is_refused_naming_the_fix(cache_dir, tmp_path, monkeypatch):
+    """A shipped copy that does not decompress to its sha256 is never read."""
+    fake = tmp_path / "lenses.data.gz"
+    fake.write_bytes(gzip.compress(b"1 1 1 1 1 3\n"))
+    monkeypatch.setattr(src, "shipped_file", lambda dataset, file: fake)
+    settings = DataSettings(cache_dir=cache_dir, mirror=None, download=False)
+    with pytest.raises(DataError, match=r"shipped file .* is not the original .*reinstall"):
+        load_task(TaskSpec("lenses"), settings)
+    fake.write_bytes(b"not gzip")
+    with pytest.raises(DataError, match=r"unreadable"):
+        load_task(TaskSpec("lenses"), settings)
+
+
+def test_fresh_skips_the_shipped_copies(cache_dir, server):
+    """With shipped=False (--fresh) a missing file is downloaded, not taken from the package."""
+    server.routes[_route(LENSES_FILE)] = src.shipped_bytes(LENSES.dataset, LENSES_FILE)
+    settings = DataSettings(cache_dir=cache_dir, mirror=None, download=True, shipped=False)
+    data, how = src.read_verified(LENSES.dataset, LENSES_FILE, settings)
+    assert how.startswith(server.url)
+    assert (cache_dir / "lenses" / "lenses.data").read_bytes() == data

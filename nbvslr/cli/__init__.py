@@ -44,9 +44,10 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from nbvslr.cli import datasets_cmd, figures_cmd, guard_cmd, run_cmd
+    from nbvslr.cli import configs_cmd, datasets_cmd, figures_cmd, guard_cmd, run_cmd
 
     cli.add_command(run_cmd.run)
+    cli.add_command(configs_cmd.configs)
     cli.add_command(datasets_cmd.datasets)
     cli.add_command(figures_cmd.plot)
     cli.add_command(figures_cmd.report)

@@ -8,34 +8,12 @@ from pathlib import Path
 
 import click
 
+from nbvslr.cli.data_options import data_options, data_settings
 from nbvslr.data import BUILTIN_TASKS, fetch, get_recipe, task_status
 from nbvslr.data.dataset import DataSettings
-from nbvslr.data.sources import MIRROR_ENV, cache_path, url_of
+from nbvslr.data.sources import cache_path, shipped_file, url_of
 
 COLUMNS = ("task", "rows", "features", "positives", "kind", "title", "status", "location")
-
-
-def _data_options(func):
-    """The options that say where data files come from (shared by the group and fetch)."""
-    options = [
-        click.option("--mirror", type=click.Path(file_okay=False, path_type=Path),
-                     envvar=MIRROR_ENV, show_envvar=True, default=None,
-                     help="Local mirror of the original UCI files, tried before any download."),
-        click.option("--cache", type=click.Path(file_okay=False, path_type=Path),
-                     default=Path("data"), show_default=True,
-                     help="Dataset cache: verified copies of the data files."),
-        click.option("--offline", is_flag=True,
-                     help="Never download: use the cache and the mirror only."),
-        click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0,
-                     show_default=True, metavar="SECONDS", help="Download timeout."),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
-
-
-def _settings(mirror, cache, offline, timeout) -> DataSettings:
-    return DataSettings(cache_dir=cache, mirror=mirror, download=not offline, timeout=timeout)
 
 
 def task_rows(settings: DataSettings) -> list[dict[str, object]]:
@@ -48,6 +26,8 @@ def task_rows(settings: DataSettings) -> list[dict[str, object]]:
         first = recipe.files[0]
         if state == "cached":
             location = str(cache_path(recipe.dataset, first, settings).parent)
+        elif state == "shipped":
+            location = str(Path(str(shipped_file(recipe.dataset, first))).parent)
         elif state == "mirror":
             location = str(Path(settings.mirror) / recipe.dataset)  # type: ignore[arg-type]
         else:
@@ -88,18 +68,18 @@ def _csv(rows: list[dict[str, object]]) -> str:
 Examples:
   nbvslr datasets                                   # where every task's files are
   nbvslr datasets --format csv
-  nbvslr datasets fetch pima sonar --mirror ../shared/data/uci
+  nbvslr datasets fetch pima sonar --fresh --mirror ~/uci   # check against your own copy
 """,
 )
 @click.option("--format", "fmt", type=click.Choice(["table", "csv"]), default="table",
               show_default=True, help="Output format of the list.")
-@_data_options
+@data_options
 @click.pass_context
-def datasets(ctx, fmt, mirror, cache, offline, timeout):
+def datasets(ctx, fmt, mirror, cache, offline, fresh, timeout):
     """List the 15 built-in tasks of Figure 1: rows, features and positives (under the
-    recipe's default choices), the panel title, and where the files are: cached, in the
-    mirror, or to be downloaded."""
-    ctx.obj = _settings(mirror, cache, offline, timeout)
+    recipe's default choices), the panel title, and where the files are: cached, shipped
+    with nbvslr, in the mirror, or to be downloaded."""
+    ctx.obj = data_settings(mirror, cache, offline, fresh, timeout)
     if ctx.invoked_subcommand is None:
         rows = task_rows(ctx.obj)
         click.echo(_csv(rows) if fmt == "csv" else _table(rows))
@@ -107,18 +87,22 @@ def datasets(ctx, fmt, mirror, cache, offline, timeout):
 
 @datasets.command("fetch")
 @click.argument("tasks", nargs=-1, metavar="TASK...")
-@_data_options
+@data_options
 @click.pass_context
-def fetch_cmd(ctx, tasks, mirror, cache, offline, timeout):
+def fetch_cmd(ctx, tasks, mirror, cache, offline, fresh, timeout):
     """Put verified copies of the files of each TASK (every built-in task if none is
-    named) in the cache, from the mirror or by download."""
+    named) in the cache, from the shipped files, the mirror or by download (with --fresh:
+    the mirror or a download only)."""
     parent = ctx.obj if isinstance(ctx.obj, DataSettings) else DataSettings()
-    source = ctx.get_parameter_source
+    own = data_settings(mirror, cache, offline, fresh, timeout)
+    given = {name for name in ("cache", "timeout")
+             if ctx.get_parameter_source(name).name not in ("DEFAULT", "ENVIRONMENT")}
     settings = DataSettings(
-        cache_dir=cache if source("cache").name != "DEFAULT" else parent.cache_dir,
+        cache_dir=own.cache_dir if "cache" in given else parent.cache_dir,
         mirror=mirror if mirror is not None else parent.mirror,
-        download=not (offline or not parent.download),
-        timeout=timeout if source("timeout").name != "DEFAULT" else parent.timeout,
+        download=own.download and parent.download,
+        timeout=timeout if "timeout" in given else parent.timeout,
+        shipped=own.shipped and parent.shipped,
     )
     names = tasks or BUILTIN_TASKS
     for name in names:

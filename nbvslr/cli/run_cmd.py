@@ -7,8 +7,9 @@ from pathlib import Path
 
 import click
 
+from nbvslr.catalog import resolve_config
+from nbvslr.cli.data_options import data_options, data_settings
 from nbvslr.config import load_config
-from nbvslr.data.dataset import DataSettings
 from nbvslr.progress import progress_for
 from nbvslr.results import task_dir
 from nbvslr.runner import run_experiment
@@ -22,15 +23,14 @@ INTERRUPTED = 130
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="""\b
 Examples:
-  nbvslr run configs/synthetic.yaml            # no data needed
-  nbvslr run configs/pima.yaml --jobs 2
+  nbvslr run synthetic                         # a shipped config, by name
+  nbvslr run configs/pima.yaml --jobs 2        # a config file
   nbvslr run configs/figure1.yaml --splits 100 --out results/quick
   nbvslr run configs/pima.yaml --backend dask --scheduler tcp://10.0.0.5:8786
 """,
 )
 @click.argument(
     "configs", nargs=-1, required=True, metavar="CONFIG...",
-    type=click.Path(dir_okay=False, path_type=Path),
 )
 @click.option("--splits", type=click.IntRange(min=1), default=None, metavar="N",
               help="Random train/test splits per training-set size (overrides the config; "
@@ -52,19 +52,11 @@ Examples:
               help="Recompute every size, ignoring checkpoints of an earlier run.")
 @click.option("--quiet", "-q", is_flag=True,
               help="No progress bar (it is also hidden when stderr is not a terminal).")
-@click.option("--mirror", type=click.Path(file_okay=False, path_type=Path),
-              envvar="NBVSLR_DATA_MIRROR", show_envvar=True, default=None,
-              help="Local mirror of the original UCI files, tried before any download.")
-@click.option("--cache", type=click.Path(file_okay=False, path_type=Path),
-              default=Path("data"), show_default=True,
-              help="Dataset cache: verified copies of the data files.")
-@click.option("--offline", is_flag=True,
-              help="Never download: use the cache and the mirror only.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0,
-              show_default=True, metavar="SECONDS", help="Download timeout.")
+@data_options
 def run(configs, splits, seed, jobs, backend, scheduler, out, force, quiet, mirror, cache, offline,
-        timeout):
-    """Run the learning-curve experiments of each CONFIG file, in turn.
+        fresh, timeout):
+    """Run the learning-curve experiments of each CONFIG, in turn: a config file, or the
+    name of a config shipped with nbvslr (`nbvslr configs` lists them).
 
     For every task, training-set size m and split, a random training set of m rows (both
     classes present) is drawn, every model is fitted on it and tested on all other rows.
@@ -74,15 +66,15 @@ def run(configs, splits, seed, jobs, backend, scheduler, out, force, quiet, mirr
 
     Every config file is read and checked before the first one runs.
     """
-    data = DataSettings(cache_dir=cache, mirror=mirror, download=not offline, timeout=timeout)
+    data = data_settings(mirror, cache, offline, fresh, timeout)
     settings = dict(splits=splits, seed=seed, data=data, out=out, jobs=jobs,
                     backend=backend, scheduler=scheduler, force=force)
     try:
-        loaded = [load_config(path, **settings) for path in configs]
-        for config in loaded:
+        loaded = [load_config(resolve_config(arg), **settings) for arg in configs]
+        for arg, config in zip(configs, loaded, strict=True):
             done = run_experiment(config, progress=progress_for(sys.stderr, quiet=quiet))
             for name in done:
-                click.echo(f"{config.source}: {name}: results in {task_dir(config.out, name)}")
+                click.echo(f"{arg}: {name}: results in {task_dir(config.out, name)}")
     except KeyboardInterrupt:
         click.echo(
             f"interrupted: the finished sizes are kept in {out}/<task>/.checkpoints; "

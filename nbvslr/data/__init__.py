@@ -9,7 +9,8 @@ Public API
 ``validate_task(spec)``
     Check a task spec before any data is read (``ConfigError``).
 ``load_task(spec, settings)``
-    The task's ``Dataset``, its files taken from the cache, the mirror or a download.
+    The task's ``Dataset``, its files taken from the cache, the shipped copies, the mirror
+    or a download.
 ``fetch(names, settings)``, ``task_status(name, settings)``
     Fill the cache; say where a task's files would come from.
 
@@ -80,8 +81,8 @@ def load_task(spec: TaskSpec, settings: DataSettings) -> Dataset:
     choices = resolve_choices(recipe, spec.overrides)
     tables, provenance = [], []
     for file in _files(recipe, choices.get("pool", True)):
-        path, how = sources.obtain(recipe.dataset, file, settings)
-        tables.append((path, read_rows(path, recipe.parse)))
+        content, how = sources.read_verified(recipe.dataset, file, settings)
+        tables.append((file.name, read_rows(content, file.name, recipe.parse)))
         provenance.append({"name": file.name, "sha256": file.sha256, "source": how})
     return build_dataset(recipe, choices, tables, provenance)
 
@@ -103,10 +104,11 @@ def fetch(names: Iterable[str], settings: DataSettings) -> list[Path]:
 
 def task_status(name: str, settings: DataSettings) -> str:
     """Where the files of a built-in task come from: ``"cached"`` when every file is in the
-    cache, ``"mirror"`` when the rest are in the mirror, else ``"download"``."""
+    cache, else ``"shipped"``, ``"mirror"`` or ``"download"``: the last of these that any of
+    its files needs."""
     recipe = get_recipe(name)
     states = {sources.status(recipe.dataset, f, settings) for f in recipe.files}
-    for state in ("download", "mirror"):
+    for state in ("download", "mirror", "shipped"):
         if state in states:
             return state
     return "cached"

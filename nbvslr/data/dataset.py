@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+import platformdirs
 
 Kind = Literal["continuous", "discrete"]
 
@@ -86,11 +87,20 @@ class TaskSpec:
         return self.source is None
 
 
+def default_cache_dir() -> Path:
+    """The user's cache folder for nbvslr, by the platform's convention (platformdirs):
+    ``$XDG_CACHE_HOME/nbvslr`` or ``~/.cache/nbvslr`` on Linux, ``~/Library/Caches/nbvslr`` on
+    macOS, ``%LOCALAPPDATA%\\nbvslr\\Cache`` on Windows."""
+    return Path(platformdirs.user_cache_dir("nbvslr", appauthor=False))
+
+
 @dataclass(frozen=True)
 class DataSettings:
-    """Where bytes come from: the cache, a local mirror, or a download."""
+    """Where bytes come from: the cache, the files shipped with nbvslr (unless
+    ``shipped=False``), a local mirror, or a download."""
 
-    cache_dir: Path = Path("data")
+    cache_dir: Path = field(default_factory=default_cache_dir)
     mirror: Path | None = None
     download: bool = True
     timeout: float = 30.0
+    shipped: bool = True

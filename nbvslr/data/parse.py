@@ -12,7 +12,6 @@ The steps, each driven by the recipe's data and its resolved choices:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -32,13 +31,14 @@ def split_line(line: str, parse: Parse) -> list[str]:
     return fields
 
 
-def read_rows(path: Path, parse: Parse) -> list[list[str]]:
-    """Every record of one file as a list of string fields, ``len == len(parse.columns)``.
+def read_rows(content: bytes, name: str, parse: Parse) -> list[list[str]]:
+    """Every record of one file (its bytes, ``content``) as a list of string fields,
+    ``len == len(parse.columns)``.
 
     Blank lines and lines starting with one of ``parse.junk_prefixes`` are skipped; a line
-    with the wrong number of fields is a ``DataError`` naming the file and the line.
+    with the wrong number of fields is a ``DataError`` naming the file (``name``) and the line.
     """
-    text = path.read_text(encoding="utf-8", errors="strict")
+    text = content.decode("utf-8", errors="strict")
     rows: list[list[str]] = []
     width = len(parse.columns)
     for number, line in enumerate(text.splitlines(), start=1):
@@ -47,7 +47,7 @@ def read_rows(path: Path, parse: Parse) -> list[list[str]]:
         fields = split_line(line, parse)
         if len(fields) != width:
             raise DataError(
-                f"{path.name} line {number}: {len(fields)} fields where the recipe expects "
+                f"{name} line {number}: {len(fields)} fields where the recipe expects "
                 f"{width}; the file is not the original (delete it from the cache to refetch)"
             )
         rows.append(fields)
@@ -101,7 +101,7 @@ def _level_order(levels: Sequence[str], missing: str) -> list[str]:
 
 
 def build_dataset(
-    recipe: Recipe, choices: Mapping[str, Any], tables: Sequence[tuple[Path, list[list[str]]]],
+    recipe: Recipe, choices: Mapping[str, Any], tables: Sequence[tuple[str, list[list[str]]]],
     provenance: Sequence[Mapping[str, str]] = (),
 ) -> Dataset:
     """The binary task of ``recipe`` under ``choices`` from the rows of its files.
@@ -111,7 +111,7 @@ def build_dataset(
     recipe : Recipe
     choices : mapping
         Every choice of the recipe, resolved (``resolve_choices``).
-    tables : sequence of (path, rows)
+    tables : sequence of (file name, rows)
         The rows of each file to use, in order (train files, then test files if pooled).
     provenance : sequence of mapping
         ``{"name", "sha256", "source"}`` of each file, recorded in ``notes``.

@@ -1,20 +1,26 @@
-"""Where the bytes of a data file come from: the cache, a local mirror, or a download.
+"""Where the bytes of a data file come from: the cache, the files shipped with nbvslr, a
+local mirror, or a download.
 
 In this order:
 
 1. the cache ``settings.cache_dir / <dataset> / <file>``, used only if its sha256 matches
    the recipe's (a truncated or altered copy is replaced, never used);
-2. the mirror ``settings.mirror``, read-only (``<mirror>/<dataset>/<file>``, or
+2. the original files shipped in the package (``nbvslr/data/uci/<dataset>/<file>.gz``),
+   verified on every read (``settings.shipped=False`` skips them: ``--fresh``);
+3. the mirror ``settings.mirror``, read-only (``<mirror>/<dataset>/<file>``, or
    ``<mirror>/<file>`` for a flat folder), verified, then copied into the cache;
-3. a download from the file's URL, with ``settings.timeout``, verified before it enters
+4. a download from the file's URL, with ``settings.timeout``, verified before it enters
    the cache (``settings.download=False`` forbids this step).
 
-Every write into the cache goes to a temporary file in the same folder first and is moved
-into place with ``os.replace``, so an interrupted copy never leaves a partial file.
+``read_verified`` returns a file's bytes and never writes a shipped file into the cache;
+``obtain`` puts a verified copy in the cache (``nbvslr datasets fetch``). Every write into the
+cache goes to a temporary file in the same folder first and is moved into place with
+``os.replace``, so an interrupted copy never leaves a partial file.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import http.client
 import os
@@ -22,6 +28,7 @@ import shutil
 import tempfile
 import urllib.error
 import urllib.request
+from importlib import resources
 from pathlib import Path
 
 from nbvslr.data.dataset import DataSettings
@@ -32,6 +39,8 @@ MIRROR_ENV = "NBVSLR_DATA_MIRROR"
 _OFFLINE_HINT = (
     f"to work offline, point {MIRROR_ENV} (or --mirror) at a folder of the original UCI files"
 )
+SHIPPED = "uci"
+"""The folder of ``nbvslr.data`` that holds the shipped files, ``<dataset>/<file>.gz``."""
 _CHUNK = 1 << 16
 
 
@@ -65,6 +74,36 @@ def mirror_path(dataset: str, file: DataFile, settings: DataSettings) -> Path | 
     return None
 
 
+def shipped_file(dataset: str, file: DataFile):
+    """The shipped, compressed copy of ``file`` (a ``Traversable``), or None if not shipped."""
+    found = resources.files("nbvslr.data").joinpath(SHIPPED, dataset, f"{file.name}.gz")
+    return found if found.is_file() else None
+
+
+def shipped_bytes(dataset: str, file: DataFile) -> bytes | None:
+    """The verified bytes of the shipped copy of ``file``, or None if it is not shipped.
+
+    Raises ``DataError`` when the shipped copy does not decompress to the recipe's sha256
+    (an installation changed by hand): it is never used.
+    """
+    found = shipped_file(dataset, file)
+    if found is None:
+        return None
+    try:
+        data = gzip.decompress(found.read_bytes())
+    except (OSError, EOFError) as exc:
+        data, actual = b"", f"unreadable ({exc})"
+    else:
+        actual = hashlib.sha256(data).hexdigest()
+    if actual != file.sha256:
+        raise DataError(
+            f"shipped file {found} is not the original {file.name} (sha256 {actual[:12]}..., "
+            f"expected {file.sha256[:12]}...); reinstall nbvslr, or use --fresh to take a "
+            "mirror or a download instead"
+        )
+    return data
+
+
 def is_cached(dataset: str, file: DataFile, settings: DataSettings) -> bool:
     """True when the cache holds a copy of ``file`` whose sha256 matches."""
     path = cache_path(dataset, file, settings)
@@ -72,10 +111,12 @@ def is_cached(dataset: str, file: DataFile, settings: DataSettings) -> bool:
 
 
 def status(dataset: str, file: DataFile, settings: DataSettings) -> str:
-    """``"cached"`` (verified copy in the cache), ``"mirror"`` (a verified copy in the
-    mirror) or ``"download"``."""
+    """``"cached"`` (verified copy in the cache), ``"shipped"`` (with the package),
+    ``"mirror"`` (a verified copy in the mirror) or ``"download"``."""
     if is_cached(dataset, file, settings):
         return "cached"
+    if settings.shipped and shipped_file(dataset, file) is not None:
+        return "shipped"
     found = mirror_path(dataset, file, settings)
     if found is not None and sha256_of(found) == file.sha256:
         return "mirror"
@@ -124,18 +165,43 @@ def fetch_file(dataset: str, file: DataFile, settings: DataSettings) -> Path:
     return obtain(dataset, file, settings)[0]
 
 
+def read_verified(dataset: str, file: DataFile, settings: DataSettings) -> tuple[bytes, str]:
+    """The bytes of ``file``, verified, and where they came from (``"cache"``,
+    ``"shipped"``, ``"mirror"`` or the URL downloaded).
+
+    A shipped file is read from the package and never copied into the cache; a mirror or
+    downloaded copy goes through the cache (see ``obtain``).
+    """
+    target = cache_path(dataset, file, settings)
+    if target.is_file():
+        data = target.read_bytes()
+        if hashlib.sha256(data).hexdigest() == file.sha256:
+            return data, "cache"
+    if settings.shipped:
+        data = shipped_bytes(dataset, file)
+        if data is not None:
+            return data, "shipped"
+    path, how = obtain(dataset, file, settings)
+    return path.read_bytes(), how
+
+
 def obtain(dataset: str, file: DataFile, settings: DataSettings) -> tuple[Path, str]:
     """A verified copy of ``file`` in the cache, and where it came from (``"cache"``,
-    ``"mirror"`` or the URL downloaded).
+    ``"shipped"``, ``"mirror"`` or the URL downloaded).
 
-    Raises ``DataError`` when a mirror copy fails its checksum (the mirror is never
-    written to), ``DownloadError`` when the download fails, is refused by its checksum, or
-    is not allowed (``settings.download`` false).
+    Raises ``DataError`` when a shipped or mirror copy fails its checksum (the mirror is
+    never written to), ``DownloadError`` when the download fails, is refused by its
+    checksum, or is not allowed (``settings.download`` false).
     """
     target = cache_path(dataset, file, settings)
     stale = target.is_file()
     if stale and sha256_of(target) == file.sha256:
         return target, "cache"
+    if settings.shipped:
+        data = shipped_bytes(dataset, file)
+        if data is not None:
+            _write_atomic(target, data=data)
+            return target, "shipped"
     if settings.mirror is not None and target.resolve().is_relative_to(
         Path(settings.mirror).resolve()
     ):

@@ -1,0 +1,35 @@
+"""``nbvslr configs``: list the configs shipped with nbvslr; ``nbvslr configs show NAME``."""
+
+from __future__ import annotations
+
+import click
+
+from nbvslr.catalog import shipped_config, shipped_configs
+
+
+@click.group(
+    "configs", invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="""\b
+Examples:
+  nbvslr configs                            # every shipped config, one line each
+  nbvslr configs show pima > my.yaml        # a starting point for your own
+  nbvslr run pima                           # run a shipped config by name
+""",
+)
+@click.pass_context
+def configs(ctx):
+    """List the configs shipped with nbvslr, with a one-line description each. Any of them
+    runs by name from any folder (`nbvslr run NAME`)."""
+    if ctx.invoked_subcommand is None:
+        found = shipped_configs()
+        width = max(len(c.name) for c in found)
+        for config in found:
+            click.echo(f"{config.name.ljust(width)}  {config.description}".rstrip())
+
+
+@configs.command("show")
+@click.argument("name")
+def show(name):
+    """Print the shipped config NAME, as a starting point for a config of your own."""
+    click.echo(shipped_config(name).path.read_text(encoding="utf-8"), nl=False)

@@ -1,0 +1,65 @@
+"""The command-line options that say where data files come from, declared once.
+
+``nbvslr run``, ``nbvslr datasets`` and ``nbvslr datasets fetch`` take the same five options;
+``data_settings`` turns them into a ``DataSettings`` and refuses a mirror that does not exist
+(a mirror is only ever read, so a mistyped path would otherwise be skipped in silence).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from nbvslr.data.dataset import DataSettings, default_cache_dir
+from nbvslr.data.sources import MIRROR_ENV
+from nbvslr.errors import ConfigError
+
+CACHE_ENV = "NBVSLR_CACHE"
+DEFAULT_TIMEOUT = DataSettings.timeout
+
+OPTIONS = (
+    click.option("--mirror", type=click.Path(path_type=Path), envvar=MIRROR_ENV,
+                 show_envvar=True, default=None,
+                 help="Local mirror of the original UCI files, tried after the shipped copies "
+                      "and before any download."),
+    click.option("--cache", type=click.Path(path_type=Path), envvar=CACHE_ENV,
+                 show_envvar=True, default=None,
+                 help=f"Dataset cache: verified copies of downloaded files "
+                      f"[default: {default_cache_dir()}]."),
+    click.option("--offline", is_flag=True,
+                 help="Never download: use the cache, the shipped files and the mirror only."),
+    click.option("--fresh", is_flag=True,
+                 help="Skip the UCI files shipped with nbvslr: take the cache, the mirror or "
+                      "a download instead."),
+    click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True,
+                 metavar="SECONDS", help="Download timeout."),
+)
+
+
+def data_options(func):
+    """Add the data options (``mirror``, ``cache``, ``offline``, ``fresh``, ``timeout``)."""
+    for option in reversed(OPTIONS):
+        func = option(func)
+    return func
+
+
+def data_settings(mirror: Path | None, cache: Path | None, offline: bool, fresh: bool,
+                  timeout: float) -> DataSettings:
+    """The ``DataSettings`` of the data options; ``ConfigError`` (exit 2) for a mirror or a
+    cache that is not a folder, or a timeout that is not positive."""
+    if mirror is not None and not Path(mirror).is_dir():
+        what = "does not exist" if not Path(mirror).exists() else "is not a folder"
+        raise ConfigError(
+            f"mirror {mirror} {what} (--mirror or {MIRROR_ENV}); point it at a folder of "
+            f"the original UCI files, or unset {MIRROR_ENV}"
+        )
+    if cache is not None and Path(cache).exists() and not Path(cache).is_dir():
+        raise ConfigError(
+            f"cache {cache} is not a folder (--cache or {CACHE_ENV}); name a folder"
+        )
+    if not timeout > 0:
+        raise ConfigError(f"--timeout {timeout:g}: must be more than 0 seconds; e.g. 30")
+    cache_dir = Path(cache) if cache is not None else default_cache_dir()
+    return DataSettings(cache_dir=cache_dir, mirror=mirror, download=not offline,
+                        timeout=timeout, shipped=not fresh)

@@ -1,0 +1,78 @@
+"""The shipped configs: listed, shown, and run by name from any folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from click.testing import CliRunner
+
+from nbvslr.catalog import resolve_config, shipped_config, shipped_configs
+from nbvslr.cli import cli
+from nbvslr.config import load_config
+from nbvslr.data import BUILTIN_TASKS
+
+REPO_CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+
+
+def test_every_panel_has_a_shipped_config_with_a_description():
+    """Each built-in task, figure1, adult and synthetic are shipped, each described in a line."""
+    found = {c.name: c for c in shipped_configs()}
+    assert set(BUILTIN_TASKS) | {"figure1", "adult", "synthetic"} <= set(found)
+    for config in found.values():
+        assert config.description and "\n" not in config.description
+        load_config(config.path)  # every shipped config is valid
+    assert found["adult"].description.endswith("discrete attributes only.")
+
+
+def test_the_checkout_configs_folder_is_the_shipped_one():
+    """configs/ at the top of a checkout holds exactly the shipped configs."""
+    shipped = {c.path.resolve() for c in shipped_configs()}
+    assert {p.resolve() for p in REPO_CONFIGS.rglob("*.yaml")} == shipped
+
+
+def test_configs_lists_and_show_prints_a_config():
+    """`nbvslr configs` has one line per config; `configs show NAME` prints valid YAML."""
+    runner = CliRunner()
+    listing = runner.invoke(cli, ["configs"])
+    assert listing.exit_code == 0
+    names = [line.split()[0] for line in listing.output.splitlines()]
+    assert names == [c.name for c in shipped_configs()]
+    shown = runner.invoke(cli, ["configs", "show", "pima"])
+    assert shown.exit_code == 0
+    assert yaml.safe_load(shown.output)["tasks"] == ["pima"]
+
+
+def test_an_unknown_name_suggests_the_closest(tmp_path, monkeypatch):
+    """A misspelt name, or a checkout path used elsewhere: exit 2, one line with a hint."""
+    runner = CliRunner()
+    result = runner.invoke(cli, ["configs", "show", "pimaa"])
+    assert result.exit_code == 2
+    assert result.output.strip().endswith("`nbvslr configs` lists the shipped ones")
+    assert "did you mean 'pima'" in result.output
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(cli, ["run", "configs/synthetic.yaml"])
+    assert result.exit_code == 2
+    assert "did you mean the shipped config 'synthetic'" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_name_runs_the_shipped_config_from_an_empty_folder(tmp_path, monkeypatch):
+    """`nbvslr run NAME` in a folder with no configs runs the shipped one into ./results."""
+    monkeypatch.chdir(tmp_path)
+    assert resolve_config("synthetic") == shipped_config("synthetic").path
+    (tmp_path / "synthetic").write_text("tasks: [lenses]\n")
+    assert resolve_config("synthetic") == Path("synthetic")  # files first
+    result = CliRunner().invoke(cli, ["run", "lenses", "--splits", "3", "--jobs", "1", "-q",
+                                      "--offline", "--cache", str(tmp_path / "cache")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "results" / "lenses" / "summary.csv").is_file()
+    assert not (tmp_path / "cache").exists()  # the shipped files were read in place
+
+
+def test_a_folder_given_as_config_is_one_line():
+    """A folder where a config file belongs: exit 2, one line."""
+    result = CliRunner().invoke(cli, ["run", str(REPO_CONFIGS)])
+    assert result.exit_code == 2
+    assert result.output.startswith("error: ") and "is a folder" in result.output
+    assert len(result.output.strip().splitlines()) == 1
