@@ -342,7 +342,7 @@ def winner(paired_row) -> str:
     return "tie"
 
 
-def _sign_changes(ms: np.ndarray, d: np.ndarray) -> list[tuple[float, float]]:
+def sign_changes(ms: np.ndarray, d: np.ndarray) -> list[tuple[float, float]]:
     """All sign changes of one curve: ``[(location, sign after), ...]`` in increasing m.
 
     ms : ndarray of shape (M,), increasing. d : ndarray of shape (M,), the mean differences.
@@ -458,7 +458,7 @@ def crossovers(
     ``model_a``, ``model_b`` : the pair.
     ``m`` : list of the sizes, increasing.
     ``crossings`` : every sign change of ``diff_mean`` in the plotted range, interpolated
-        linearly in m (see ``_sign_changes``); ``[]`` when there is none.
+        linearly in m (see ``sign_changes``); ``[]`` when there is none.
     ``better_after`` : for each crossing, ``"lr"`` (b) or ``"nb"`` (a), the model with the
         lower mean error just after it.
     ``first_crossover`` : ``crossings[0]`` or None ("no crossover in the plotted range").
@@ -489,7 +489,7 @@ def crossovers(
     ms = rows["m"].to_numpy(dtype=float)
     d = rows["diff_mean"].to_numpy(dtype=float)
     model_a, model_b = str(rows["model_a"].iloc[0]), str(rows["model_b"].iloc[0])
-    changes = _sign_changes(ms, d)
+    changes = sign_changes(ms, d)
     calls = [winner(r) for _, r in rows.iterrows()]
     lr_sig = np.array([c == "lr" for c in calls])
     # the tail of sizes where b stays significantly better up to the last m

@@ -217,13 +217,13 @@ def test_crossing_through_an_exact_zero_and_a_touch():
 
 def test_vectorised_first_crossing_matches_the_scalar_rule():
     """first_crossing over a (B, M) stack equals the one-curve rule on each row."""
-    from nbvslr.stats import _sign_changes
+    from nbvslr.stats import sign_changes
 
     rng = np.random.default_rng(3)
     ms = np.cumsum(rng.integers(1, 5, size=9)).astype(float)
     D = rng.integers(-2, 3, size=(500, 9)).astype(float) * rng.uniform(0.5, 1, size=(500, 9))
     loc, _ = first_crossing(ms, D)
-    expected = [(c[0][0] if (c := _sign_changes(ms, row)) else np.nan) for row in D]
+    expected = [(c[0][0] if (c := sign_changes(ms, row)) else np.nan) for row in D]
     np.testing.assert_allclose(loc, expected)
 
 

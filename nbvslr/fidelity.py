@@ -1,0 +1,344 @@
+"""How close a run comes to the paper: our curves against the published Figure 1.
+
+The paper's curves ship with the package (``nbvslr/data/paper/figure1_digitized.csv``, read
+from the vector drawing of the published PDF, about ±0.002; provenance in the README beside
+it). For each built-in panel found in a results folder this module measures
+
+- the mean |ours − paper| of each curve over the sizes m that both have;
+- the winner at the smallest and at the largest of those m, for the paper and for us, from
+  the mean errors: ``"nb"`` or ``"lr"`` when one is lower by more than ``tie`` (0.005, about
+  twice the digitization error), else ``"tie"``;
+- the crossovers of each pair of curves (every m where NB − LR changes sign, linearly
+  interpolated, the rule of ``stats.sign_changes``, with the model ahead after it): the
+  paper's on its grid, ours on every size of the run;
+
+and a summary over the panels: how many are within ``tol`` (0.03) on both curves, and how
+many agree with the paper on the winner at each end.
+
+Public API: ``paper_curves``, ``paper_curve``, ``winner``, ``crossings``, ``compare_curves``
+(two tables of ``m, nb, lr``: the core), ``our_curves``, ``compare_tasks``, ``compare_results``,
+``summarize``, ``summary_line`` and ``markdown``.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+
+import numpy as np
+import pandas as pd
+
+from nbvslr import stats
+from nbvslr.errors import ConfigError, ResultsError
+
+PAPER_FILE = "figure1_digitized.csv"
+TIE = 0.005  # |NB - LR| at most this: a tie (about twice the digitization error)
+TOL = 0.03  # a panel is "within" when both curves are at most this far on average
+# the errors compared are printed to 3 decimals: 0.305 - 0.300 is 0.0050000000000000044 in
+# floating point, and must still count as "within 0.005"
+_SLACK = 1e-9
+CURVE_COLUMNS = ("m", "nb", "lr")
+
+PathLike = str | os.PathLike
+
+
+# --------------------------------------------------------------------------------------
+# The paper's curves
+# --------------------------------------------------------------------------------------
+
+@functools.cache
+def _paper_table() -> pd.DataFrame:
+    text = resources.files("nbvslr.data").joinpath("paper", PAPER_FILE).read_text("utf-8")
+    table = pd.read_csv(io.StringIO(text))
+    return table[["task", *CURVE_COLUMNS]]
+
+
+def paper_curves() -> pd.DataFrame:
+    """The paper's Figure 1: columns ``task, m, nb, lr``, one row per panel and m (a copy)."""
+    return _paper_table().copy()
+
+
+def paper_curve(task: str) -> pd.DataFrame | None:
+    """The paper's ``m, nb, lr`` for one panel (increasing m), or None for a task not in it."""
+    table = _paper_table()
+    rows = table[table["task"] == task]
+    if rows.empty:
+        return None
+    return rows[list(CURVE_COLUMNS)].sort_values("m").reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------------------
+# One panel
+# --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PanelFidelity:
+    """One panel, ours against the paper.
+
+    Attributes
+    ----------
+    task : str
+    label : str
+        How the panel is named in a table (the task, plus the models when not nb and lr).
+    sizes : tuple of int
+        The m's both have (the differences are averaged over these).
+    diff_nb, diff_lr : float
+        Mean |ours − paper| of the NB and the LR curve over ``sizes``.
+    paper_ends, our_ends : tuple of str
+        Winner (``"nb"``, ``"lr"`` or ``"tie"``) at ``sizes[0]`` and ``sizes[-1]``.
+    paper_crossings, our_crossings : tuple of (float, str)
+        Every m where NB − LR changes sign, with the model ahead after it (``"nb"`` or
+        ``"lr"``), in increasing m; empty when the curves do not cross in the range.
+    """
+
+    task: str
+    label: str
+    sizes: tuple[int, ...]
+    diff_nb: float
+    diff_lr: float
+    paper_ends: tuple[str, str]
+    our_ends: tuple[str, str]
+    paper_crossings: tuple[tuple[float, str], ...]
+    our_crossings: tuple[tuple[float, str], ...]
+
+    @property
+    def paper_crossover(self) -> float | None:
+        """The paper's first crossover, None without one."""
+        return self.paper_crossings[0][0] if self.paper_crossings else None
+
+    @property
+    def our_crossover(self) -> float | None:
+        """Our first crossover, None without one."""
+        return self.our_crossings[0][0] if self.our_crossings else None
+
+    def within(self, tol: float = TOL) -> bool:
+        """Both curves at most ``tol`` from the paper's on average."""
+        return max(self.diff_nb, self.diff_lr) <= tol + _SLACK
+
+    def agrees_at(self, end: int) -> bool:
+        """The same winner as the paper at the smallest (``end=0``) or largest (``-1``) m."""
+        return self.paper_ends[end] == self.our_ends[end]
+
+
+def winner(nb: float, lr: float, tie: float = TIE) -> str:
+    """``"nb"`` or ``"lr"``, the lower mean error, or ``"tie"`` when they are within ``tie``."""
+    if abs(nb - lr) <= tie + _SLACK:
+        return "tie"
+    return "nb" if nb < lr else "lr"
+
+
+def crossings(m: Sequence[float], nb: Sequence[float],
+              lr: Sequence[float]) -> tuple[tuple[float, str], ...]:
+    """Every m where ``nb - lr`` changes sign (``stats.sign_changes``), with the model ahead
+    after it: ``((m, "lr" or "nb"), ...)``.
+
+    m : increasing sizes of shape (M,); nb, lr : mean errors of shape (M,).
+    """
+    d = np.asarray(nb, dtype=float) - np.asarray(lr, dtype=float)  # (M,)
+    return tuple((loc, "lr" if after > 0 else "nb")
+                 for loc, after in stats.sign_changes(np.asarray(m, dtype=float), d))
+
+
+def _check_curves(curves: pd.DataFrame, what: str) -> pd.DataFrame:
+    missing = [c for c in CURVE_COLUMNS if c not in curves.columns]
+    if missing:
+        raise ResultsError(f"{what}: missing column(s) {', '.join(missing)}; expected "
+                           f"{', '.join(CURVE_COLUMNS)}")
+    curves = curves[list(CURVE_COLUMNS)].dropna().sort_values("m", kind="stable")
+    if curves["m"].duplicated().any():
+        raise ResultsError(f"{what}: a size m appears more than once")
+    return curves.reset_index(drop=True)
+
+
+def compare_curves(task: str, ours: pd.DataFrame, paper: pd.DataFrame, *, tie: float = TIE,
+                   label: str | None = None) -> PanelFidelity:
+    """Compare one panel's curves with the paper's.
+
+    Parameters
+    ----------
+    task : str
+    ours, paper : DataFrame
+        Columns ``m, nb, lr``: the mean test error of each model at each m (rows with a
+        missing value are ignored).
+    tie : float
+        Winners closer than this are a tie.
+    label : str, optional
+        The panel's name in a table (default: ``task``).
+
+    Raises ``ResultsError`` when the two tables have no size in common.
+    """
+    ours = _check_curves(ours, f"{task}: our curves")
+    paper = _check_curves(paper, f"{task}: the paper's curves")
+    both = ours.merge(paper, on="m", suffixes=("_ours", "_paper"))  # increasing m
+    if both.empty:
+        raise ResultsError(
+            f"{task}: no size m in common with the paper's grid "
+            f"({paper['m'].min()}..{paper['m'].max()}); run with `sizes: paper`")
+    ends = (0, len(both) - 1)
+    return PanelFidelity(
+        task=task,
+        label=label or task,
+        sizes=tuple(int(m) for m in both["m"]),
+        diff_nb=float(np.mean(np.abs(both["nb_ours"] - both["nb_paper"]))),
+        diff_lr=float(np.mean(np.abs(both["lr_ours"] - both["lr_paper"]))),
+        paper_ends=tuple(winner(both["nb_paper"][i], both["lr_paper"][i], tie) for i in ends),
+        our_ends=tuple(winner(both["nb_ours"][i], both["lr_ours"][i], tie) for i in ends),
+        paper_crossings=crossings(paper["m"], paper["nb"], paper["lr"]),
+        our_crossings=crossings(ours["m"], ours["nb"], ours["lr"]),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Results folders
+# --------------------------------------------------------------------------------------
+
+def _first_of_family(task, family: str) -> str | None:
+    fam = dict(zip(task.summary["model"].astype(str), task.summary["family"].astype(str),
+                   strict=False))
+    return next((m for m in task.model_order() if fam.get(m) == family), None)
+
+
+def our_curves(task, nb: str | None = None, lr: str | None = None) -> pd.DataFrame:
+    """A task's mean errors as ``m, nb, lr`` (the sizes where both models have results).
+
+    task : ``report.TaskResults`` (``summary``, ``model_order()``). ``nb``, ``lr``: the
+    models to compare (default: the first model of each family, in config order).
+    """
+    names = {"nb": nb or _first_of_family(task, "nb"), "lr": lr or _first_of_family(task, "lr")}
+    present = sorted(set(task.summary["model"].astype(str)))
+    for role, name in names.items():
+        if name is None or name not in present:
+            raise ConfigError(
+                f"{task.name}: no {role.upper()} model "
+                f"{f'named {name!r} ' if name else ''}in {task.folder}; models there: "
+                f"{', '.join(present)} (choose one with --{role} NAME)")
+    wide = task.summary.pivot_table(index="m", columns="model", values="error_mean",
+                                    aggfunc="first")
+    out = pd.DataFrame({"m": wide.index.astype(int),
+                        "nb": wide[names["nb"]].to_numpy(dtype=float),
+                        "lr": wide[names["lr"]].to_numpy(dtype=float)})
+    return out.dropna().reset_index(drop=True)
+
+
+def compare_tasks(tasks: Iterable, *, nb: str | None = None, lr: str | None = None,
+                  tie: float = TIE) -> list[PanelFidelity]:
+    """``compare_curves`` of every task that is a panel of the paper, in the paper's order.
+
+    tasks : ``report.TaskResults`` objects (others, e.g. synthetic tasks, are skipped).
+    """
+    order = {t: i for i, t in enumerate(pd.unique(_paper_table()["task"]))}
+    panels = [t for t in tasks if t.name in order]
+    panels.sort(key=lambda t: order[t.name])
+    names = [t.name for t in panels]
+    out = []
+    for task in panels:
+        curves = our_curves(task, nb, lr)
+        label = task.name
+        if nb or lr:
+            label += f" ({nb or 'nb'} vs {lr or 'lr'})"
+        if names.count(task.name) > 1:
+            label += f" ({task.folder})"
+        out.append(compare_curves(task.name, curves, paper_curve(task.name), tie=tie,
+                                  label=label))
+    return out
+
+
+def compare_results(results_dirs: PathLike | Iterable[PathLike], *, nb: str | None = None,
+                    lr: str | None = None, tie: float = TIE) -> list[PanelFidelity]:
+    """``compare_tasks`` of the results folders (a task folder or a root of task folders).
+
+    Raises ``ResultsError`` when a folder does not exist or holds no panel of the paper.
+    """
+    from nbvslr.report import load_results
+
+    panels = compare_tasks(load_results(results_dirs), nb=nb, lr=lr, tie=tie)
+    if not panels:
+        raise ResultsError(
+            f"{results_dirs}: no panel of the paper's Figure 1 found (built-in tasks only: "
+            f"{', '.join(pd.unique(_paper_table()['task']))})")
+    return panels
+
+
+# --------------------------------------------------------------------------------------
+# Summary and table
+# --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Summary:
+    """Counts over the compared panels (``n`` of them)."""
+
+    n: int
+    within: int
+    agree_smallest: int
+    agree_largest: int
+    tol: float
+
+
+def summarize(panels: Sequence[PanelFidelity], tol: float = TOL) -> Summary:
+    """How many panels are within ``tol`` on both curves, and agree on each end's winner."""
+    return Summary(
+        n=len(panels),
+        within=sum(p.within(tol) for p in panels),
+        agree_smallest=sum(p.agrees_at(0) for p in panels),
+        agree_largest=sum(p.agrees_at(-1) for p in panels),
+        tol=tol,
+    )
+
+
+def summary_line(panels: Sequence[PanelFidelity], tol: float = TOL) -> str:
+    """One sentence: panels within ``tol`` on both curves, and end winners that agree."""
+    s = summarize(panels, tol)
+    return (f"{s.within} of {s.n} panels within {tol:g} of the paper on both curves "
+            f"(mean |Δ|); the winner agrees with the paper's at the smallest m on "
+            f"{s.agree_smallest} of {s.n}, at the largest m on {s.agree_largest} of {s.n}.")
+
+
+def _diff(x: float, tol: float) -> str:
+    text = f"{x:.3f}"
+    return f"**{text}**" if x > tol + _SLACK else text
+
+
+def _m(x: float) -> str:
+    return f"{x:.0f}" if float(x).is_integer() else f"{x:.1f}"
+
+
+def _crossings(cross: tuple[tuple[float, str], ...]) -> str:
+    return ", ".join(f"{_m(m)} → {after}" for m, after in cross) or "none"
+
+
+def _ends(ends: tuple[str, str], paper: tuple[str, str]) -> str:
+    return ", ".join(e if e == p else f"**{e}**" for e, p in zip(ends, paper, strict=True))
+
+
+HEADER = ("panel", "m", "mean abs. diff. NB", "mean abs. diff. LR", "ends, paper",
+          "ends, ours", "crossovers, paper", "crossovers, ours")
+
+NOTES = """\
+- Against the paper's Figure 1 as published (digitized from the PDF's vector drawing,
+  ±0.002; `nbvslr/data/paper/`). mean abs. diff.: the mean |ours − paper| of the curve over
+  the sizes m both have; **bold** when above {tol:g}.
+- ends: the winner at the smallest and the largest of those m, from the mean errors: `tie`
+  when NB and LR are within {tie:g}; ours in **bold** where it differs from the paper's.
+- crossovers: every m where NB − LR changes sign, linearly interpolated, and the model
+  ahead after it (the paper's on its grid, ours on every size of the run); `none`: the
+  curves do not cross in the range."""
+
+
+def markdown(panels: Sequence[PanelFidelity], *, tol: float = TOL, tie: float = TIE,
+             notes: bool = True) -> str:
+    """The comparison as a Markdown table, then the summary line (and the definitions)."""
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    for p in panels:
+        cells = [p.label, f"{p.sizes[0]}–{p.sizes[-1]}", _diff(p.diff_nb, tol),
+                 _diff(p.diff_lr, tol), ", ".join(p.paper_ends),
+                 _ends(p.our_ends, p.paper_ends), _crossings(p.paper_crossings),
+                 _crossings(p.our_crossings)]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    text = "\n".join(lines) + "\n\n" + summary_line(panels, tol) + "\n"
+    if notes:
+        text += "\n" + NOTES.format(tol=tol, tie=tie) + "\n"
+    return text
