@@ -255,10 +255,14 @@ def compare_results(results_dirs: PathLike | Iterable[PathLike], *, nb: str | No
     """
     from nbvslr.report import load_results
 
+    if isinstance(results_dirs, str | os.PathLike):
+        results_dirs = [results_dirs]
+    results_dirs = [str(p) for p in results_dirs]
     panels = compare_tasks(load_results(results_dirs), nb=nb, lr=lr, tie=tie)
     if not panels:
         raise ResultsError(
-            f"{results_dirs}: no panel of the paper's Figure 1 found (built-in tasks only: "
+            f"{', '.join(results_dirs)}: no panel of the paper's Figure 1 to compare with "
+            f"(it has the built-in tasks only: "
             f"{', '.join(pd.unique(_paper_table()['task']))})")
     return panels
 

@@ -191,3 +191,57 @@ def test_models_by_name_and_a_missing_one(tmp_path):
     assert p.diff_nb > 0.01 and p.label == "liver (lr vs nb)"
     with pytest.raises(ConfigError, match="no NB model named 'nb2'.*models there: lr, nb"):
         fidelity.compare_results(tmp_path, nb="nb2")
+
+
+# --------------------------------------------------------------------------------------
+# nbvslr fidelity
+# --------------------------------------------------------------------------------------
+
+def _invoke(*args):
+    from click.testing import CliRunner
+
+    from nbvslr.cli import cli
+
+    return CliRunner().invoke(cli, ["fidelity", *[str(a) for a in args]])
+
+
+@pytest.fixture
+def two_panels(tmp_path):
+    """sonar as in the paper, pima with NB 0.04 off: 1 of 2 within 0.03."""
+    _paper_shifted(tmp_path / "results", "sonar", 0.0)
+    _paper_shifted(tmp_path / "results", "pima", 0.04)
+    return tmp_path / "results"
+
+
+def test_cli_prints_the_table_and_passes_at_the_threshold(two_panels):
+    """The table and the summary on stdout; exit 0 when exactly --min-within panels pass."""
+    res = _invoke(two_panels, "--min-within", 1)
+    assert res.exit_code == 0, res.output
+    assert res.output.startswith("| panel |")
+    assert "| pima | 2–59 | **0.040** | 0.000 |" in res.output
+    assert "1 of 2 panels within 0.03" in res.output
+
+
+def test_cli_exits_1_below_the_threshold(two_panels):
+    """One panel short of --min-within: exit 1, the reason on one line."""
+    res = _invoke(two_panels, "--min-within", 2)
+    assert res.exit_code == 1
+    assert res.output.splitlines()[-1] == (
+        "error: further from the paper than allowed: 1 of 2 panels within 0.03 "
+        "(--min-within 2)")
+    assert _invoke(two_panels, "--min-within", 2, "--tol", 0.05).exit_code == 0
+
+
+def test_cli_min_agree_counts_the_largest_m(tmp_path):
+    """pima's LR moved up 0.05: the paper's LR win at m = 59 becomes ours for NB; exit 1."""
+    _paper_shifted(tmp_path, "pima", 0.0, shift_lr=0.05)
+    assert _invoke(tmp_path, "--min-agree", 1).exit_code == 1
+    assert _invoke(tmp_path, "--min-agree", 0).exit_code == 0
+
+
+def test_cli_missing_folder_is_a_one_line_usage_error(tmp_path):
+    """A folder that does not exist: exit 2 and one line naming it."""
+    res = _invoke(tmp_path / "nope")
+    assert res.exit_code == 2
+    assert res.output.strip().count("\n") == 0
+    assert "nope does not exist" in res.output

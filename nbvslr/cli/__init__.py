@@ -44,13 +44,21 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from nbvslr.cli import configs_cmd, datasets_cmd, figures_cmd, guard_cmd, run_cmd
+    from nbvslr.cli import (
+        configs_cmd,
+        datasets_cmd,
+        fidelity_cmd,
+        figures_cmd,
+        guard_cmd,
+        run_cmd,
+    )
 
     cli.add_command(run_cmd.run)
     cli.add_command(configs_cmd.configs)
     cli.add_command(datasets_cmd.datasets)
     cli.add_command(figures_cmd.plot)
     cli.add_command(figures_cmd.report)
+    cli.add_command(fidelity_cmd.fidelity_cmd)
     cli.add_command(guard_cmd.compare_cmd)
 
 

@@ -1,0 +1,77 @@
+"""``nbvslr fidelity``: how close finished runs come to the paper's Figure 1."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from nbvslr import fidelity
+from nbvslr.errors import ConfigError, NbvslrError
+
+
+class BelowThreshold(NbvslrError):
+    """The run is further from the paper than the thresholds allow."""
+
+    exit_code = 1
+
+
+@click.command(
+    "fidelity",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="""\b
+Examples:
+  nbvslr fidelity results
+  nbvslr fidelity results --min-within 13 --min-agree 14     # a check: exit 1 below
+  nbvslr fidelity /tmp/study --nb nb_noprior --lr lr         # another pair of models
+""",
+)
+@click.argument("results_dirs", nargs=-1, required=True, metavar="RESULTS_DIR...",
+                type=click.Path(path_type=Path))
+@click.option("--tol", type=click.FloatRange(min=0), default=fidelity.TOL, show_default=True,
+              help="A panel is within the paper when both curves' mean |difference| is at "
+                   "most this.")
+@click.option("--tie", type=click.FloatRange(min=0), default=fidelity.TIE, show_default=True,
+              help="NB and LR closer than this at an end are a tie.")
+@click.option("--min-within", type=click.IntRange(min=0), default=0, show_default=True,
+              metavar="K", help="Exit 1 when fewer than K panels are within --tol.")
+@click.option("--min-agree", type=click.IntRange(min=0), default=0, show_default=True,
+              metavar="K", help="Exit 1 when the winner at the largest m agrees with the "
+                                "paper's on fewer than K panels.")
+@click.option("--nb", default=None, metavar="MODEL",
+              help="The NB model to compare (default: the first of its family).")
+@click.option("--lr", default=None, metavar="MODEL",
+              help="The LR model to compare (default: the first of its family).")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, metavar="FILE", help="Also write the table to FILE (Markdown).")
+@click.option("--notes/--no-notes", default=True, show_default=True,
+              help="Append the definitions of the columns.")
+def fidelity_cmd(results_dirs, tol, tie, min_within, min_agree, nb, lr, output, notes):
+    """Compare finished runs with the paper's Figure 1, panel by panel.
+
+    For every built-in panel under RESULTS_DIR: the mean |ours - paper| of the NB and the
+    LR curve over the paper's sizes, the winner at the smallest and largest m (the paper's
+    and ours), the crossovers (the paper's and ours), and how many panels are within --tol
+    and agree at each end. Made from saved results only.
+    """
+    from nbvslr.report import write_text_atomic
+
+    for path in results_dirs:
+        if not path.is_dir():
+            raise ConfigError(f"results folder {path} does not exist; give a folder written "
+                              f"by `nbvslr run CONFIG --out DIR`")
+    panels = fidelity.compare_results(results_dirs, nb=nb, lr=lr, tie=tie)
+    text = fidelity.markdown(panels, tol=tol, tie=tie, notes=notes)
+    click.echo(text, nl=False)
+    if output is not None:
+        write_text_atomic(output, text)
+        click.echo(f"wrote {output}", err=True)
+    s = fidelity.summarize(panels, tol)
+    short = []
+    if s.within < min_within:
+        short.append(f"{s.within} of {s.n} panels within {tol:g} (--min-within {min_within})")
+    if s.agree_largest < min_agree:
+        short.append(f"the winner at the largest m agrees on {s.agree_largest} of {s.n} "
+                     f"(--min-agree {min_agree})")
+    if short:
+        raise BelowThreshold("further from the paper than allowed: " + "; ".join(short))
