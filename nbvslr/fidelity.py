@@ -225,10 +225,12 @@ def our_curves(task, nb: str | None = None, lr: str | None = None) -> pd.DataFra
 
 
 def compare_tasks(tasks: Iterable, *, nb: str | None = None, lr: str | None = None,
-                  tie: float = TIE) -> list[PanelFidelity]:
+                  tie: float = TIE, strict: bool = True) -> list[PanelFidelity]:
     """``compare_curves`` of every task that is a panel of the paper, in the paper's order.
 
     tasks : ``report.TaskResults`` objects (others, e.g. synthetic tasks, are skipped).
+    strict : when False, a panel that cannot be compared (no NB or no LR model, no size in
+    common with the paper) is left out instead of raising.
     """
     order = {t: i for i, t in enumerate(pd.unique(_paper_table()["task"]))}
     panels = [t for t in tasks if t.name in order]
@@ -236,14 +238,17 @@ def compare_tasks(tasks: Iterable, *, nb: str | None = None, lr: str | None = No
     names = [t.name for t in panels]
     out = []
     for task in panels:
-        curves = our_curves(task, nb, lr)
         label = task.name
         if nb or lr:
             label += f" ({nb or 'nb'} vs {lr or 'lr'})"
         if names.count(task.name) > 1:
             label += f" ({task.folder})"
-        out.append(compare_curves(task.name, curves, paper_curve(task.name), tie=tie,
-                                  label=label))
+        try:
+            out.append(compare_curves(task.name, our_curves(task, nb, lr),
+                                      paper_curve(task.name), tie=tie, label=label))
+        except (ConfigError, ResultsError):
+            if strict:
+                raise
     return out
 
 

@@ -298,6 +298,7 @@ def report_table(
     seed: int = 0,
     level: float = 0.95,
     notes: bool = True,
+    paper: bool = True,
 ) -> str:
     """A Markdown table with one row per task found under ``results_dirs``.
 
@@ -308,7 +309,8 @@ def report_table(
     errors and the majority-class error (run.json). ``paired.csv`` is used when present,
     else computed from ``splits.csv.gz``; without ``splits.csv.gz`` the crossover has no
     interval. Rows follow the figure's panel order (``plots.panel_order``). ``notes``
-    appends the definitions.
+    appends the definitions. ``paper`` appends, when there are panels of Figure 1 among the
+    tasks, their comparison with the paper's curves (``fidelity.markdown``).
     """
     from nbvslr.plots import panel_order
 
@@ -324,4 +326,11 @@ def report_table(
     text = "\n".join(lines) + "\n"
     if notes:
         text += "\n" + NOTES.format(pct=round(100 * level), n_boot=n_boot) + "\n"
+    if paper:
+        from nbvslr import fidelity
+
+        panels = fidelity.compare_tasks(tasks, strict=False)
+        if panels:
+            text += ("\nAgainst the paper's Figure 1:\n\n"
+                     + fidelity.markdown(panels, notes=notes))
     return text

@@ -245,3 +245,33 @@ def test_cli_missing_folder_is_a_one_line_usage_error(tmp_path):
     assert res.exit_code == 2
     assert res.output.strip().count("\n") == 0
     assert "nope does not exist" in res.output
+
+
+# --------------------------------------------------------------------------------------
+# nbvslr report
+# --------------------------------------------------------------------------------------
+
+def test_report_appends_the_comparison_for_paper_panels_only(tmp_path):
+    """The report ends with the comparison when a panel of the paper is there, not otherwise."""
+    from nbvslr.report import report_table
+
+    fabricate(tmp_path / "synthetic", task="nb-data", title="x", x_range=(0, 40))
+    assert "Against the paper" not in report_table(tmp_path / "synthetic", n_boot=10)
+    _paper_shifted(tmp_path / "both", "sonar", 0.02)
+    fabricate(tmp_path / "both", task="nb-data", title="x", x_range=(0, 40))
+    text = report_table(tmp_path / "both", n_boot=10)
+    tail = text.split("Against the paper's Figure 1:")[1]
+    assert "| sonar | 2–102 | 0.020 | 0.000 |" in tail and "nb-data" not in tail
+    assert "1 of 1 panels within 0.03" in tail
+    assert "Against the paper" not in report_table(tmp_path / "both", n_boot=10, paper=False)
+
+
+def test_report_leaves_out_a_panel_it_cannot_compare(tmp_path):
+    """A paper panel run on sizes the paper does not have is left out of the report's
+    comparison, while `fidelity` names the problem."""
+    from nbvslr.report import report_table
+
+    fabricate(tmp_path, task="lenses", title="lenses", sizes=(24, 25), n_splits=5)
+    assert "Against the paper" not in report_table(tmp_path, n_boot=10)
+    with pytest.raises(ResultsError, match="lenses: no size m in common"):
+        fidelity.compare_results(tmp_path)

@@ -71,14 +71,19 @@ Examples:
               metavar="N", help="Seed of the bootstrap (the same seed, the same table).")
 @click.option("--notes/--no-notes", default=True, show_default=True,
               help="Append the definitions of the columns.")
-def report(results_dirs, output, n_boot, seed, notes):
+@click.option("--paper/--no-paper", default=True, show_default=True,
+              help="Append the comparison of the built-in panels with the paper's Figure 1 "
+                   "(as `nbvslr fidelity`).")
+def report(results_dirs, output, n_boot, seed, notes, paper):
     """Print a Markdown table of finished runs, one row per task.
 
     NB and LR error at the smallest and largest m, the winner at each end (or "tie" when
     the paired 95% interval contains 0), the crossover with its bootstrap interval, and
-    the asymptotic and majority-class errors. Made from saved results only.
+    the asymptotic and majority-class errors; then, for the built-in panels, the comparison
+    with the paper's Figure 1. Made from saved results only.
     """
-    text = reading.report_table(results_dirs, n_boot=n_boot, seed=seed, notes=notes)
+    text = reading.report_table(results_dirs, n_boot=n_boot, seed=seed, notes=notes,
+                                paper=paper)
     click.echo(text, nl=False)
     if output is not None:
         reading.write_text_atomic(output, text)
