@@ -79,8 +79,16 @@ def model_styles(models: Sequence[tuple[str, str]]) -> dict[str, dict[str, Any]]
 
 
 def task_title(run_info: Mapping[str, Any], default: str = "") -> str:
-    """The panel title: run.json ``task.title``, else the task name, else ``default``."""
+    """The panel title: for a built-in task the recipe's title of the target rule recorded
+    in run.json (``task.recipe.target.rule``: it says what was computed), else run.json
+    ``task.title``, else the task name, else ``default``."""
     task = run_info.get("task") or {}
+    rule = ((task.get("recipe") or {}).get("target") or {}).get("rule")
+    from nbvslr.data.recipes import RECIPES
+
+    recipe = RECIPES.get(str(task.get("name")))
+    if recipe is not None and rule in recipe.targets:
+        return recipe.panel_title(rule)
     return str(task.get("title") or task.get("name") or default)
 
 
@@ -99,6 +107,12 @@ def plot_task(
     summary: pd.DataFrame,
     run_info: Mapping[str, Any],
     paired: pd.DataFrame | None = None,
+    *,
+    crossover: Mapping[str, Any] | None = None,
+    paper: pd.DataFrame | None = None,
+    legend: bool = True,
+    xlabel: str = "m",
+    ylabel: str = "mean test error",
 ) -> Axes:
     """Draw one task's learning curves on ``ax``: error vs m, one line per model.
 
@@ -113,7 +127,17 @@ def plot_task(
         0 .. largest m) and ``models`` (the legend order).
     paired : DataFrame, optional
         ``paired.csv`` (NB - LR per m). When given and its mean difference changes sign,
-        the first crossover is marked with a thin grey vertical line.
+        the first crossover is marked with a dotted grey vertical line and its m.
+    crossover : mapping, optional
+        ``stats.crossovers`` of the pair (e.g. ``report.task_crossovers``): used instead of
+        ``paired``; its bootstrap ``interval``, when there is one, is shaded.
+    paper : DataFrame, optional
+        The paper's curves (``fidelity.paper_curve``: ``m, nb, lr``), drawn thin and black,
+        NB solid and LR dashed, labelled "paper".
+    legend : bool
+        Draw the legend in the panel (a figure of many panels shares one instead).
+    xlabel, ylabel : str
+        Axis labels ("" for none).
 
     Returns ``ax``. A curve with a single split per m (no interval) is drawn without band.
     """
@@ -137,28 +161,66 @@ def plot_task(
         if band.any():
             ax.fill_between(m, low, high, where=band, color=style["color"], alpha=BAND_ALPHA,
                             linewidth=0, interpolate=False)
-    if paired is not None and not paired.empty:
-        _mark_crossover(ax, paired)
+    if paper is not None and not paper.empty:
+        draw_paper(ax, paper)
+    if crossover is None and paired is not None and not paired.empty:
+        crossover = _crossover_of(paired)
     ax.set_xlim(*x_limits(run_info, summary["m"].tolist()))
+    if crossover is not None and crossover.get("first_crossover") is not None:
+        _mark_crossover(ax, crossover["first_crossover"], crossover.get("interval"))
     ax.set_title(task_title(run_info, str(summary["task"].iloc[0])), fontsize="medium")
-    ax.set_xlabel("m")
-    ax.set_ylabel("error")
-    ax.legend(fontsize="small", frameon=False)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if legend:
+        ax.legend(fontsize="small", frameon=False)
     return ax
 
 
-def _mark_crossover(ax: Axes, paired: pd.DataFrame) -> None:
+PAPER_STYLE = {"color": "black", "linewidth": 0.75}
+
+
+def draw_paper(ax: Axes, paper: pd.DataFrame) -> None:
+    """The paper's curves (``m, nb, lr``) on ``ax``: thin black lines over ours, NB solid,
+    LR dashed, labelled "paper"."""
+    rows = paper.sort_values("m")
+    for family in ("nb", "lr"):
+        ax.plot(rows["m"], rows[family], linestyle=LINESTYLES[family],
+                label=f"paper: {family}", gid=f"paper-{family}", zorder=3,
+                **PAPER_STYLE)
+
+
+def _crossover_of(paired: pd.DataFrame) -> Mapping[str, Any] | None:
     from nbvslr import stats
     from nbvslr.errors import ResultsError
 
     rows = paired[paired["task"] == paired["task"].iloc[0]].dropna(subset=["diff_mean"])
     try:
-        loc = stats.crossovers(rows)["first_crossover"] if not rows.empty else None
+        return stats.crossovers(rows) if not rows.empty else None
     except ResultsError:  # a malformed paired table: draw the curves without the mark
-        loc = None
-    if loc is not None:
-        ax.axvline(loc, color="0.55", linewidth=0.8, linestyle=":",
-                   label=f"crossover (m ≈ {loc:.0f})", gid="crossover")
+        return None
+
+
+CROSSOVER_COLOR = "0.4"
+
+
+def _mark_crossover(ax: Axes, loc: float, interval: Sequence[float] | None) -> None:
+    """A dotted line at the first crossover, its m written beside it at the top of the
+    panel (readable even against the axis), and its interval shaded (clipped to the axes)."""
+    ax.axvline(loc, color=CROSSOVER_COLOR, linewidth=1.0, linestyle=":",
+               label="crossover", gid="crossover")
+    if interval is not None:
+        lo, hi = ax.get_xlim()
+        low, high = max(interval[0], lo), min(interval[1], hi)
+        if high > low:
+            ax.axvspan(low, high, color=CROSSOVER_COLOR, alpha=0.12, linewidth=0,
+                       label="crossover, 95% interval", gid="crossover-interval")
+    lo, hi = ax.get_xlim()
+    right = loc < lo + 0.6 * (hi - lo)  # the label on the side with more room
+    ax.annotate(f"m ≈ {loc:.1f}",
+                xy=(loc, 1.0), xycoords=("data", "axes fraction"),
+                xytext=(3 if right else -3, -3), textcoords="offset points",
+                ha="left" if right else "right", va="top", fontsize="x-small",
+                color="0.25", gid="crossover-label")
 
 
 # --------------------------------------------------------------------------------------
@@ -182,43 +244,106 @@ def panel_order(names: Sequence[str]) -> list[int]:
                   else (1, 0, i))
 
 
-def _paired_of(task: Any) -> pd.DataFrame | None:
-    getter = getattr(task, "saved_paired", None)
-    return getter() if callable(getter) else None
+def _crossover_of_task(task: Any, n_boot: int, seed: int) -> Mapping[str, Any] | None:
+    """The task's crossovers with the report's bootstrap interval when the folder has
+    ``splits.csv.gz``; from ``paired.csv`` alone otherwise; None without either."""
+    from nbvslr.errors import ResultsError
+    from nbvslr.report import TaskResults, task_crossovers
+
+    if not isinstance(task, TaskResults):
+        getter = getattr(task, "saved_paired", None)
+        paired = getter() if callable(getter) else None
+        return _crossover_of(paired) if paired is not None and not paired.empty else None
+    try:
+        return task_crossovers(task, n_boot=n_boot, seed=seed)[1]
+    except ResultsError:  # no paired table and no splits: the curves without the mark
+        return None
+
+
+def _paper_of(task: Any) -> pd.DataFrame | None:
+    from nbvslr.fidelity import paper_curve
+
+    return paper_curve(str(task.name))
+
+
+def _shared_legend(fig: Figure, axes: Sequence[Axes]) -> None:
+    """One legend for all panels, above them: every label once, in the order first seen,
+    our models first, then the paper's curves, then the crossover marks."""
+    seen: dict[str, Any] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(label, handle)
+    def rank(label: str) -> int:
+        return 2 if label.startswith("crossover") else 1 if label.startswith("paper: ") else 0
+
+    labels = sorted(seen, key=rank)
+    fig.legend([seen[lab] for lab in labels], labels, loc="outside upper center",
+               ncols=min(len(labels), 6), frameon=False, fontsize="medium")
+
+
+def caption(tasks: Sequence[Any], *, paper: bool) -> str:
+    """What the figure shows, in one or two lines: splits, bands, crossover, the paper."""
+    counts = {int(n) for t in tasks for n in t.summary.get("n_splits", [])}
+    splits = (f"{counts.pop()} random train/test splits" if len(counts) == 1
+              else "the random train/test splits")
+    text = (f"Mean test error over {splits} at each training-set size m; NB solid, LR "
+            f"dashed; bands: 95% confidence interval of the mean. Dotted line: first "
+            f"crossover of NB and LR (m written beside it), shaded: its 95% bootstrap "
+            f"interval.")
+    if paper:
+        text += " Thin black: the paper's curves (Ng & Jordan 2001, Figure 1)."
+    return text
 
 
 def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | None = None,
-                    panel_size: tuple[float, float] = PANEL_SIZE) -> Figure:
+                    panel_size: tuple[float, float] = PANEL_SIZE, paper: bool = False,
+                    n_boot: int = 1000, seed: int = 0) -> Figure:
     """One panel per task, in the given order, ``ncols`` panels a row.
 
     ``tasks`` are objects with ``name``, ``summary`` and ``run_info`` (e.g.
-    ``nbvslr.report.TaskResults``); a ``saved_paired()`` method, when present, supplies
-    the crossover mark.
+    ``nbvslr.report.TaskResults``); a ``saved_paired()`` method, when present, supplies the
+    crossover mark, and a task folder with ``splits.csv.gz`` its bootstrap interval (``n_boot``
+    resamples, seeded as in the report by ``seed``). ``paper`` overlays the paper's curves
+    on the panels of Figure 1. Several panels share one legend and a caption below them.
     """
     n = len(tasks)
     if n == 0:
         raise ValueError("figure_of_tasks: no tasks to draw")
     ncols = max(1, min(ncols, n))
     nrows = math.ceil(n / ncols)
-    fig = Figure(figsize=(panel_size[0] * ncols, panel_size[1] * nrows), dpi=100,
-                 layout="constrained")
+    shared = n > 1
+    fig = Figure(figsize=(panel_size[0] * ncols, panel_size[1] * nrows + (0.9 if shared else 0)),
+                 dpi=100, layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
-    for ax, task in zip(axes, tasks, strict=False):
-        plot_task(ax, task.summary, task.run_info, paired=_paired_of(task))
+    for k, (ax, task) in enumerate(zip(axes, tasks, strict=False)):
+        plot_task(ax, task.summary, task.run_info,
+                  crossover=_crossover_of_task(task, n_boot, seed),
+                  paper=_paper_of(task) if paper else None, legend=not shared,
+                  ylabel="mean test error" if k % ncols == 0 or not shared else "")
     for ax in axes[n:]:
         fig.delaxes(ax)
+    if shared:
+        _shared_legend(fig, axes[:n])
+        import textwrap
+
+        fig.supxlabel("\n".join(textwrap.wrap(caption(tasks, paper=paper),
+                                               width=int(14 * panel_size[0] * ncols))),
+                      fontsize="medium", ha="left", x=0.01)
     if suptitle:
         fig.suptitle(suptitle)
     return fig
 
 
 def figure1(tasks: Sequence[Any], *, suptitle: str | None = None,
-            panel_size: tuple[float, float] = PANEL_SIZE) -> Figure:
+            panel_size: tuple[float, float] = PANEL_SIZE, paper: bool = True,
+            n_boot: int = 1000, seed: int = 0) -> Figure:
     """The paper's Figure 1: every given task, 3 panels a row (5 x 3 for the 15 tasks),
-    built-in tasks in the paper's panel order, other tasks after them."""
+    built-in tasks in the paper's panel order, other tasks after them; the paper's own
+    curves overlaid on its panels unless ``paper`` is False."""
     names = [str(t.name) for t in tasks]
     ordered = [tasks[i] for i in panel_order(names)]
-    return figure_of_tasks(ordered, ncols=3, suptitle=suptitle, panel_size=panel_size)
+    return figure_of_tasks(ordered, ncols=3, suptitle=suptitle, panel_size=panel_size,
+                           paper=paper, n_boot=n_boot, seed=seed)
 
 
 # --------------------------------------------------------------------------------------

@@ -241,20 +241,30 @@ def _row_at(summary: pd.DataFrame, model: str, m: int) -> pd.Series | None:
     return None if hit.empty else hit.iloc[0]
 
 
-def _task_row(task: TaskResults, *, n_boot: int, seed: int, level: float) -> list[str]:
+def task_crossovers(task: TaskResults, *, n_boot: int = 1000, seed: int = 0,
+                    level: float = 0.95) -> tuple[pd.DataFrame, dict]:
+    """The task's paired rows (one pair, increasing m) and their ``stats.crossovers``.
+
+    The bootstrap interval needs ``splits.csv.gz``; without it (e.g. committed summaries
+    only) everything but the interval is there. Its seed is derived from (``seed``, task
+    name), so the report and the figure give the same interval whatever the task order.
+    """
     paired = task.paired()
     paired = paired[paired["task"] == paired["task"].iloc[0]] if not paired.empty else paired
     if paired.empty:
         raise ResultsError(f"{task.folder}: no size has results for both models of the pair")
-    model_a, model_b = str(paired["model_a"].iloc[0]), str(paired["model_b"].iloc[0])
     paired = paired.sort_values("m", kind="stable")
-    m_lo, m_hi = int(paired["m"].iloc[0]), int(paired["m"].iloc[-1])
-    # without splits.csv.gz (e.g. committed summaries only) the table has everything but
-    # the bootstrap interval; a splits file that exists but cannot be read is an error
+    # a splits file that exists but cannot be read is an error
     splits = task.splits() if (task.folder / SPLITS_FILE).is_file() else None
-    # seed derived from (report seed, task name): independent of the order of the tasks
     rng = np.random.default_rng(np.random.SeedSequence([seed, zlib.crc32(task.name.encode())]))
-    cross = stats.crossovers(paired, splits, rng=rng, n_boot=n_boot, level=level)
+    return paired, stats.crossovers(paired, splits, rng=rng, n_boot=n_boot, level=level)
+
+
+def _task_row(task: TaskResults, *, n_boot: int, seed: int, level: float) -> list[str]:
+    paired, cross = task_crossovers(task, n_boot=n_boot, seed=seed, level=level)
+    model_a, model_b = str(paired["model_a"].iloc[0]), str(paired["model_b"].iloc[0])
+    m_lo, m_hi = int(paired["m"].iloc[0]), int(paired["m"].iloc[-1])
+    have_splits = (task.folder / SPLITS_FILE).is_file()
     asym = task.run_info.get("asymptotic_error") or {}
     label = task.name if (model_a, model_b) == ("nb", "lr") else (
         f"{task.name} ({model_a} vs {model_b})")
@@ -263,7 +273,7 @@ def _task_row(task: TaskResults, *, n_boot: int, seed: int, level: float) -> lis
         cells.append(_error_cell(_row_at(task.summary, model_a, m)))
         cells.append(_error_cell(_row_at(task.summary, model_b, m)))
         cells.append(stats.winner(paired[paired["m"] == m].iloc[0]))
-    cells.append(_crossover_cell(cross, m_lo, m_hi, splits is not None))
+    cells.append(_crossover_cell(cross, m_lo, m_hi, have_splits))
     sig = cross["lr_significant_from"]
     cells.append("never" if sig is None else str(sig))
     cells.append(f"{_num(asym.get(model_a))} / {_num(asym.get(model_b))}")

@@ -109,7 +109,7 @@ def test_grid_title_and_provenance(loaded, name):
     assert data.sizes == tuple(range(start, stop + 1, step))
     assert data.x_range[0] == 0.0 and data.x_range[1] >= stop
     recipe = get_recipe(name)
-    assert data.title == recipe.title
+    assert data.title == recipe.panel_title(data.notes["target"]["rule"])
     assert data.notes["choices"] == resolve_choices(recipe, {})
     assert {f["sha256"] for f in data.notes["files"]} <= {f.sha256 for f in recipe.files}
     assert all(f["source"] == "shipped" for f in data.notes["files"])

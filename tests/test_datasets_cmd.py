@@ -26,7 +26,7 @@ def test_csv_lists_every_task_with_its_counts(mirror, cache_dir):
     assert [r["task"] for r in rows] == list(BUILTIN_TASKS)
     lenses = rows[BUILTIN_TASKS.index("lenses")]
     assert (lenses["rows"], lenses["features"], lenses["positives"]) == ("24", "4", "4")
-    assert lenses["title"] == get_recipe("lenses").title
+    assert lenses["title"] == get_recipe("lenses").panel_title()
     assert {r["status"] for r in rows} == {"shipped"}
     fresh = _run(["datasets", "--format", "csv", "--cache", str(cache_dir), "--mirror",
                   str(mirror), "--fresh"])

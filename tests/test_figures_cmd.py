@@ -130,3 +130,23 @@ def test_plot_and_report_a_tiny_real_run(tmp_path):
     assert cells[1] == "2–24"
     assert cells[4] in ("nb", "lr", "tie") and cells[7] in ("nb", "lr", "tie")
     assert cells[11] == "0.500"  # the synthetic prior is 1/2
+
+
+@pytest.mark.parametrize(("args", "drawn"), [
+    ((), False), (("--paper",), True), (("--figure1",), True),
+    (("--figure1", "--no-paper"), False),
+])
+def test_plot_paper_overlay_default_and_switches(root, tmp_path, args, drawn):
+    """The paper's curves: on by default with --figure1, off otherwise, switched by
+    --paper/--no-paper (SVG ids name the drawn lines)."""
+    out = tmp_path / "f.svg"
+    res = _invoke("plot", root, *args, "-o", out)
+    assert res.exit_code == 0, res.output
+    assert ('id="paper-nb"' in out.read_text()) is drawn
+
+
+def test_report_no_paper_leaves_the_comparison_out(root):
+    """`report` ends with the comparison with the paper; --no-paper leaves it out."""
+    assert "Against the paper's Figure 1" in _invoke("report", root, "--n-boot", 10).output
+    assert "Against the paper" not in _invoke("report", root, "--n-boot", 10,
+                                              "--no-paper").output

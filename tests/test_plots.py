@@ -37,7 +37,7 @@ def test_plot_task_nb_solid_lr_dashed_title_labels_and_xlim():
     assert lines["nb"].get_linestyle() == "-"
     assert lines["lr"].get_linestyle() == "--"
     assert ax.get_title() == "toy (continuous)"
-    assert ax.get_xlabel() == "m" and ax.get_ylabel() == "error"
+    assert ax.get_xlabel() == "m" and ax.get_ylabel() == "mean test error"
     assert ax.get_xlim() == (0.0, 40.0)
     np.testing.assert_array_equal(lines["nb"].get_xdata(), SIZES)
     assert [t.get_text() for t in ax.get_legend().get_texts()][:2] == ["nb", "lr"]
@@ -150,3 +150,106 @@ def test_format_for_rejects_unknown_extension():
     assert plots.format_for("out/fig.PDF") == "pdf"
     with pytest.raises(ConfigError, match=r"\.png, \.pdf or \.svg"):
         plots.format_for("fig.jpg")
+
+
+# --------------------------------------------------------------------------------------
+# The paper's curves, the shared legend, the caption and the crossover mark
+# --------------------------------------------------------------------------------------
+
+def _lines_by_gid(ax, prefix):
+    return {ln.get_gid(): ln for ln in ax.get_lines() if str(ln.get_gid()).startswith(prefix)}
+
+
+def test_plot_task_overlays_the_paper_thin_black_and_labelled():
+    """The paper's NB solid and LR dashed, thinner than ours, black, labelled "paper"."""
+    from nbvslr.fidelity import paper_curve
+
+    splits = make_splits("pima", (2, 5, 8), 10, seed=1)
+    info = run_info("pima", "pima", (2, 5, 8), {"nb": "nb", "lr": "lr"}, (0, 60))
+    ax = Figure().add_subplot()
+    paper = paper_curve("pima")
+    plots.plot_task(ax, stats.summarize(splits), info, paper=paper)
+    lines = _lines_by_gid(ax, "paper-")
+    assert set(lines) == {"paper-nb", "paper-lr"}
+    assert lines["paper-nb"].get_linestyle() == "-" and lines["paper-lr"].get_linestyle() == "--"
+    np.testing.assert_array_equal(lines["paper-lr"].get_ydata(), paper["lr"])
+    ours = _model_lines(ax)["nb"]
+    assert lines["paper-nb"].get_linewidth() < ours.get_linewidth()
+    assert lines["paper-nb"].get_color() == "black"
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "paper: nb" in labels and "paper: lr" in labels
+
+
+def test_figure1_overlays_the_paper_on_its_panels_only_and_can_be_turned_off(tmp_path):
+    """Panels of the paper get its curves by default; a user task never; paper=False: none."""
+    fabricate(tmp_path, task="sonar", title="sonar", x_range=(0, 120))
+    fabricate(tmp_path, task="my-task", title="my task")
+    tasks = load_results(tmp_path)
+    sonar, mine = plots.figure1(tasks, n_boot=10).get_axes()
+    assert len(_lines_by_gid(sonar, "paper-")) == 2
+    assert _lines_by_gid(mine, "paper-") == {}
+    for ax in plots.figure1(tasks, paper=False, n_boot=10).get_axes():
+        assert _lines_by_gid(ax, "paper-") == {}
+
+
+def test_many_panels_share_one_legend_and_a_caption(tmp_path):
+    """No legend inside the panels, one figure legend with each label once, and a caption
+    giving the number of splits; the y label on the left column only."""
+    fabricate(tmp_path, task="sonar", title="sonar", x_range=(0, 120), n_splits=40)
+    fabricate(tmp_path, task="pima", title="pima", x_range=(0, 60), n_splits=40)
+    fig = plots.figure1(load_results(tmp_path), n_boot=10)
+    assert all(ax.get_legend() is None for ax in fig.get_axes())
+    (legend,) = fig.legends
+    labels = [t.get_text() for t in legend.get_texts()]
+    assert labels[:4] == ["nb", "lr", "paper: nb", "paper: lr"]
+    assert len(labels) == len(set(labels)) and "crossover" in labels
+    text = fig._supxlabel.get_text()
+    assert "over 40 random train/test splits" in text and "95%" in text
+    assert "paper" in text
+    assert [ax.get_ylabel() for ax in fig.get_axes()] == ["mean test error", ""]
+
+
+def test_one_panel_keeps_its_own_legend(tmp_path):
+    """A single panel has its legend inside and no figure legend."""
+    fabricate(tmp_path, task="toy", title="toy")
+    fig = plots.figure_of_tasks(load_results(tmp_path), n_boot=10)
+    assert fig.legends == [] and fig.get_axes()[0].get_legend() is not None
+
+
+def test_crossover_is_labelled_and_its_interval_shaded(tmp_path):
+    """With splits.csv.gz the report's bootstrap interval is shaded around the dotted line,
+    and the crossover's m is written beside it, inside the panel."""
+    from nbvslr.report import task_crossovers
+
+    fabricate(tmp_path, task="toy", title="toy")
+    (task,) = load_results(tmp_path)
+    cross = task_crossovers(task, n_boot=50)[1]
+    ax = plots.figure_of_tasks([task], n_boot=50).get_axes()[0]
+    (line,) = [ln for ln in ax.get_lines() if ln.get_gid() == "crossover"]
+    assert line.get_xdata()[0] == pytest.approx(cross["first_crossover"])
+    (span,) = [p for p in ax.patches if p.get_gid() == "crossover-interval"]
+    assert span.get_x() == pytest.approx(cross["interval"][0])
+    assert span.get_x() + span.get_width() == pytest.approx(cross["interval"][1])
+    (label,) = [t for t in ax.texts if t.get_gid() == "crossover-label"]
+    assert label.get_text() == f"m ≈ {cross['first_crossover']:.1f}"
+
+
+def test_crossover_next_to_the_axis_is_written_to_its_right():
+    """A crossover at m ≈ 2 of 0..60 (liver, sick) gets its m written on the inside."""
+    ax = Figure().add_subplot()
+    ax.set_xlim(0, 60)
+    plots._mark_crossover(ax, 2.1, None)
+    (label,) = ax.texts
+    assert label.get_text() == "m ≈ 2.1" and label.get_ha() == "left"
+    assert not [p for p in ax.patches if p.get_gid() == "crossover-interval"]
+
+
+@pytest.mark.parametrize(("rule", "title"), [
+    ("hard-vs-rest", "lenses (predict hard vs. soft or no lenses, discrete)"),
+    ("hard-vs-soft", "lenses (predict hard vs. soft, discrete)"),
+])
+def test_lenses_title_says_which_target_was_computed(rule, title):
+    """The title follows the target rule recorded in run.json, not the stored title."""
+    info = {"task": {"name": "lenses", "title": "lenses (predict hard vs. soft, discrete)",
+                     "recipe": {"target": {"rule": rule}}}}
+    assert plots.task_title(info) == title

@@ -33,7 +33,7 @@ def task_rows(settings: DataSettings) -> list[dict[str, object]]:
         else:
             location = url_of(first).rsplit("/", 1)[0] + "/"
         rows.append(dict(task=name, rows=n_rows, features=n_features, positives=positives,
-                         kind=recipe.kind, title=recipe.title, status=state,
+                         kind=recipe.kind, title=recipe.panel_title(), status=state,
                          location=location))
     return rows
 

@@ -215,7 +215,7 @@ def build_dataset(
     }
     return Dataset(
         name=recipe.name,
-        title=recipe.title,
+        title=recipe.panel_title(target_key),
         X=np.ascontiguousarray(X_out),
         y=y.astype(np.int8),
         kind=recipe.kind,  # type: ignore[arg-type]

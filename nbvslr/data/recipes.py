@@ -74,6 +74,7 @@ class Target:
     drop: tuple[str, ...] = ()
     above_median: bool = False
     describe: str = ""
+    title: str = ""  # fills ``{target}`` of the recipe's panel title: what is predicted
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,8 @@ class Recipe:
     Attributes
     ----------
     name, title : str
-        Task name and the paper's panel title.
+        Task name and the paper's panel title; ``{target}`` in it stands for the ``title``
+        of the target rule chosen (``panel_title``), so the title says what is computed.
     dataset : str
         Folder of the files in the mirror and the cache (``adult``, ``optdigits``...).
     uci_id : int or None
@@ -132,6 +134,13 @@ class Recipe:
     def files(self) -> tuple[DataFile, ...]:
         """Every data file the task may read."""
         return self.train + self.test
+
+    def panel_title(self, target: str | None = None) -> str:
+        """The panel title for the target rule ``target`` (default: the recipe's default)."""
+        if "{target}" not in self.title:
+            return self.title
+        key = target if target is not None else self.choices["target"].value
+        return self.title.format(target=self.targets[key].title)
 
 
 def _grid(start: int, stop: int, step: int) -> tuple[int, ...]:
@@ -618,7 +627,7 @@ _RECIPES: tuple[Recipe, ...] = (
     ),
     Recipe(
         name="lenses",
-        title="lenses (predict hard vs. soft, discrete)",
+        title="lenses ({target}, discrete)",
         dataset="lenses",
         uci_id=58,
         train=(
@@ -634,16 +643,19 @@ _RECIPES: tuple[Recipe, ...] = (
         features=("age", "prescription", "astigmatic", "tear-rate"),
         targets={
             "hard-vs-rest": Target(
-                "class", positive=("1",), describe="hard (1) = 1; soft (2) and none (3) = 0"
+                "class", positive=("1",), describe="hard (1) = 1; soft (2) and none (3) = 0",
+                title="predict hard vs. soft or no lenses",
             ),
             "soft-vs-rest": Target(
-                "class", positive=("2",), describe="soft (2) = 1; hard (1) and none (3) = 0"
+                "class", positive=("2",), describe="soft (2) = 1; hard (1) and none (3) = 0",
+                title="predict soft vs. hard or no lenses",
             ),
             "hard-vs-soft": Target(
                 "class",
                 positive=("1",),
                 drop=("3",),
                 describe="hard (1) = 1, soft (2) = 0; the 15 'none' rows dropped",
+                title="predict hard vs. soft",
             ),
         },
         sizes=_grid(2, 23, 1),
@@ -653,7 +665,8 @@ _RECIPES: tuple[Recipe, ...] = (
             "target": Choice(
                 "hard-vs-rest",
                 "the curve reaches m = 23, so all 24 rows were used: 'no lenses' must join a "
-                "side, and the title names hard lenses as the class predicted",
+                "side, and the paper's title (\"predict hard vs. soft\") names hard lenses as "
+                "the class predicted",
                 ("hard-vs-rest", "soft-vs-rest", "hard-vs-soft"),
             ),
             "levels": _LEVELS,
