@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import math
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -281,15 +282,16 @@ def _shared_legend(fig: Figure, axes: Sequence[Axes]) -> None:
                ncols=min(len(labels), 6), frameon=False, fontsize="medium")
 
 
-def caption(tasks: Sequence[Any], *, paper: bool) -> str:
-    """What the figure shows, in one or two lines: splits, bands, crossover, the paper."""
+def caption(tasks: Sequence[Any], *, paper: bool, intervals: bool = True) -> str:
+    """What the figure shows, in one or two lines: splits, bands, the crossover (and its
+    shaded interval when ``intervals``), the paper's curves when ``paper``."""
     counts = {int(n) for t in tasks for n in t.summary.get("n_splits", [])}
     splits = (f"{counts.pop()} random train/test splits" if len(counts) == 1
               else "the random train/test splits")
     text = (f"Mean test error over {splits} at each training-set size m; NB solid, LR "
             f"dashed; bands: 95% confidence interval of the mean. Dotted line: first "
-            f"crossover of NB and LR (m written beside it), shaded: its 95% bootstrap "
-            f"interval.")
+            f"crossover of NB and LR (m written beside it)")
+    text += ", shaded: its 95% bootstrap interval." if intervals else "."
     if paper:
         text += " Thin black: the paper's curves (Ng & Jordan 2001, Figure 1)."
     return text
@@ -315,19 +317,22 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | Non
     fig = Figure(figsize=(panel_size[0] * ncols, panel_size[1] * nrows + (0.9 if shared else 0)),
                  dpi=100, layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    intervals = drawn_paper = False  # what the caption has to explain
     for k, (ax, task) in enumerate(zip(axes, tasks, strict=False)):
-        plot_task(ax, task.summary, task.run_info,
-                  crossover=_crossover_of_task(task, n_boot, seed),
-                  paper=_paper_of(task) if paper else None, legend=not shared,
+        cross = _crossover_of_task(task, n_boot, seed)
+        intervals |= bool(cross and cross.get("first_crossover") is not None
+                          and cross.get("interval") is not None)
+        curves = _paper_of(task) if paper else None
+        drawn_paper |= curves is not None
+        plot_task(ax, task.summary, task.run_info, crossover=cross, paper=curves,
+                  legend=not shared,
                   ylabel="mean test error" if k % ncols == 0 or not shared else "")
     for ax in axes[n:]:
         fig.delaxes(ax)
     if shared:
         _shared_legend(fig, axes[:n])
-        import textwrap
-
-        fig.supxlabel("\n".join(textwrap.wrap(caption(tasks, paper=paper),
-                                               width=int(14 * panel_size[0] * ncols))),
+        text = caption(tasks, paper=drawn_paper, intervals=intervals)
+        fig.supxlabel("\n".join(textwrap.wrap(text, width=int(14 * panel_size[0] * ncols))),
                       fontsize="medium", ha="left", x=0.01)
     if suptitle:
         fig.suptitle(suptitle)

@@ -253,3 +253,18 @@ def test_lenses_title_says_which_target_was_computed(rule, title):
     info = {"task": {"name": "lenses", "title": "lenses (predict hard vs. soft, discrete)",
                      "recipe": {"target": {"rule": rule}}}}
     assert plots.task_title(info) == title
+
+
+def test_caption_mentions_only_what_is_drawn(tmp_path):
+    """Without splits.csv.gz no interval is shaded, and without a panel of the paper no
+    paper curve is drawn: the caption then mentions neither."""
+    fabricate(tmp_path, task="toy", title="toy")
+    fabricate(tmp_path, task="toy2", title="toy2")
+    for folder in ("toy", "toy2"):
+        (tmp_path / folder / "splits.csv.gz").unlink()
+    fig = plots.figure1(load_results(tmp_path))
+    text = fig._supxlabel.get_text()
+    assert "Dotted line" in text
+    assert "shaded" not in text and "paper" not in text
+    assert not [p for ax in fig.get_axes() for p in ax.patches
+                if p.get_gid() == "crossover-interval"]
