@@ -83,11 +83,12 @@ def task_title(run_info: Mapping[str, Any], default: str = "") -> str:
     """The panel title: for a built-in task the recipe's title of the target rule recorded
     in run.json (``task.recipe.target.rule``: it says what was computed), else run.json
     ``task.title``, else the task name, else ``default``."""
-    task = run_info.get("task") or {}
-    rule = ((task.get("recipe") or {}).get("target") or {}).get("rule")
     from nbvslr.data.recipes import RECIPES
 
+    task = run_info.get("task") or {}
     recipe = RECIPES.get(str(task.get("name")))
+    target = (task.get("recipe") or {}).get("target") if recipe is not None else None
+    rule = target.get("rule") if isinstance(target, Mapping) else None
     if recipe is not None and rule in recipe.targets:
         return recipe.panel_title(rule)
     return str(task.get("title") or task.get("name") or default)

@@ -268,3 +268,10 @@ def test_caption_mentions_only_what_is_drawn(tmp_path):
     assert "shaded" not in text and "paper" not in text
     assert not [p for ax in fig.get_axes() for p in ax.patches
                 if p.get_gid() == "crossover-interval"]
+
+
+def test_title_of_an_inline_task_is_its_own():
+    """An inline task's run.json (a target that is not a recipe rule) keeps its title."""
+    info = {"task": {"name": "mine", "title": "mine (discrete)",
+                     "recipe": {"target": "label"}}}
+    assert plots.task_title(info) == "mine (discrete)"
