@@ -12,6 +12,7 @@ A config file (YAML, read with ``yaml.safe_load`` only)::
       lr_l2: {model: lr, C: 1.0}
     nested: false                          # training sets of one split grow with m
     block: 250                             # splits per work unit (never changes results)
+    profile: stated                        # model defaults for every task (options.PROFILES)
 
 Everything below the CLI receives the frozen ``Config``; nothing there reads files,
 environment variables or globals to find settings. Every problem is a ``ConfigError`` whose
@@ -33,9 +34,10 @@ from nbvslr.data import BUILTIN_TASKS, get_recipe, validate_task
 from nbvslr.data.dataset import DataSettings, TaskSpec
 from nbvslr.errors import ConfigError, NbvslrError, did_you_mean
 from nbvslr.models import FAMILIES, resolve_options
+from nbvslr.models.options import DEFAULT_PROFILE, PROFILES
 from nbvslr.models.spec import ModelSpec
 
-KEYS = ("tasks", "sizes", "splits", "seed", "models", "nested", "block")
+KEYS = ("tasks", "sizes", "splits", "seed", "models", "nested", "block", "profile")
 TASK_KEYS = ("name", "source", "target", "features", "overrides")
 RANGE_KEYS = ("start", "stop", "step")
 DEFAULT_MODELS: Mapping[str, Mapping[str, Any]] = {"nb": {}, "lr": {}}
@@ -68,7 +70,10 @@ class Config:
     seed : int
         Base seed (``>= 0``).
     models : tuple of ModelSpec
-        Options resolved with their defaults.
+        Options resolved with their defaults (those of ``profile`` first).
+    profile : str
+        The model profile (``nbvslr.models.options.PROFILES``): ``stated`` is the paper's
+        stated method.
     nested : bool
         Nested training sets across sizes (see ``nbvslr.splits``).
     block : int
@@ -92,6 +97,7 @@ class Config:
     sizes: tuple[int, ...] | str
     grids: tuple[tuple[int, ...], ...]
     models: tuple[ModelSpec, ...]
+    profile: str = DEFAULT_PROFILE
     splits: int = DEFAULT_SPLITS
     seed: int = 0
     nested: bool = False
@@ -119,6 +125,7 @@ class Config:
             "splits": self.splits,
             "seed": self.seed,
             "models": {m.name: {"model": m.family, **dict(m.options)} for m in self.models},
+            "profile": self.profile,
             "nested": self.nested,
             "block": self.block,
         }
@@ -297,7 +304,12 @@ def parse_config(
     tasks = _tasks(where, raw["tasks"], Path(base_dir) if base_dir is not None else None)
     sizes = _sizes(where, raw.get("sizes", "paper"))
     grids = tuple(_grid_of(where, t, sizes) for t in tasks)
-    models = _models(where, raw.get("models", DEFAULT_MODELS))
+    profile = raw.get("profile", DEFAULT_PROFILE)
+    if profile not in PROFILES:
+        hint = did_you_mean(str(profile), PROFILES).strip().strip("()")
+        problem = f"unknown profile{', ' + hint if hint else ''}"
+        raise where.error("profile", problem, profile, f"use one of: {', '.join(PROFILES)}")
+    models = _models(where, raw.get("models", DEFAULT_MODELS), profile)
     n_splits = where.integer("splits", raw.get("splits", DEFAULT_SPLITS), 1, ">= 1")
     if n_splits > MAX_SPLITS:
         raise where.error("splits", f"more than {MAX_SPLITS}", n_splits, "give fewer splits")
@@ -331,6 +343,7 @@ def parse_config(
         sizes=sizes,
         grids=grids,
         models=models,
+        profile=profile,
         splits=n_splits,
         seed=base_seed,
         nested=nested,
@@ -497,7 +510,7 @@ def _grid_of(where: _Where, task: TaskSpec, sizes: tuple[int, ...] | str) -> tup
     return tuple(sorted(get_recipe(task.name).sizes))
 
 
-def _models(where: _Where, raw: Any) -> tuple[ModelSpec, ...]:
+def _models(where: _Where, raw: Any, profile: str = "stated") -> tuple[ModelSpec, ...]:
     if not isinstance(raw, Mapping) or not raw:
         raise where.error(
             "models", "must be a non-empty mapping of name -> options", raw,
@@ -529,7 +542,7 @@ def _models(where: _Where, raw: Any) -> tuple[ModelSpec, ...]:
                 f"{key}.model", problem, family, f"use one of: {', '.join(families)}"
             )
         try:
-            resolved = resolve_options(name, family, options)
+            resolved = resolve_options(name, family, options, profile)
         except NbvslrError as exc:
             raise ConfigError(f"{where.source}: {key}: {exc}") from None
         specs.append(ModelSpec(name=name, family=family, options=resolved))

@@ -657,6 +657,12 @@ _RECIPES: tuple[Recipe, ...] = (
                 describe="hard (1) = 1, soft (2) = 0; the 15 'none' rows dropped",
                 title="predict hard vs. soft",
             ),
+            "lenses-vs-none": Target(
+                "class",
+                positive=("1", "2"),
+                describe="hard (1) and soft (2) = 1; none (3) = 0",
+                title="predict lenses (hard or soft) vs. none",
+            ),
         },
         sizes=_grid(2, 23, 1),
         x_range=(0.0, 25.0),
@@ -667,7 +673,7 @@ _RECIPES: tuple[Recipe, ...] = (
                 "the curve reaches m = 23, so all 24 rows were used: 'no lenses' must join a "
                 "side, and the paper's title (\"predict hard vs. soft\") names hard lenses as "
                 "the class predicted",
-                ("hard-vs-rest", "soft-vs-rest", "hard-vs-soft"),
+                ("hard-vs-rest", "soft-vs-rest", "hard-vs-soft", "lenses-vs-none"),
             ),
             "levels": _LEVELS,
             "constant_columns": _CONSTANT,

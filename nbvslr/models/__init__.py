@@ -56,7 +56,12 @@ from nbvslr.models.design import Design, get_design
 from nbvslr.models.evaluate import count_mistakes, heldout_errors
 from nbvslr.models.hmc import sample_separating_hmc
 from nbvslr.models.logistic import fit_newton
-from nbvslr.models.naive_bayes import fit_categorical_nb, fit_gaussian_nb
+from nbvslr.models.naive_bayes import (
+    fit_categorical_nb,
+    fit_gaussian_nb,
+    rescale_to_training,
+    theta_to_original,
+)
 from nbvslr.models.options import FAMILIES, resolve_options
 from nbvslr.models.sampler import sample_separating
 from nbvslr.models.spec import ModelSpec
@@ -75,8 +80,11 @@ def _nb_design_name(data: Dataset, opts: Mapping[str, Any]) -> str:
     return "x" if opts["variance"] == "shared" else "x_x2"
 
 
-def _lr_design_name(data: Dataset) -> str:
-    return "onehot_ref" if data.kind == "discrete" else "x"
+_LR_CODINGS = {"reference": "onehot_ref", "full": "onehot", "ordinal": "ordinal"}
+
+
+def _lr_design_name(data: Dataset, opts: Mapping[str, Any]) -> str:
+    return _LR_CODINGS[opts["coding"]] if data.kind == "discrete" else "x"
 
 
 def _fit_nb(data: Dataset, idx: np.ndarray, opts: Mapping[str, Any]) -> np.ndarray:
@@ -84,7 +92,9 @@ def _fit_nb(data: Dataset, idx: np.ndarray, opts: Mapping[str, Any]) -> np.ndarr
     X = data.X[idx]  # (S, m, d)
     y = np.asarray(data.y)[idx]  # (S, m)
     if data.kind == "discrete":
-        return fit_categorical_nb(X, y, tuple(data.n_values), smoothing=opts["smoothing"])
+        return fit_categorical_nb(
+            X, y, tuple(data.n_values), smoothing=opts["smoothing"], prior=opts["prior"]
+        )
     return fit_gaussian_nb(
         X,
         y,
@@ -92,6 +102,11 @@ def _fit_nb(data: Dataset, idx: np.ndarray, opts: Mapping[str, Any]) -> np.ndarr
         variance=opts["variance"],
         var_smoothing=opts["var_smoothing"],
         var_floor=opts["var_floor"],
+        prior=opts["prior"],
+        var_estimator=opts["var_estimator"],
+        epsilon_form=opts["epsilon_form"],
+        epsilon_mode=opts["epsilon_mode"],
+        rescale=opts["rescale"],
     )
 
 
@@ -100,6 +115,7 @@ def _fit_lr(
     idx: np.ndarray,
     opts: Mapping[str, Any],
     seeds: Sequence[np.random.SeedSequence],
+    continuous: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Fit LR to the training rows ``idx`` (S, m) with the separable-set rule.
 
@@ -112,9 +128,33 @@ def _fit_lr(
     draws : ndarray of shape (s, K, D + 1)
         Their K hyperplanes each.
     separable : (S,) bool; n_iter : (S,) int64; converged : (S,) bool
+
+    With ``rescale="training"`` on a continuous task the fit (and the sampler) sees each
+    split's training rows rescaled to [0, 1], and the hyperplanes are mapped back.
     """
     Z1 = design.Z1[idx]  # (S, m, P)
     sign = design.sign[idx]  # (S, m)
+    scale = None
+    if opts["rescale"] == "training" and continuous:
+        U, lo, r = rescale_to_training(Z1[:, :, :-1])
+        Z1 = np.concatenate([U, Z1[:, :, -1:]], axis=2)  # (S, m, P), intercept column kept
+        scale = (lo, r)
+    theta, todo, draws, separable, n_iter, converged = _fit_lr_scaled(Z1, sign, opts, seeds)
+    if scale is not None:
+        lo, r = scale
+        theta = theta_to_original(theta, lo, r)
+        if todo.size:
+            draws = theta_to_original(draws, lo[todo][:, None, :], r[todo][:, None, :])
+    return theta, todo, draws, separable, n_iter, converged
+
+
+def _fit_lr_scaled(
+    Z1: np.ndarray,
+    sign: np.ndarray,
+    opts: Mapping[str, Any],
+    seeds: Sequence[np.random.SeedSequence],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``_fit_lr`` on the stacked training rows ``Z1`` (S, m, P) and ``sign`` (S, m)."""
     C, rule = opts["C"], opts["separable"]
     newton = dict(tol=opts["tol"], max_iter=opts["max_iter"])
     res = fit_newton(Z1, sign, C=C, stop_when_separable=C is None and rule != "mle", **newton)
@@ -196,7 +236,7 @@ def score_splits(
         design = get_design(data, _nb_design_name(data, opts))
         width = max(design.n_params, data.n_features + 1)
     else:
-        design = get_design(data, _lr_design_name(data))
+        design = get_design(data, _lr_design_name(data, opts))
         width = design.n_params
     for sl in split_chunks(S, _COPIES * 8.0 * m * width):
         idx = train_idx[sl]  # (s, m)
@@ -204,7 +244,9 @@ def score_splits(
             theta = _fit_nb(data, idx, opts)  # (s, D+1)
             out["error"][sl] = heldout_errors(design, theta, idx)
             continue
-        theta, todo, draws, sep, n_iter, conv = _fit_lr(design, idx, opts, seeds[sl])
+        theta, todo, draws, sep, n_iter, conv = _fit_lr(
+            design, idx, opts, seeds[sl], data.kind == "continuous"
+        )
         rest = np.setdiff1d(np.arange(idx.shape[0]), todo)  # splits with one hyperplane
         err = np.empty(idx.shape[0])  # (s,)
         err[rest] = heldout_errors(design, theta[rest], idx[rest])
@@ -234,8 +276,8 @@ def score_full(spec: ModelSpec, data: Dataset, seed: np.random.SeedSequence) -> 
         design = get_design(data, _nb_design_name(data, opts))
         theta = _fit_nb(data, idx, opts)  # (1, D+1)
     else:
-        design = get_design(data, _lr_design_name(data))
-        theta, todo, draws = _fit_lr(design, idx, opts, [seed])[:3]
+        design = get_design(data, _lr_design_name(data, opts))
+        theta, todo, draws = _fit_lr(design, idx, opts, [seed], data.kind == "continuous")[:3]
         theta = draws[0] if todo.size else theta  # (K, P)
     wrong, _ = count_mistakes(design, theta, None)  # (K,)
     return float(wrong.mean() / data.n_rows)

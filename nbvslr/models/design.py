@@ -8,6 +8,9 @@ class-variance GNB     ``[X, X**2]``                               ``"x_x2"``
 categorical NB         full one-hot of every attribute             ``"onehot"``
 discrete LR            one-hot minus one reference level per       ``"onehot_ref"``
                        attribute (its most frequent level)
+discrete LR, ``full``  full one-hot                                ``"onehot"``
+discrete LR,           one column per attribute: its level code    ``"ordinal"``
+``ordinal``            divided by ``k_j - 1`` (0 when ``k_j = 1``)
 =====================  ==========================================  ======================
 
 A linear model is ``theta = (w, b)`` of length ``D + 1`` with the intercept LAST; its score
@@ -93,8 +96,18 @@ def _onehot(data: Dataset, drop_reference: bool) -> np.ndarray:
     return Z
 
 
+def _ordinal(data: Dataset) -> np.ndarray:
+    codes = np.asarray(data.X, dtype=np.float64)  # (N, d)
+    k = np.asarray(data.n_values, dtype=np.float64)  # (d,)
+    return codes / np.maximum(k - 1.0, 1.0)  # guard: a one-level attribute is all 0
+
+
 def _build(data: Dataset, name: str) -> Design:
-    if name in ("onehot", "onehot_ref"):
+    if name == "ordinal":
+        if data.kind != "discrete":
+            raise ValueError(f"design {name!r} needs a discrete dataset")
+        Z = _ordinal(data)
+    elif name in ("onehot", "onehot_ref"):
         if data.kind != "discrete":
             raise ValueError(f"design {name!r} needs a discrete dataset")
         Z = _onehot(data, drop_reference=name == "onehot_ref")

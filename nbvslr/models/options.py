@@ -23,6 +23,21 @@ FAMILIES: dict[str, dict[str, Any]] = {
         # max(var_smoothing * (largest per-feature variance of the training X), var_floor)
         "var_smoothing": 1e-9,
         "var_floor": 1e-12,
+        # the class prior: "empirical" (Laplace-smoothed class frequencies, as the paper
+        # states) or "uniform" (equal priors: the log prior ratio is 0).
+        "prior": "empirical",
+        # the Gaussian variances: "ml" (divide by m, or by the class count) or "unbiased"
+        # (divide by m - 2, or by the class count - 1).
+        "var_estimator": "ml",
+        # the form of epsilon: "relative" (the formula above) or "absolute"
+        # (epsilon = var_smoothing itself, on the [0, 1] scale of the inputs).
+        "epsilon_form": "relative",
+        # where epsilon enters: "add" (variance + epsilon) or "floor" (max(variance, epsilon)).
+        "epsilon_mode": "add",
+        # what the [0, 1] rescaling of continuous inputs is computed over: "dataset" (all
+        # rows, done once when the task is built) or "training" (each split's training rows
+        # are rescaled again to [0, 1] before the fit).
+        "rescale": "dataset",
     },
     "lr": {
         # L2 penalty: minimise C * sum(log-loss) + ||w||^2 / 2 (intercept unpenalised);
@@ -45,6 +60,26 @@ FAMILIES: dict[str, dict[str, Any]] = {
         "mcmc_draws": None,
         "mcmc_burn_in": None,
         "mcmc_thin": None,
+        # discrete attributes: "reference" (one-hot minus one reference level per attribute,
+        # its most frequent level), "full" (every level's indicator) or "ordinal" (one column
+        # per attribute, its level code divided by k - 1). Continuous tasks ignore it.
+        "coding": "reference",
+        # as for nb: "dataset" or "training" (affects only the separable-set sampler, since
+        # an unpenalised fit's predictions do not change under a per-feature affine map).
+        "rescale": "dataset",
+    },
+}
+
+#: Named profiles: ``profile: NAME`` in a config changes these defaults for every model of
+#: the family, on every task (options the config sets explicitly still win).
+#: ``stated`` is the method as the paper states it; ``as-published`` the one setting for
+#: all panels that comes closest to the published curves (docs/fidelity.md).
+DEFAULT_PROFILE = "stated"
+PROFILES: dict[str, dict[str, dict[str, Any]]] = {
+    "stated": {"nb": {}, "lr": {}},
+    "as-published": {
+        "nb": {"prior": "uniform", "epsilon_form": "absolute", "var_smoothing": 0.01},
+        "lr": {},
     },
 }
 
@@ -106,6 +141,11 @@ _RULES: dict[str, dict[str, tuple[Callable[[Any], Any], str]]] = {
         "variance": (_choice("shared", "class"), "one of 'shared', 'class'"),
         "var_smoothing": (_number(0.0, strict=False), "a number >= 0"),
         "var_floor": (_number(0.0, strict=True), "a number > 0"),
+        "prior": (_choice("empirical", "uniform"), "one of 'empirical', 'uniform'"),
+        "var_estimator": (_choice("ml", "unbiased"), "one of 'ml', 'unbiased'"),
+        "epsilon_form": (_choice("relative", "absolute"), "one of 'relative', 'absolute'"),
+        "epsilon_mode": (_choice("add", "floor"), "one of 'add', 'floor'"),
+        "rescale": (_choice("dataset", "training"), "one of 'dataset', 'training'"),
     },
     "lr": {
         "C": (_number(0.0, strict=True, none_ok=True), "a number > 0, or null (no penalty)"),
@@ -118,11 +158,15 @@ _RULES: dict[str, dict[str, tuple[Callable[[Any], Any], str]]] = {
         "mcmc_method": (_choice("hmc", "hit-and-run"), "one of 'hmc', 'hit-and-run'"),
         "mcmc_burn_in": (_integer(0, none_ok=True), "an integer >= 0, or null (the default)"),
         "mcmc_thin": (_integer(1, none_ok=True), "an integer >= 1, or null (the default)"),
+        "coding": (_choice("reference", "full", "ordinal"), "one of 'reference', 'full', 'ordinal'"),
+        "rescale": (_choice("dataset", "training"), "one of 'dataset', 'training'"),
     },
 }
 
 
-def resolve_options(name: str, family: str, options: Mapping[str, Any]) -> dict[str, Any]:
+def resolve_options(
+    name: str, family: str, options: Mapping[str, Any], profile: str = DEFAULT_PROFILE
+) -> dict[str, Any]:
     """Validate a model's options and fill in the family defaults.
 
     Parameters
@@ -132,6 +176,8 @@ def resolve_options(name: str, family: str, options: Mapping[str, Any]) -> dict[
     family : {"nb", "lr"}
     options : mapping
         The options the config sets; every other option takes its default.
+    profile : str
+        A key of ``PROFILES``: its settings replace the family defaults first.
 
     Returns
     -------
@@ -148,9 +194,14 @@ def resolve_options(name: str, family: str, options: Mapping[str, Any]) -> dict[
             f"model '{name}': unknown family '{family}'{did_you_mean(family, FAMILIES)}; "
             f"valid families: {', '.join(FAMILIES)}"
         )
+    if profile not in PROFILES:
+        raise ConfigError(
+            f"unknown profile '{profile}'{did_you_mean(profile, PROFILES)}; "
+            f"valid profiles: {', '.join(PROFILES)}"
+        )
     rules = _RULES[family]
     resolved = dict(FAMILIES[family])
-    for key, value in dict(options).items():
+    for key, value in {**PROFILES[profile][family], **dict(options)}.items():
         if key not in rules:
             raise ConfigError(
                 f"model '{name}': unknown {family} option '{key}'{did_you_mean(key, rules)}; "

@@ -1,0 +1,146 @@
+"""The fidelity study's tables: every model variant of a run against the paper's curves.
+
+    python benchmarks/fidelity_study.py RESULTS_DIR... [--paper CSV] [--label NAME=DIR]
+
+Reads ``<dir>/<task>/splits.csv.gz`` (all models of one run see the same splits) and the
+paper's digitized curves (columns ``task, m, lr, nb``). For each task and model it prints:
+
+- ``|Δ| paper``: the mean absolute difference to the paper's curve of the model's family,
+  over the paper's grid;
+- ``shift``: the model's mean error minus that of the family's stated model (``nb`` or
+  ``lr``), averaged over the grid, with a 95% interval from the paired per-split averages
+  (each split index holds one training set per m, drawn independently);
+- ``end``: the winner at the largest m against the other family's stated model (a paired
+  95% interval; ``tie`` when it contains 0), beside the paper's (``tie`` within 0.005).
+
+Then, for every pair (NB variant, LR variant) present in all the tasks of a run, the number of
+panels within 0.03 of the paper on both curves and with the paper's winner at the largest m.
+"""
+
+from __future__ import annotations
+
+import argparse
+from itertools import product
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+PAPER_TIE = 0.005
+CLOSE = 0.03
+T95 = 1.96
+
+
+def paper_winner(nb: float, lr: float) -> str:
+    """The paper's winner at one m: ``tie`` within ``PAPER_TIE``."""
+    if abs(nb - lr) <= PAPER_TIE:
+        return "tie"
+    return "nb" if nb < lr else "lr"
+
+
+def paired_winner(diff: np.ndarray) -> str:
+    """``nb`` / ``lr`` when the 95% interval of mean(NB - LR) excludes 0, else ``tie``."""
+    mean, half = diff.mean(), T95 * diff.std(ddof=1) / np.sqrt(diff.size)
+    if mean - half > 0:
+        return "lr"
+    if mean + half < 0:
+        return "nb"
+    return "tie"
+
+
+def load(folder: Path) -> pd.DataFrame:
+    """splits.csv.gz as a table indexed by (m, split) with one column per model."""
+    splits = pd.read_csv(folder / "splits.csv.gz")
+    return splits.pivot_table(index=["m", "split"], columns="model", values="error")
+
+
+def families(folder: Path) -> dict[str, str]:
+    splits = pd.read_csv(folder / "splits.csv.gz", usecols=["model", "family"])
+    return dict(splits.drop_duplicates().itertuples(index=False, name=None))
+
+
+def task_rows(table: pd.DataFrame, fam: dict[str, str], paper: pd.DataFrame) -> list[dict]:
+    """One row per model: distance to the paper, shift against the stated model, end winner."""
+    grid = sorted(set(table.index.get_level_values(0)) & set(paper.index))
+    table = table.loc[grid]
+    m_max = grid[-1]
+    rows = []
+    for model, family in fam.items():
+        curve = table[model].groupby(level=0).mean()
+        dist = float((curve - paper.loc[grid, family]).abs().mean())
+        per_split = (table[model] - table[family]).groupby(level=1).mean()  # (splits,)
+        shift = float(per_split.mean())
+        half = T95 * float(per_split.std(ddof=1)) / np.sqrt(per_split.size)
+        other = "lr" if family == "nb" else "nb"
+        at_max = table.loc[m_max]
+        diff = (at_max[model] - at_max[other]) if family == "nb" else (at_max[other] - at_max[model])
+        rows.append(dict(
+            model=model, family=family, dist=dist, shift=shift, half=half,
+            at_max=float(curve.loc[m_max]), paper_max=float(paper.loc[m_max, family]),
+            end=paired_winner(diff.to_numpy()),
+            paper_end=paper_winner(paper.loc[m_max, "nb"], paper.loc[m_max, "lr"]),
+        ))
+    return rows
+
+
+def pair_summary(table: pd.DataFrame, nb: str, lr: str, paper: pd.DataFrame) -> tuple:
+    """(|Δ| NB, |Δ| LR, our end winner, paper's end winner) of one (NB, LR) pair."""
+    grid = sorted(set(table.index.get_level_values(0)) & set(paper.index))
+    table = table.loc[grid]
+    d_nb = float((table[nb].groupby(level=0).mean() - paper.loc[grid, "nb"]).abs().mean())
+    d_lr = float((table[lr].groupby(level=0).mean() - paper.loc[grid, "lr"]).abs().mean())
+    at_max = table.loc[grid[-1]]
+    ours = paired_winner((at_max[nb] - at_max[lr]).to_numpy())
+    theirs = paper_winner(paper.loc[grid[-1], "nb"], paper.loc[grid[-1], "lr"])
+    return d_nb, d_lr, ours, theirs
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", nargs="+", help="results folders (or NAME=DIR)")
+    parser.add_argument("--paper", type=Path,
+                        default=Path(__file__).parents[1] / "nbvslr/data/paper/figure1_digitized.csv")
+    args = parser.parse_args(argv)
+    paper_all = pd.read_csv(args.paper)
+    for item in args.results:
+        label, _, path = item.rpartition("=")
+        root = Path(path)
+        folders = sorted(p.parent for p in root.glob("*/splits.csv.gz"))
+        if not folders:
+            raise SystemExit(f"error: {root}: no <task>/splits.csv.gz; run the config first")
+        pairs: dict[tuple[str, str], list] = {}
+        for folder in folders:
+            task = folder.name
+            paper = paper_all[paper_all.task == task].set_index("m")
+            if paper.empty:
+                continue
+            table, fam = load(folder), families(folder)
+            name = f"{task} ({label})" if label else task
+            print(f"\n#### {name}\n")
+            print("| model | |Δ| to paper | shift vs stated [95% CI] | at largest m (paper) "
+                  "| winner at largest m (paper) |")
+            print("|---|---|---|---|---|")
+            for r in task_rows(table, fam, paper):
+                shift = ("—" if r["model"] == r["family"] else
+                         f"{r['shift']:+.3f} [{r['shift'] - r['half']:+.3f}, "
+                         f"{r['shift'] + r['half']:+.3f}]")
+                print(f"| {r['model']} | {r['dist']:.3f} | {shift} | {r['at_max']:.3f} "
+                      f"({r['paper_max']:.3f}) | {r['end']} ({r['paper_end']}) |")
+            nbs = [m for m, f in fam.items() if f == "nb"]
+            lrs = [m for m, f in fam.items() if f == "lr"]
+            for nb, lr in product(nbs, lrs):
+                pairs.setdefault((nb, lr), []).append((task, *pair_summary(table, nb, lr, paper)))
+        print(f"\n#### pairs over the tasks of {label or root}\n")
+        print("| NB | LR | tasks | within 0.03 on both | winner at largest m as paper | off |")
+        print("|---|---|---|---|---|---|")
+        for (nb, lr), got in pairs.items():
+            close = sum(d_nb <= CLOSE and d_lr <= CLOSE for _, d_nb, d_lr, _, _ in got)
+            same = sum(o == t for *_, o, t in got)
+            off = [f"{t} ({d_nb:.3f}/{d_lr:.3f}, {o} vs {p})" for t, d_nb, d_lr, o, p in got
+                   if d_nb > CLOSE or d_lr > CLOSE or o != p]
+            print(f"| {nb} | {lr} | {len(got)} | {close} | {same} | {'; '.join(off) or '—'} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
