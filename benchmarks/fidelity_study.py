@@ -73,7 +73,8 @@ def task_rows(table: pd.DataFrame, fam: dict[str, str], paper: pd.DataFrame) -> 
         half = T95 * float(per_split.std(ddof=1)) / np.sqrt(per_split.size)
         other = "lr" if family == "nb" else "nb"
         at_max = table.loc[m_max]
-        diff = (at_max[model] - at_max[other]) if family == "nb" else (at_max[other] - at_max[model])
+        nb_model, lr_model = (model, other) if family == "nb" else (other, model)
+        diff = at_max[nb_model] - at_max[lr_model]
         rows.append(dict(
             model=model, family=family, dist=dist, shift=shift, half=half,
             at_max=float(curve.loc[m_max]), paper_max=float(paper.loc[m_max, family]),
@@ -98,8 +99,8 @@ def pair_summary(table: pd.DataFrame, nb: str, lr: str, paper: pd.DataFrame) -> 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", nargs="+", help="results folders (or NAME=DIR)")
-    parser.add_argument("--paper", type=Path,
-                        default=Path(__file__).parents[1] / "nbvslr/data/paper/figure1_digitized.csv")
+    default = Path(__file__).parents[1] / "nbvslr/data/paper/figure1_digitized.csv"
+    parser.add_argument("--paper", type=Path, default=default)
     args = parser.parse_args(argv)
     paper_all = pd.read_csv(args.paper)
     for item in args.results:

@@ -54,7 +54,7 @@ def test_uniform_prior_equals_equal_class_weights_in_categorical_nb():
 
 
 def test_absolute_epsilon_is_added_to_every_variance():
-    """epsilon_form=absolute: epsilon = var_smoothing on the inputs' scale, added to each variance."""
+    """epsilon_form=absolute: epsilon = var_smoothing on the inputs' scale, added to variances."""
     theta = fit_gaussian_nb(
         X[None], Y[None], epsilon_form="absolute", var_smoothing=0.01, prior="uniform"
     )[0]
@@ -182,8 +182,9 @@ def test_lr_training_rescale_leaves_fitted_rules_alone():
 
 def test_option_values_are_validated():
     """A misspelt value of a new option is a ConfigError naming the valid values."""
-    for family, key in [("nb", "prior"), ("nb", "var_estimator"), ("nb", "epsilon_form"),
-                        ("nb", "epsilon_mode"), ("nb", "rescale"), ("lr", "coding")]:
+    new = {"nb": ("prior", "var_estimator", "epsilon_form", "epsilon_mode", "rescale", "ties"),
+           "lr": ("coding", "rescale")}
+    for family, key in [(f, k) for f, keys in new.items() for k in keys]:
         with pytest.raises(ConfigError, match=f"option '{key}'.*one of"):
             resolve_options("m", family, {key: "bogus"})
         assert key in FAMILIES[family]
@@ -212,3 +213,39 @@ def test_unknown_profile_is_a_one_line_error():
     """A misspelt profile names the valid ones."""
     with pytest.raises(ConfigError, match=r"profile: unknown profile.*as-published"):
         _config(profile="as-publshed")
+
+
+def test_tie_rule_of_nb():
+    """ties: a zero score counts half an error, or predicts class 1 / class 0."""
+    from nbvslr.models.evaluate import heldout_errors
+
+    data = _discrete()
+    design = get_design(data, "onehot")
+    theta = np.zeros((1, design.n_params))  # every score is a tie
+    train = np.array([[0, 1, 2]])
+    test_y = np.delete(np.asarray(data.y), train[0])
+    assert heldout_errors(design, theta, train)[0] == pytest.approx(0.5)
+    assert heldout_errors(design, theta, train, 1.0)[0] == pytest.approx((test_y == 0).mean())
+    assert heldout_errors(design, theta, train, -1.0)[0] == pytest.approx((test_y == 1).mean())
+    # a score that is not a tie keeps its sign under every rule
+    sure = np.zeros((1, design.n_params))
+    sure[0, -1] = 1.0  # always class 1
+    assert heldout_errors(design, sure, train, -1.0)[0] == pytest.approx((test_y == 0).mean())
+
+
+def test_tie_rule_reaches_the_model_at_m2():
+    """score_splits with ties=positive errs more than half at m = 2 when ties hit class 0 rows."""
+    data = _discrete()
+    y = np.asarray(data.y)
+    idx = np.array([[int(np.flatnonzero(y == 0)[k]), int(np.flatnonzero(y == 1)[k])]
+                    for k in range(30)])
+    idx.sort(axis=1)
+    seeds = [np.random.SeedSequence(0, spawn_key=(s,)) for s in range(30)]
+
+    def run(ties: str) -> np.ndarray:
+        spec = ModelSpec("nb", "nb", resolve_options("nb", "nb", {"ties": ties}))
+        return score_splits(spec, data, idx, seeds)["error"]
+
+    half, pos, neg = run("half"), run("positive"), run("negative")
+    np.testing.assert_allclose(half, (pos + neg) / 2, atol=1e-12)
+    assert not np.allclose(pos, neg)

@@ -18,11 +18,28 @@ Families and their options (defaults in ``options.FAMILIES``; a config sets any 
   between class means dominates the rule -- as it must when its estimated variance is 0 --
   and at m = 2 the rule is "nearest class mean". The floor keeps a set of identical training
   points from dividing by zero.
+* ``prior`` ("empirical"): the Laplace-smoothed class frequencies, as the paper states;
+  "uniform": equal priors (the log prior ratio is 0), for categorical and Gaussian NB.
+* ``var_estimator`` ("ml"): the Gaussian variances divide the sums of squares by m (or the
+  class count); "unbiased" by m - 2 (or the class count - 1).
+* ``epsilon_form`` ("relative"): epsilon as above; "absolute": epsilon =
+  ``max(var_smoothing, var_floor)`` itself, on the [0, 1] scale of the inputs.
+* ``epsilon_mode`` ("add"): the variance is ``var + epsilon``; "floor": ``max(var, epsilon)``.
+* ``ties`` ("half"): a test row whose log-odds are exactly 0 (common for categorical NB at
+  m = 2, where every attribute seen in both classes or in neither cancels) counts half an
+  error; "positive" predicts class 1 there (the rule ``p(y = 1 | x) >= 1/2``), "negative"
+  class 0.
+* ``rescale`` ("dataset"): continuous inputs as the task gives them (rescaled to [0, 1] over
+  all rows); "training": each split's training rows are rescaled again to [0, 1] over
+  themselves before the fit (the rule is mapped back to the task's inputs).
 
 ``lr`` -- logistic regression by maximum conditional likelihood (Newton / IRLS). Continuous
-tasks use the raw attributes; discrete tasks one-hot indicators minus one reference level per
-attribute (its most frequent level), so that the unpenalised Hessian is not singular by
-construction.
+tasks use the raw attributes; discrete tasks by default one-hot indicators minus one reference
+level per attribute (its most frequent level), so that the unpenalised Hessian is not
+singular by construction.
+
+Profiles: ``profile: NAME`` in a config (``options.PROFILES``) replaces these defaults for
+every model on every task; ``stated`` (the default) is the method as the paper states it.
 
 * ``C`` (null): no penalty, as in the paper; a number fits ``C * loss + ||w||^2 / 2``.
 * ``separable`` ("sample"): what an unpenalised fit does when Newton certifies that the
@@ -31,6 +48,12 @@ construction.
   the separating ones (``hmc.py``); "l2" -- refit that split with ``C = C_separable``
   (1e4, a tiny penalty); "mle" -- keep iterating to ``max_iter`` and use that iterate.
 * ``tol`` (1e-10), ``max_iter`` (100): Newton stops when ``max_j |grad_j| / m <= tol``.
+* ``coding`` ("reference"): discrete attributes as one-hot indicators minus the reference
+  level; "full": every level's indicator (the same fitted rules where the maximum exists,
+  another uniform distribution over separating hyperplanes); "ordinal": one column per
+  attribute, its level code / (k - 1). Continuous tasks ignore it.
+* ``rescale`` ("dataset"): as for ``nb``; an unpenalised fit's predictions do not change under
+  a per-feature affine map, so "training" moves only the separable-set rule (and a penalty).
 * ``mcmc_method`` ("hmc"): the sampler of separating hyperplanes, exact Hamiltonian Monte
   Carlo (``hmc.py``) or "hit-and-run" (``sampler.py``, slow to mix in narrow cones).
 * ``mcmc_chains``, ``mcmc_draws``, ``mcmc_burn_in``, ``mcmc_thin`` (hmc: 1, 2, 5, 1;
@@ -79,6 +102,9 @@ def _nb_design_name(data: Dataset, opts: Mapping[str, Any]) -> str:
         return "onehot"
     return "x" if opts["variance"] == "shared" else "x_x2"
 
+
+#: nb ``ties``: the predicted sign of a tied score (0: half an error).
+_TIES = {"half": 0.0, "positive": 1.0, "negative": -1.0}
 
 _LR_CODINGS = {"reference": "onehot_ref", "full": "onehot", "ordinal": "ordinal"}
 
@@ -242,7 +268,7 @@ def score_splits(
         idx = train_idx[sl]  # (s, m)
         if spec.family == "nb":
             theta = _fit_nb(data, idx, opts)  # (s, D+1)
-            out["error"][sl] = heldout_errors(design, theta, idx)
+            out["error"][sl] = heldout_errors(design, theta, idx, _TIES[opts["ties"]])
             continue
         theta, todo, draws, sep, n_iter, conv = _fit_lr(
             design, idx, opts, seeds[sl], data.kind == "continuous"
@@ -279,5 +305,6 @@ def score_full(spec: ModelSpec, data: Dataset, seed: np.random.SeedSequence) -> 
         design = get_design(data, _lr_design_name(data, opts))
         theta, todo, draws = _fit_lr(design, idx, opts, [seed], data.kind == "continuous")[:3]
         theta = draws[0] if todo.size else theta  # (K, P)
-    wrong, _ = count_mistakes(design, theta, None)  # (K,)
+    ties = _TIES[opts["ties"]] if spec.family == "nb" else 0.0
+    wrong, _ = count_mistakes(design, theta, None, ties)  # (K,)
     return float(wrong.mean() / data.n_rows)

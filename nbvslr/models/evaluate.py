@@ -52,7 +52,7 @@ def _steps(scores: np.ndarray, inv_tau: np.ndarray) -> np.ndarray:
 
 
 def count_mistakes(
-    design: Design, theta: np.ndarray, train_idx: np.ndarray | None
+    design: Design, theta: np.ndarray, train_idx: np.ndarray | None, ties: float = 0.0
 ) -> tuple[np.ndarray, np.ndarray]:
     """Mistakes of each model on all rows and on its own training rows.
 
@@ -63,6 +63,9 @@ def count_mistakes(
         One linear model per row (intercept last).
     train_idx : ndarray of shape (n, m) or None
         The training rows of each model's split (distinct row indices), or None.
+    ties : {0.0, 1.0, -1.0}
+        The prediction of a tied score: 0 counts half an error; +1 predicts class 1, -1
+        class 0.
 
     Returns
     -------
@@ -91,6 +94,8 @@ def count_mistakes(
             r1 = min(U, r0 + rows)
             tile = Zu[r0:r1] @ thT[:, lo:hi]  # (rows, cols)
             _steps(tile, inv_tau[lo:hi])
+            if ties:
+                tile[tile == 0.0] = ties
             agree[lo:hi] += design.unique_weight[r0:r1] @ tile  # (cols,)
     all_rows = 0.5 * (N - agree)
     train_rows = np.zeros(n)
@@ -101,11 +106,15 @@ def count_mistakes(
             Ztr = design.Z1[idx[lo:hi]]  # (c, m, D+1)
             s = np.matmul(Ztr, theta[lo:hi, :, None])[:, :, 0]  # (c, m)
             _steps(s.T, inv_tau[lo:hi])  # view (m, c): scaled per model
+            if ties:
+                s[s == 0.0] = ties
             train_rows[lo:hi] = 0.5 * (idx.shape[1] - (design.sign[idx[lo:hi]] * s).sum(axis=1))
     return all_rows, train_rows
 
 
-def heldout_errors(design: Design, theta: np.ndarray, train_idx: np.ndarray) -> np.ndarray:
+def heldout_errors(
+    design: Design, theta: np.ndarray, train_idx: np.ndarray, ties: float = 0.0
+) -> np.ndarray:
     """0-1 error of each model on the rows outside its training set.
 
     Parameters
@@ -114,6 +123,8 @@ def heldout_errors(design: Design, theta: np.ndarray, train_idx: np.ndarray) -> 
     theta : ndarray of shape (n, D + 1)
     train_idx : ndarray of shape (n, m)
         Distinct training row indices of each model.
+    ties : float
+        See ``count_mistakes``.
 
     Returns
     -------
@@ -121,6 +132,6 @@ def heldout_errors(design: Design, theta: np.ndarray, train_idx: np.ndarray) -> 
         Test error in [0, 1] (ties count one half).
     """
     train_idx = np.asarray(train_idx)
-    all_rows, train_rows = count_mistakes(design, theta, train_idx)
+    all_rows, train_rows = count_mistakes(design, theta, train_idx, ties)
     return (all_rows - train_rows) / (design.n_rows - train_idx.shape[1])
 

@@ -38,6 +38,9 @@ FAMILIES: dict[str, dict[str, Any]] = {
         # rows, done once when the task is built) or "training" (each split's training rows
         # are rescaled again to [0, 1] before the fit).
         "rescale": "dataset",
+        # a test row with log-odds exactly 0: "half" an error, or predict class 1
+        # ("positive", the rule p(y=1|x) >= 1/2) or class 0 ("negative").
+        "ties": "half",
     },
     "lr": {
         # L2 penalty: minimise C * sum(log-loss) + ||w||^2 / 2 (intercept unpenalised);
@@ -64,8 +67,9 @@ FAMILIES: dict[str, dict[str, Any]] = {
         # its most frequent level), "full" (every level's indicator) or "ordinal" (one column
         # per attribute, its level code divided by k - 1). Continuous tasks ignore it.
         "coding": "reference",
-        # as for nb: "dataset" or "training" (affects only the separable-set sampler, since
-        # an unpenalised fit's predictions do not change under a per-feature affine map).
+        # as for nb: "dataset" or "training" (moves only the separable-set rule and a
+        # penalty: an unpenalised fit's predictions do not change under a per-feature
+        # affine map).
         "rescale": "dataset",
     },
 }
@@ -146,6 +150,7 @@ _RULES: dict[str, dict[str, tuple[Callable[[Any], Any], str]]] = {
         "epsilon_form": (_choice("relative", "absolute"), "one of 'relative', 'absolute'"),
         "epsilon_mode": (_choice("add", "floor"), "one of 'add', 'floor'"),
         "rescale": (_choice("dataset", "training"), "one of 'dataset', 'training'"),
+        "ties": (_choice("half", "positive", "negative"), "one of 'half', 'positive', 'negative'"),
     },
     "lr": {
         "C": (_number(0.0, strict=True, none_ok=True), "a number > 0, or null (no penalty)"),
@@ -158,7 +163,9 @@ _RULES: dict[str, dict[str, tuple[Callable[[Any], Any], str]]] = {
         "mcmc_method": (_choice("hmc", "hit-and-run"), "one of 'hmc', 'hit-and-run'"),
         "mcmc_burn_in": (_integer(0, none_ok=True), "an integer >= 0, or null (the default)"),
         "mcmc_thin": (_integer(1, none_ok=True), "an integer >= 1, or null (the default)"),
-        "coding": (_choice("reference", "full", "ordinal"), "one of 'reference', 'full', 'ordinal'"),
+        "coding": (
+            _choice("reference", "full", "ordinal"), "one of 'reference', 'full', 'ordinal'"
+        ),
         "rescale": (_choice("dataset", "training"), "one of 'dataset', 'training'"),
     },
 }
