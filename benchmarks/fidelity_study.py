@@ -1,8 +1,10 @@
 """The fidelity study's tables: every model variant of a run against the paper's curves.
 
-    python benchmarks/fidelity_study.py RESULTS_DIR... [--paper CSV] [--label NAME=DIR]
+    python benchmarks/fidelity_study.py [NAME=]RESULTS_DIR... [--paper CSV]
 
-Reads ``<dir>/<task>/splits.csv.gz`` (all models of one run see the same splits) and the
+Reads ``<dir>/<task>/splits.csv.gz`` (all models of one run see the same splits; folders
+given the same NAME are joined by (task, m, split), which is the same training set in runs
+with the same seed) and the
 paper's digitized curves (columns ``task, m, lr, nb``). For each task and model it prints:
 
 - ``|Δ| paper``: the mean absolute difference to the paper's curve of the model's family,
@@ -48,15 +50,15 @@ def paired_winner(diff: np.ndarray) -> str:
     return "tie"
 
 
-def load(folder: Path) -> pd.DataFrame:
-    """splits.csv.gz as a table indexed by (m, split) with one column per model."""
-    splits = pd.read_csv(folder / "splits.csv.gz")
-    return splits.pivot_table(index=["m", "split"], columns="model", values="error")
-
-
-def families(folder: Path) -> dict[str, str]:
-    splits = pd.read_csv(folder / "splits.csv.gz", usecols=["model", "family"])
-    return dict(splits.drop_duplicates().itertuples(index=False, name=None))
+def load(folders: list[Path]) -> tuple[pd.DataFrame, dict[str, str]]:
+    """The runs' splits as one table indexed by (m, split), one column per model, and each
+    model's family (stated models first)."""
+    splits = pd.concat([pd.read_csv(f / "splits.csv.gz") for f in folders])
+    splits = splits.drop_duplicates(["model", "m", "split"])
+    table = splits.pivot_table(index=["m", "split"], columns="model", values="error")
+    fam = dict(splits[["model", "family"]].drop_duplicates().itertuples(index=False, name=None))
+    order = sorted(fam, key=lambda m: (m not in ("nb", "lr"), fam[m] != "nb", m))
+    return table.dropna(), {m: fam[m] for m in order}
 
 
 def task_rows(table: pd.DataFrame, fam: dict[str, str], paper: pd.DataFrame) -> list[dict]:
@@ -103,19 +105,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--paper", type=Path, default=default)
     args = parser.parse_args(argv)
     paper_all = pd.read_csv(args.paper)
+    runs: dict[str, dict[str, list[Path]]] = {}
     for item in args.results:
         label, _, path = item.rpartition("=")
         root = Path(path)
         folders = sorted(p.parent for p in root.glob("*/splits.csv.gz"))
         if not folders:
             raise SystemExit(f"error: {root}: no <task>/splits.csv.gz; run the config first")
-        pairs: dict[tuple[str, str], list] = {}
         for folder in folders:
-            task = folder.name
+            runs.setdefault(label, {}).setdefault(folder.name, []).append(folder)
+    for label, tasks in runs.items():
+        pairs: dict[tuple[str, str], list] = {}
+        for task, folders in sorted(tasks.items()):
             paper = paper_all[paper_all.task == task].set_index("m")
             if paper.empty:
                 continue
-            table, fam = load(folder), families(folder)
+            table, fam = load(folders)
             name = f"{task} ({label})" if label else task
             print(f"\n#### {name}\n")
             print("| model | |Δ| to paper | shift vs stated [95% CI] | at largest m (paper) "
@@ -131,10 +136,12 @@ def main(argv: list[str] | None = None) -> int:
             lrs = [m for m, f in fam.items() if f == "lr"]
             for nb, lr in product(nbs, lrs):
                 pairs.setdefault((nb, lr), []).append((task, *pair_summary(table, nb, lr, paper)))
-        print(f"\n#### pairs over the tasks of {label or root}\n")
+        print(f"\n#### pairs over the tasks of {label or 'the run'}\n")
         print("| NB | LR | tasks | within 0.03 on both | winner at largest m as paper | off |")
         print("|---|---|---|---|---|---|")
         for (nb, lr), got in pairs.items():
+            if len(got) < len(tasks):
+                continue
             close = sum(d_nb <= CLOSE and d_lr <= CLOSE for _, d_nb, d_lr, _, _ in got)
             same = sum(o == t for *_, o, t in got)
             off = [f"{t} ({d_nb:.3f}/{d_lr:.3f}, {o} vs {p})" for t, d_nb, d_lr, o, p in got

@@ -249,3 +249,22 @@ def test_tie_rule_reaches_the_model_at_m2():
     half, pos, neg = run("half"), run("positive"), run("negative")
     np.testing.assert_allclose(half, (pos + neg) / 2, atol=1e-12)
     assert not np.allclose(pos, neg)
+
+
+def test_uniform_gaussian_prior_leaves_categorical_nb_alone():
+    """prior=uniform-gaussian: equal priors for Gaussian NB, the Laplace prior for categorical."""
+    from nbvslr.models import _fit_nb
+
+    data = _discrete()
+    idx = np.arange(40)[None]
+    opts = {p: resolve_options("nb", "nb", {"prior": p}) for p in
+            ("empirical", "uniform", "uniform-gaussian")}
+    np.testing.assert_array_equal(_fit_nb(data, idx, opts["uniform-gaussian"]),
+                                  _fit_nb(data, idx, opts["empirical"]))
+    cont = Dataset(name="c", title="c", X=np.vstack([X, X]), y=np.concatenate([Y, Y]),
+                   kind="continuous")
+    idx = np.arange(10)[None]
+    np.testing.assert_array_equal(_fit_nb(cont, idx, opts["uniform-gaussian"]),
+                                  _fit_nb(cont, idx, opts["uniform"]))
+    assert not np.allclose(_fit_nb(cont, idx, opts["uniform"]),
+                           _fit_nb(cont, idx, opts["empirical"]))

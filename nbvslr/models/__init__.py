@@ -19,7 +19,9 @@ Families and their options (defaults in ``options.FAMILIES``; a config sets any 
   and at m = 2 the rule is "nearest class mean". The floor keeps a set of identical training
   points from dividing by zero.
 * ``prior`` ("empirical"): the Laplace-smoothed class frequencies, as the paper states;
-  "uniform": equal priors (the log prior ratio is 0), for categorical and Gaussian NB.
+  "uniform": equal priors (the log prior ratio is 0), for categorical and Gaussian NB;
+  "uniform-gaussian": equal priors in Gaussian NB only (the paper states the Laplace prior
+  for discrete NB, and says nothing of a prior for continuous NB).
 * ``var_estimator`` ("ml"): the Gaussian variances divide the sums of squares by m (or the
   class count); "unbiased" by m - 2 (or the class count - 1).
 * ``epsilon_form`` ("relative"): epsilon as above; "absolute": epsilon =
@@ -118,8 +120,9 @@ def _fit_nb(data: Dataset, idx: np.ndarray, opts: Mapping[str, Any]) -> np.ndarr
     X = data.X[idx]  # (S, m, d)
     y = np.asarray(data.y)[idx]  # (S, m)
     if data.kind == "discrete":
+        prior = "uniform" if opts["prior"] == "uniform" else "empirical"
         return fit_categorical_nb(
-            X, y, tuple(data.n_values), smoothing=opts["smoothing"], prior=opts["prior"]
+            X, y, tuple(data.n_values), smoothing=opts["smoothing"], prior=prior
         )
     return fit_gaussian_nb(
         X,
@@ -128,7 +131,7 @@ def _fit_nb(data: Dataset, idx: np.ndarray, opts: Mapping[str, Any]) -> np.ndarr
         variance=opts["variance"],
         var_smoothing=opts["var_smoothing"],
         var_floor=opts["var_floor"],
-        prior=opts["prior"],
+        prior="empirical" if opts["prior"] == "empirical" else "uniform",
         var_estimator=opts["var_estimator"],
         epsilon_form=opts["epsilon_form"],
         epsilon_mode=opts["epsilon_mode"],

@@ -24,7 +24,8 @@ FAMILIES: dict[str, dict[str, Any]] = {
         "var_smoothing": 1e-9,
         "var_floor": 1e-12,
         # the class prior: "empirical" (Laplace-smoothed class frequencies, as the paper
-        # states) or "uniform" (equal priors: the log prior ratio is 0).
+        # states), "uniform" (equal priors: the log prior ratio is 0) or "uniform-gaussian"
+        # (equal priors in Gaussian NB, the Laplace prior in categorical NB).
         "prior": "empirical",
         # the Gaussian variances: "ml" (divide by m, or by the class count) or "unbiased"
         # (divide by m - 2, or by the class count - 1).
@@ -82,7 +83,7 @@ DEFAULT_PROFILE = "stated"
 PROFILES: dict[str, dict[str, dict[str, Any]]] = {
     "stated": {"nb": {}, "lr": {}},
     "as-published": {
-        "nb": {"prior": "uniform", "epsilon_form": "absolute", "var_smoothing": 0.01},
+        "nb": {"prior": "uniform-gaussian", "epsilon_form": "absolute", "var_smoothing": 0.01},
         "lr": {},
     },
 }
@@ -145,7 +146,10 @@ _RULES: dict[str, dict[str, tuple[Callable[[Any], Any], str]]] = {
         "variance": (_choice("shared", "class"), "one of 'shared', 'class'"),
         "var_smoothing": (_number(0.0, strict=False), "a number >= 0"),
         "var_floor": (_number(0.0, strict=True), "a number > 0"),
-        "prior": (_choice("empirical", "uniform"), "one of 'empirical', 'uniform'"),
+        "prior": (
+            _choice("empirical", "uniform", "uniform-gaussian"),
+            "one of 'empirical', 'uniform', 'uniform-gaussian'",
+        ),
         "var_estimator": (_choice("ml", "unbiased"), "one of 'ml', 'unbiased'"),
         "epsilon_form": (_choice("relative", "absolute"), "one of 'relative', 'absolute'"),
         "epsilon_mode": (_choice("add", "floor"), "one of 'add', 'floor'"),
