@@ -1,19 +1,19 @@
 """The fidelity study's tables: every model variant of a run against the paper's curves.
 
-    python benchmarks/fidelity_study.py [NAME=]RESULTS_DIR... [--paper CSV]
+    python benchmarks/fidelity_study.py [NAME=]RESULTS_DIR...
 
 Reads ``<dir>/<task>/splits.csv.gz`` (all models of one run see the same splits; folders
 given the same NAME are joined by (task, m, split), which is the same training set in runs
 with the same seed) and the
-paper's digitized curves (columns ``task, m, lr, nb``). For each task and model it prints:
+paper's curves (``nbvslr.fidelity``). For each task and model it prints:
 
 - ``|Δ| paper``: the mean absolute difference to the paper's curve of the model's family,
   over the paper's grid;
 - ``shift``: the model's mean error minus that of the family's stated model (``nb`` or
   ``lr``), averaged over the grid, with a 95% interval from the paired per-split averages
   (each split index holds one training set per m, drawn independently);
-- ``end``: the winner at the largest m against the other family's stated model (a paired
-  95% interval; ``tie`` when it contains 0), beside the paper's (``tie`` within 0.005).
+- ``end``: the winner at the largest m against the other family's stated model, beside the
+  paper's (``nbvslr.fidelity.winner``: the lower mean error, ``tie`` within 0.005).
 
 Then, for every pair (NB variant, LR variant) present in all the tasks of a run, the number of
 panels within 0.03 of the paper on both curves and with the paper's winner at the largest m.
@@ -28,26 +28,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-PAPER_TIE = 0.005
-CLOSE = 0.03
+from nbvslr.fidelity import TOL, paper_curve, winner
+
 T95 = 1.96
-
-
-def paper_winner(nb: float, lr: float) -> str:
-    """The paper's winner at one m: ``tie`` within ``PAPER_TIE``."""
-    if abs(nb - lr) <= PAPER_TIE:
-        return "tie"
-    return "nb" if nb < lr else "lr"
-
-
-def paired_winner(diff: np.ndarray) -> str:
-    """``nb`` / ``lr`` when the 95% interval of mean(NB - LR) excludes 0, else ``tie``."""
-    mean, half = diff.mean(), T95 * diff.std(ddof=1) / np.sqrt(diff.size)
-    if mean - half > 0:
-        return "lr"
-    if mean + half < 0:
-        return "nb"
-    return "tie"
 
 
 def load(folders: list[Path]) -> tuple[pd.DataFrame, dict[str, str]]:
@@ -74,14 +57,13 @@ def task_rows(table: pd.DataFrame, fam: dict[str, str], paper: pd.DataFrame) -> 
         shift = float(per_split.mean())
         half = T95 * float(per_split.std(ddof=1)) / np.sqrt(per_split.size)
         other = "lr" if family == "nb" else "nb"
-        at_max = table.loc[m_max]
+        at_max = table.loc[m_max].mean()
         nb_model, lr_model = (model, other) if family == "nb" else (other, model)
-        diff = at_max[nb_model] - at_max[lr_model]
         rows.append(dict(
             model=model, family=family, dist=dist, shift=shift, half=half,
             at_max=float(curve.loc[m_max]), paper_max=float(paper.loc[m_max, family]),
-            end=paired_winner(diff.to_numpy()),
-            paper_end=paper_winner(paper.loc[m_max, "nb"], paper.loc[m_max, "lr"]),
+            end=winner(at_max[nb_model], at_max[lr_model]),
+            paper_end=winner(paper.loc[m_max, "nb"], paper.loc[m_max, "lr"]),
         ))
     return rows
 
@@ -92,19 +74,16 @@ def pair_summary(table: pd.DataFrame, nb: str, lr: str, paper: pd.DataFrame) -> 
     table = table.loc[grid]
     d_nb = float((table[nb].groupby(level=0).mean() - paper.loc[grid, "nb"]).abs().mean())
     d_lr = float((table[lr].groupby(level=0).mean() - paper.loc[grid, "lr"]).abs().mean())
-    at_max = table.loc[grid[-1]]
-    ours = paired_winner((at_max[nb] - at_max[lr]).to_numpy())
-    theirs = paper_winner(paper.loc[grid[-1], "nb"], paper.loc[grid[-1], "lr"])
+    at_max = table.loc[grid[-1]].mean()
+    ours = winner(at_max[nb], at_max[lr])
+    theirs = winner(paper.loc[grid[-1], "nb"], paper.loc[grid[-1], "lr"])
     return d_nb, d_lr, ours, theirs
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", nargs="+", help="results folders (or NAME=DIR)")
-    default = Path(__file__).parents[1] / "nbvslr/data/paper/figure1_digitized.csv"
-    parser.add_argument("--paper", type=Path, default=default)
     args = parser.parse_args(argv)
-    paper_all = pd.read_csv(args.paper)
     runs: dict[str, dict[str, list[Path]]] = {}
     for item in args.results:
         label, _, path = item.rpartition("=")
@@ -117,9 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     for label, tasks in runs.items():
         pairs: dict[tuple[str, str], list] = {}
         for task, folders in sorted(tasks.items()):
-            paper = paper_all[paper_all.task == task].set_index("m")
-            if paper.empty:
+            paper = paper_curve(task)
+            if paper is None:
                 continue
+            paper = paper.set_index("m")
             table, fam = load(folders)
             name = f"{task} ({label})" if label else task
             print(f"\n#### {name}\n")
@@ -142,10 +122,10 @@ def main(argv: list[str] | None = None) -> int:
         for (nb, lr), got in pairs.items():
             if len(got) < len(tasks):
                 continue
-            close = sum(d_nb <= CLOSE and d_lr <= CLOSE for _, d_nb, d_lr, _, _ in got)
+            close = sum(d_nb <= TOL and d_lr <= TOL for _, d_nb, d_lr, _, _ in got)
             same = sum(o == t for *_, o, t in got)
             off = [f"{t} ({d_nb:.3f}/{d_lr:.3f}, {o} vs {p})" for t, d_nb, d_lr, o, p in got
-                   if d_nb > CLOSE or d_lr > CLOSE or o != p]
+                   if d_nb > TOL or d_lr > TOL or o != p]
             print(f"| {nb} | {lr} | {len(got)} | {close} | {same} | {'; '.join(off) or '—'} |")
     return 0
 
