@@ -7,7 +7,7 @@ given the same NAME are joined by (task, m, split), which is the same training s
 with the same seed) and the
 paper's curves (``nbvslr.fidelity``). For each task and model it prints:
 
-- ``|Δ| paper``: the mean absolute difference to the paper's curve of the model's family,
+- ``mean abs. diff.``: the mean absolute difference to the paper's curve of the model's family,
   over the paper's grid;
 - ``shift``: the model's mean error minus that of the family's stated model (``nb`` or
   ``lr``), averaged over the grid, with a 95% interval from the paired per-split averages
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
             table, fam = load(folders)
             name = f"{task} ({label})" if label else task
             print(f"\n#### {name}\n")
-            print("| model | |Δ| to paper | shift vs stated [95% CI] | at largest m (paper) "
+            print("| model | mean abs. diff. to paper | shift vs stated [95% CI] | at largest m (paper) "
                   "| winner at largest m (paper) |")
             print("|---|---|---|---|---|")
             for r in task_rows(table, fam, paper):

@@ -83,8 +83,13 @@ DEFAULT_PROFILE = "stated"
 PROFILES: dict[str, dict[str, dict[str, Any]]] = {
     "stated": {"nb": {}, "lr": {}},
     "as-published": {
-        "nb": {"prior": "uniform-gaussian", "epsilon_form": "absolute", "var_smoothing": 0.01},
-        "lr": {},
+        "nb": {
+            "prior": "uniform-gaussian",
+            "epsilon_form": "absolute",
+            "var_smoothing": 0.01,
+            "ties": "positive",
+        },
+        "lr": {"coding": "full"},
     },
 }
 
