@@ -103,8 +103,8 @@ def main(argv: list[str] | None = None) -> int:
             table, fam = load(folders)
             name = f"{task} ({label})" if label else task
             print(f"\n#### {name}\n")
-            print("| model | mean abs. diff. to paper | shift vs stated [95% CI] | at largest m (paper) "
-                  "| winner at largest m (paper) |")
+            print("| model | mean abs. diff. to paper | shift vs stated [95% CI] "
+                  "| at largest m (paper) | winner at largest m (paper) |")
             print("|---|---|---|---|---|")
             for r in task_rows(table, fam, paper):
                 shift = ("—" if r["model"] == r["family"] else
