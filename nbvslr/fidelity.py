@@ -205,7 +205,7 @@ def _first_of_family(task, family: str) -> str | None:
 def our_curves(task, nb: str | None = None, lr: str | None = None) -> pd.DataFrame:
     """A task's mean errors as ``m, nb, lr`` (the sizes where both models have results).
 
-    task : ``report.TaskResults`` (``summary``, ``model_order()``). ``nb``, ``lr``: the
+    task : ``results.TaskResults`` (``summary``, ``model_order()``). ``nb``, ``lr``: the
     models to compare (default: the first model of each family, in config order).
     """
     names = {"nb": nb or _first_of_family(task, "nb"), "lr": lr or _first_of_family(task, "lr")}
@@ -228,7 +228,7 @@ def compare_tasks(tasks: Iterable, *, nb: str | None = None, lr: str | None = No
                   tie: float = TIE, strict: bool = True) -> list[PanelFidelity]:
     """``compare_curves`` of every task that is a panel of the paper, in the paper's order.
 
-    tasks : ``report.TaskResults`` objects (others, e.g. synthetic tasks, are skipped).
+    tasks : ``results.TaskResults`` objects (others, e.g. synthetic tasks, are skipped).
     strict : when False, a panel that cannot be compared (no NB or no LR model, no size in
     common with the paper) is left out instead of raising.
     """
@@ -258,7 +258,7 @@ def compare_results(results_dirs: PathLike | Iterable[PathLike], *, nb: str | No
 
     Raises ``ResultsError`` when a folder does not exist or holds no panel of the paper.
     """
-    from nbvslr.report import load_results
+    from nbvslr.results import load_results
 
     if isinstance(results_dirs, str | os.PathLike):
         results_dirs = [results_dirs]

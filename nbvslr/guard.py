@@ -92,7 +92,8 @@ import pandas as pd
 
 from nbvslr import stats
 from nbvslr.errors import ResultsError
-from nbvslr.splits import task_key
+from nbvslr.results.layout import PAIRED_COLUMNS, SUMMARY_COLUMNS
+from nbvslr.results.read import Tables, load_tables
 
 DEFAULT_ALPHA = 0.01
 """Chance of any false alarm over the whole comparison."""
@@ -104,67 +105,10 @@ CROSS_DRAWS = (20_000, 200_000)
 """Fewest and most simulated curves per crossover check (about 40 beyond each end)."""
 
 _CHUNK = 50_000  # simulated curves per batch (memory: _CHUNK x sizes floats)
-SUMMARY_FILE = "summary.csv"
-PAIRED_FILE = "paired.csv"
 KINDS = ("missing", "point", "end", "sign", "crossover")
 
 
 # --------------------------------------------------------------------------- inputs
-
-
-@dataclass(frozen=True)
-class Tables:
-    """The summaries of one run: ``summary.csv`` and ``paired.csv`` rows of every task.
-
-    ``paired`` may be empty (a run without one nb-family and one lr-family model).
-    """
-
-    summary: pd.DataFrame
-    paired: pd.DataFrame = field(
-        default_factory=lambda: pd.DataFrame(columns=list(stats.PAIRED_COLUMNS)))
-
-
-def _task_dirs(folder: Path) -> list[Path]:
-    if not folder.is_dir():
-        raise ResultsError(f"results folder {folder} does not exist; give the folder that "
-                           f"holds <task>/{SUMMARY_FILE}")
-    if (folder / SUMMARY_FILE).is_file():
-        return [folder]
-    found = sorted(p for p in folder.iterdir() if (p / SUMMARY_FILE).is_file())
-    if not found:
-        raise ResultsError(f"results folder {folder} holds no <task>/{SUMMARY_FILE}; run "
-                           f"`nbvslr run CONFIG --out {folder}` first")
-    return found
-
-
-def _read(path: Path, columns: Sequence[str]) -> pd.DataFrame:
-    try:
-        df = pd.read_csv(path)
-    except (OSError, ValueError) as exc:
-        raise ResultsError(f"{path}: cannot be read ({exc}); rerun the experiment") from None
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise ResultsError(f"{path}: missing column(s) {', '.join(missing)}; rerun the "
-                           f"experiment")
-    return df.loc[:, list(columns)]
-
-
-def load_tables(folder: str | Path) -> Tables:
-    """Read ``summary.csv`` and ``paired.csv`` of every task under ``folder``.
-
-    ``folder`` is a results folder (``<folder>/<task>/summary.csv``) or one task's folder.
-    A task without ``paired.csv`` contributes no paired rows.
-    """
-    summaries, paired = [], []
-    for task_dir in _task_dirs(Path(folder)):
-        summaries.append(_read(task_dir / SUMMARY_FILE, stats.SUMMARY_COLUMNS))
-        if (task_dir / PAIRED_FILE).is_file():
-            paired.append(_read(task_dir / PAIRED_FILE, stats.PAIRED_COLUMNS))
-    return Tables(
-        pd.concat(summaries, ignore_index=True),
-        pd.concat(paired, ignore_index=True) if paired
-        else pd.DataFrame(columns=list(stats.PAIRED_COLUMNS)),
-    )
 
 
 def _as_tables(run: Tables | str | Path | tuple, what: str) -> Tables:
@@ -174,12 +118,12 @@ def _as_tables(run: Tables | str | Path | tuple, what: str) -> Tables:
         tables = load_tables(run)
     elif isinstance(run, tuple) and len(run) == 2:
         tables = Tables(run[0], run[1] if run[1] is not None
-                        else pd.DataFrame(columns=list(stats.PAIRED_COLUMNS)))
+                        else pd.DataFrame(columns=list(PAIRED_COLUMNS)))
     else:
         raise TypeError(f"{what}: expected a folder, Tables or (summary, paired), got "
                         f"{type(run).__name__}")
-    for df, columns, name in ((tables.summary, stats.SUMMARY_COLUMNS, "summary"),
-                              (tables.paired, stats.PAIRED_COLUMNS, "paired")):
+    for df, columns, name in ((tables.summary, SUMMARY_COLUMNS, "summary"),
+                              (tables.paired, PAIRED_COLUMNS, "paired")):
         missing = [c for c in columns if c not in df.columns]
         if missing:
             raise ResultsError(f"{what} {name} table: missing column(s) {', '.join(missing)}")
@@ -631,7 +575,7 @@ def compare(
         if plan.paired is not None:
             checks += _sign_checks(plan, z_sign, floor)
             if plan.crossover["crossings"]:
-                rng = np.random.default_rng([seed, task_key(plan.task)])  # per task
+                rng = stats.task_rng(seed, plan.task)
                 checks.append(_crossover_check(plan, tail, rng))
     not_compared = tuple(t for t in ref_tasks if t not in names)
     return Report(tuple(checks), float(z_points), float(z_sign), float(floor), float(alpha),

@@ -250,7 +250,8 @@ def _crossover_of_task(task: Any, n_boot: int, seed: int) -> Mapping[str, Any] |
     """The task's crossovers with the report's bootstrap interval when the folder has
     ``splits.csv.gz``; from ``paired.csv`` alone otherwise; None without either."""
     from nbvslr.errors import ResultsError
-    from nbvslr.report import TaskResults, task_crossovers
+    from nbvslr.report import task_crossovers
+    from nbvslr.results import TaskResults
 
     if not isinstance(task, TaskResults):
         getter = getattr(task, "saved_paired", None)
@@ -304,7 +305,7 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | Non
     """One panel per task, in the given order, ``ncols`` panels a row.
 
     ``tasks`` are objects with ``name``, ``summary`` and ``run_info`` (e.g.
-    ``nbvslr.report.TaskResults``); a ``saved_paired()`` method, when present, supplies the
+    ``nbvslr.results.TaskResults``); a ``saved_paired()`` method, when present, supplies the
     crossover mark, and a task folder with ``splits.csv.gz`` its bootstrap interval (``n_boot``
     resamples, seeded as in the report by ``seed``). ``paper`` overlays the paper's curves
     on the panels of Figure 1. Several panels share one legend and a caption below them.

@@ -1,194 +1,20 @@
-"""Read finished results folders, and summarise them as a Markdown table.
+"""Summarise finished results folders as a Markdown table.
 
 Everything here works from saved files alone (``summary.csv``, ``run.json``, and
-``paired.csv`` or ``splits.csv.gz``); nothing is re-run.
-
-A *results folder* is either one task folder (holding ``summary.csv`` and ``run.json``) or a
-root holding one such folder per task. ``find_task_dirs`` accepts both.
+``paired.csv`` or ``splits.csv.gz``), read through ``nbvslr.results``; nothing is re-run.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import tempfile
-import zlib
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from nbvslr import stats
 from nbvslr.errors import ResultsError
-
-SUMMARY_FILE = "summary.csv"
-RUN_FILE = "run.json"
-PAIRED_FILE = "paired.csv"
-SPLITS_FILE = "splits.csv.gz"
-_HOW = "run `nbvslr run CONFIG --out DIR` first"
-
-PathLike = str | os.PathLike
-
-
-# --------------------------------------------------------------------------------------
-# Reading results folders
-# --------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class TaskResults:
-    """What one task folder holds (the splits table is read on demand: it can be large).
-
-    Attributes
-    ----------
-    name : str
-        The task name (``run.json`` task.name, else the folder name).
-    folder : Path
-    summary : DataFrame
-        ``summary.csv``: one row per (model, m).
-    run_info : dict
-        ``run.json``.
-    """
-
-    name: str
-    folder: Path
-    summary: pd.DataFrame
-    run_info: Mapping[str, Any]
-
-    @property
-    def title(self) -> str:
-        task = self.run_info.get("task") or {}
-        return str(task.get("title") or self.name)
-
-    def model_order(self) -> list[str]:
-        """Models in config order (run.json ``models``), then any others in summary order."""
-        from nbvslr.plots import model_order
-
-        return model_order(self.summary, self.run_info)
-
-    def saved_paired(self) -> pd.DataFrame | None:
-        """``paired.csv`` when the folder has one, else None (never computed)."""
-        path = self.folder / PAIRED_FILE
-        if not path.is_file():
-            return None
-        df = _read_csv(path)
-        _check_columns(df, stats.PAIRED_COLUMNS, path)
-        return df
-
-    def splits(self) -> pd.DataFrame:
-        """``splits.csv.gz``, floats read exactly; ResultsError if absent or malformed."""
-        path = self.folder / SPLITS_FILE
-        if not path.is_file():
-            raise ResultsError(f"{self.folder}: {SPLITS_FILE} is missing; {_HOW}")
-        try:
-            df = pd.read_csv(path)  # pandas >= 3 parses floats exactly (round trip)
-        except (OSError, ValueError, EOFError, zlib.error) as exc:
-            raise ResultsError(f"{path}: cannot be read ({exc}); {_HOW}") from None
-        _check_columns(df, stats.SPLITS_COLUMNS, path)
-        return df
-
-    def paired(self) -> pd.DataFrame:
-        """``paired.csv``, or (when absent) the default pair computed from the splits."""
-        saved = self.saved_paired()
-        if saved is not None:
-            return saved
-        if not (self.folder / SPLITS_FILE).is_file():
-            raise ResultsError(f"{self.folder}: both {PAIRED_FILE} and {SPLITS_FILE} are "
-                               f"missing, the report needs one of them; {_HOW}")
-        splits = self.splits()
-        return stats.paired_summary(splits, *stats.default_pair(splits, self.model_order()))
-
-
-def _read_csv(path: Path) -> pd.DataFrame:
-    try:
-        return pd.read_csv(path)
-    except (OSError, ValueError) as exc:
-        raise ResultsError(f"{path}: cannot be read ({exc}); {_HOW}") from None
-
-
-def _check_columns(df: pd.DataFrame, columns: Sequence[str], path: Path) -> None:
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise ResultsError(f"{path}: missing column(s) {', '.join(missing)}; {_HOW}")
-
-
-def _is_task_dir(path: Path) -> bool:
-    return (path / SUMMARY_FILE).is_file() or (path / RUN_FILE).is_file()
-
-
-def find_task_dirs(results_dirs: PathLike | Iterable[PathLike]) -> list[Path]:
-    """The task folders under each results folder, in the order given (sorted within a root).
-
-    A folder holding ``summary.csv`` or ``run.json`` is a task folder; otherwise its
-    sub-folders that do are. Raises ``ResultsError`` for a folder that does not exist or
-    holds no task results.
-    """
-    if isinstance(results_dirs, str | os.PathLike):
-        results_dirs = [results_dirs]
-    found: list[Path] = []
-    for raw in results_dirs:
-        path = Path(raw)
-        if not path.is_dir():
-            raise ResultsError(f"results folder {path} does not exist; {_HOW}")
-        if _is_task_dir(path):
-            found.append(path)
-            continue
-        tasks = sorted(p for p in path.iterdir() if p.is_dir() and _is_task_dir(p))
-        if not tasks:
-            raise ResultsError(
-                f"results folder {path} holds no task results (no {SUMMARY_FILE} and "
-                f"{RUN_FILE}, nor sub-folders with them); {_HOW}"
-            )
-        found.extend(tasks)
-    return found
-
-
-def load_task(folder: PathLike) -> TaskResults:
-    """Read one task folder's ``summary.csv`` and ``run.json``; ResultsError if incomplete."""
-    folder = Path(folder)
-    missing = [f for f in (SUMMARY_FILE, RUN_FILE) if not (folder / f).is_file()]
-    if missing:
-        raise ResultsError(f"results folder {folder} is incomplete: {' and '.join(missing)} "
-                           f"missing; {_HOW}")
-    summary = _read_csv(folder / SUMMARY_FILE)
-    _check_columns(summary, stats.SUMMARY_COLUMNS, folder / SUMMARY_FILE)
-    try:
-        run_info = json.loads((folder / RUN_FILE).read_text("utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ResultsError(f"{folder / RUN_FILE}: cannot be read ({exc}); {_HOW}") from None
-    if not isinstance(run_info, dict):
-        raise ResultsError(f"{folder / RUN_FILE}: expected a JSON object; {_HOW}")
-    name = str((run_info.get("task") or {}).get("name") or folder.name)
-    summary = summary.sort_values(["model", "m"], kind="stable").reset_index(drop=True)
-    return TaskResults(name=name, folder=folder, summary=summary, run_info=run_info)
-
-
-def load_results(results_dirs: PathLike | Iterable[PathLike]) -> list[TaskResults]:
-    """``load_task`` of every task folder ``find_task_dirs`` finds."""
-    return [load_task(p) for p in find_task_dirs(results_dirs)]
-
-
-def write_text_atomic(path: PathLike, text: str) -> None:
-    """Write ``text`` to a temporary file next to ``path``, then rename it into place."""
-    write_bytes_atomic(path, text.encode("utf-8"))
-
-
-def write_bytes_atomic(path: PathLike, data: bytes) -> None:
-    """Write ``data`` to a temporary file next to ``path``, then rename it into place."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
+from nbvslr.results.read import PathLike, TaskResults, load_results
 
 # --------------------------------------------------------------------------------------
 # The Markdown table
@@ -255,8 +81,8 @@ def task_crossovers(task: TaskResults, *, n_boot: int = 1000, seed: int = 0,
         raise ResultsError(f"{task.folder}: no size has results for both models of the pair")
     paired = paired.sort_values("m", kind="stable")
     # a splits file that exists but cannot be read is an error
-    splits = task.splits() if (task.folder / SPLITS_FILE).is_file() else None
-    rng = np.random.default_rng(np.random.SeedSequence([seed, zlib.crc32(task.name.encode())]))
+    splits = task.splits() if task.has_splits() else None
+    rng = stats.task_rng(seed, task.name)  # independent of the order of the tasks
     return paired, stats.crossovers(paired, splits, rng=rng, n_boot=n_boot, level=level)
 
 
@@ -264,7 +90,7 @@ def _task_row(task: TaskResults, *, n_boot: int, seed: int, level: float) -> lis
     paired, cross = task_crossovers(task, n_boot=n_boot, seed=seed, level=level)
     model_a, model_b = str(paired["model_a"].iloc[0]), str(paired["model_b"].iloc[0])
     m_lo, m_hi = int(paired["m"].iloc[0]), int(paired["m"].iloc[-1])
-    have_splits = (task.folder / SPLITS_FILE).is_file()
+    have_splits = task.has_splits()
     asym = task.run_info.get("asymptotic_error") or {}
     label = task.name if (model_a, model_b) == ("nb", "lr") else (
         f"{task.name} ({model_a} vs {model_b})")

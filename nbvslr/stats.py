@@ -30,23 +30,14 @@ both models have at that m.
 from __future__ import annotations
 
 import math
+import zlib
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from nbvslr.errors import ResultsError
-
-SPLITS_COLUMNS = ("task", "model", "family", "m", "split", "error")
-SUMMARY_COLUMNS = (
-    "task", "model", "family", "m", "n_splits",
-    "error_mean", "error_sd", "error_sem", "ci_low", "ci_high",
-)
-PAIRED_COLUMNS = (
-    "task", "model_a", "model_b", "m", "n_splits",
-    "diff_mean", "diff_sem", "ci_low", "ci_high",
-)
-
+from nbvslr.results.layout import PAIRED_COLUMNS, STATS_COLUMNS, SUMMARY_COLUMNS, pick_pair
 
 # --------------------------------------------------------------------------------------
 # Quantiles of the normal and Student t distributions (no scipy inside the package)
@@ -235,10 +226,10 @@ def summarize(splits: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     See the module docstring for the formulas and the ``n == 1`` rule.
     """
     _check_level(level)
-    _require_columns(splits, SPLITS_COLUMNS, "splits table")
+    _require_columns(splits, STATS_COLUMNS, "splits table")
     if splits.empty:
         return pd.DataFrame({c: pd.Series(dtype=float) for c in SUMMARY_COLUMNS})
-    df = splits.loc[:, list(SPLITS_COLUMNS)].copy()
+    df = splits.loc[:, list(STATS_COLUMNS)].copy()
     df["error"] = df["error"].astype(float)
     groups = df.groupby(["task", "model", "family", "m"], sort=True)["error"]
     out = _mean_sd_ci(groups, level)
@@ -258,14 +249,13 @@ def default_pair(splits: pd.DataFrame, models: Sequence[str] | None = None) -> t
     _require_columns(splits, ("model", "family"), "splits table")
     family = dict(zip(splits["model"], splits["family"], strict=False))
     order = list(models) if models is not None else list(pd.unique(splits["model"]))
-    nb = [m for m in order if family.get(m) == "nb"]
-    lr = [m for m in order if family.get(m) == "lr"]
-    if not nb or not lr:
+    pair = pick_pair([(m, family.get(m)) for m in order])
+    if pair is None:
         raise ResultsError(
             f"need one nb-family and one lr-family model to compare, found "
             f"{', '.join(f'{m} ({family.get(m)})' for m in order) or 'no models'}"
         )
-    return nb[0], lr[0]
+    return pair
 
 
 def paired_differences(splits: pd.DataFrame, model_a: str, model_b: str) -> pd.DataFrame:
@@ -275,7 +265,7 @@ def paired_differences(splits: pd.DataFrame, model_a: str, model_b: str) -> pd.D
     that both models have with a non-missing error, sorted by task, m, split.
     Raises ``ResultsError`` if a model is absent or a (task, model, m, split) repeats.
     """
-    _require_columns(splits, SPLITS_COLUMNS, "splits table")
+    _require_columns(splits, STATS_COLUMNS, "splits table")
     present = set(splits["model"].unique())
     for name in (model_a, model_b):
         if name not in present:
@@ -527,3 +517,10 @@ def crossovers(
         result["interval"], result["boot_fraction"] = _bootstrap_first_crossing(
             ms, [by_m[m] for m in ms], start, rng, n_boot, level)
     return result
+
+
+def task_rng(seed: int, task: str) -> np.random.Generator:
+    """The random stream of one task's analysis (the report's bootstrap, the guard's
+    simulated curves), from ``(seed, crc32 of the task name)``: independent of the order of
+    the tasks, the same on every machine."""
+    return np.random.default_rng(np.random.SeedSequence([seed, zlib.crc32(task.encode())]))

@@ -17,10 +17,7 @@ import numpy as np
 import pandas as pd
 
 from nbvslr import stats
-
-SPLIT_COLUMNS = (
-    "task", "model", "family", "m", "split", "error", "separable", "n_iter", "converged",
-)
+from nbvslr.results import SPLIT_COLUMNS
 
 
 def nb_curve(m: np.ndarray) -> np.ndarray:

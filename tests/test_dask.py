@@ -20,12 +20,12 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from nbvslr import runner
 from nbvslr.cli import cli
 from nbvslr.config import parse_config
 from nbvslr.data.dataset import DataSettings
 from nbvslr.errors import ConfigError
-from nbvslr.runner import portable, run_experiment
+from nbvslr.runner import backends, run_experiment, units
+from nbvslr.runner.units import portable
 
 distributed = pytest.importorskip("distributed")
 
@@ -199,7 +199,7 @@ def test_cluster_run_matches_local_run_byte_for_byte(cluster, workdir, local, mo
     before = _clients(client)
     run_experiment(_config("remote", backend="dask", scheduler=cluster["address"]))
     assert _bytes(workdir / "remote" / "toy") == local
-    ran = client.run(lambda: sorted(runner._CACHE))
+    ran = client.run(lambda: sorted(units._CACHE))
     assert all(keys for keys in ran.values()), "every worker loaded the task itself"
     assert _clients(client) == before, "the run closed its client"
 
@@ -242,7 +242,7 @@ def test_local_dask_cluster_matches_local_run(workdir, local, monkeypatch):
 
 def test_unreachable_scheduler_is_a_one_line_error(monkeypatch, tmp_path):
     """A scheduler nobody listens on: exit 2 within seconds, naming the address."""
-    monkeypatch.setattr(runner, "DASK_CONNECT_SECONDS", 1)
+    monkeypatch.setattr(backends, "DASK_CONNECT_SECONDS", 1)
     monkeypatch.chdir(tmp_path)
     _write_config(tmp_path)
     address = "tcp://127.0.0.1:1"
@@ -257,7 +257,7 @@ def test_unreachable_scheduler_is_a_one_line_error(monkeypatch, tmp_path):
 
 def test_scheduler_without_workers_is_a_one_line_error(tmp_path, monkeypatch):
     """A reachable scheduler with no worker: exit 2 telling how to start one."""
-    monkeypatch.setattr(runner, "DASK_WORKERS_SECONDS", 0.5)
+    monkeypatch.setattr(backends, "DASK_WORKERS_SECONDS", 0.5)
     proc, address = _scheduler(tmp_path)
     try:
         monkeypatch.chdir(tmp_path)

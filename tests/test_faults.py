@@ -20,8 +20,8 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from nbvslr import runner
 from nbvslr.cli import cli
+from nbvslr.runner import units
 
 RESULT_FILES = ("splits.csv.gz", "summary.csv", "paired.csv")
 SIZES = [2, 5, 10, 20, 40, 80]
@@ -178,7 +178,7 @@ def test_unreadable_checkpoint_is_a_one_line_error(tmp_path):
     result = _run_in_process(config, out)
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and "m=5.csv.gz: unreadable" in lines[0] and "--force" in lines[0]
+    assert len(lines) == 1 and "m=5.csv.gz: cannot be read" in lines[0] and "--force" in lines[0]
     assert _run_in_process(config, out, "--force").exit_code == 0
     with gzip.open(checkpoint) as fh:
         assert fh.read().startswith(b"task,model,family,m,split,error")
@@ -255,7 +255,7 @@ def _lenses_run(tmp_path: Path, mirror: Path | None, cache: Path, *args: str):
     env = {"NBVSLR_DATA_MIRROR": str(mirror) if mirror is not None else ""}
     if mirror is not None:
         argv += ["--mirror", str(mirror)]
-    runner._CACHE.clear()  # each run a new process: the data is read again
+    units._CACHE.clear()  # each run a new process: the data is read again
     return CliRunner(env=env).invoke(cli, argv)
 
 

@@ -97,7 +97,7 @@ def test_plot_and_report_a_tiny_real_run(tmp_path):
     from nbvslr.config import parse_config
     from nbvslr.data.dataset import DataSettings
     from nbvslr.plots import figure1
-    from nbvslr.report import load_results
+    from nbvslr.results import load_results
     from nbvslr.runner import run_experiment
 
     out = tmp_path / "results"

@@ -17,8 +17,8 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nbvslr import runner
 from nbvslr.cli import cli, run_cmd
+from nbvslr.runner import bookkeeping
 
 BASE: dict[str, Any] = {
     "tasks": [
@@ -122,7 +122,7 @@ def mutated(draw) -> bytes:
 
 
 def _prepare_only(config, progress=None):
-    runner._prepare(config)  # load the data and check the sizes; fit nothing
+    bookkeeping._prepare(config)  # load the data and check the sizes; fit nothing
     return {}
 
 

@@ -9,7 +9,7 @@ from results_factory import fabricate, lr_curve, make_splits, nb_curve, run_info
 
 from nbvslr import plots, stats
 from nbvslr.errors import ConfigError
-from nbvslr.report import load_results
+from nbvslr.results import load_results
 
 SIZES = (2, 4, 6, 8, 12, 16, 24, 32)
 

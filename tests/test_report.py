@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from results_factory import fabricate, run_info, write_task
 
-from nbvslr import report
+from nbvslr import report, results
 from nbvslr.errors import ResultsError
 
 # t_{0.975, 2} = 4.302652729911275; 3 splits per m, so half-width = t * sd / sqrt(3)
@@ -108,7 +108,7 @@ def test_missing_folder_is_a_results_error(tmp_path):
 def test_empty_folder_is_a_results_error(tmp_path):
     """A folder without task results says what it looked for."""
     with pytest.raises(ResultsError, match="holds no task results"):
-        report.load_results(tmp_path)
+        results.load_results(tmp_path)
 
 
 @pytest.mark.parametrize(("victim", "content", "match"), [
@@ -133,7 +133,7 @@ def test_incomplete_task_folder_names_the_missing_file(tmp_path):
     folder = fabricate(tmp_path)
     (folder / "summary.csv").unlink()
     with pytest.raises(ResultsError, match="incomplete: summary.csv missing"):
-        report.load_results(folder)
+        results.load_results(folder)
 
 
 def test_model_order_reads_run_json_models_list(tmp_path):
@@ -142,7 +142,7 @@ def test_model_order_reads_run_json_models_list(tmp_path):
     info = json.loads((folder / "run.json").read_text())
     info["models"] = list(reversed(info["models"]))
     (folder / "run.json").write_text(json.dumps(info))
-    assert report.load_task(folder).model_order() == ["lr", "nb"]
+    assert results.load_task(folder).model_order() == ["lr", "nb"]
 
 
 def test_numbers_never_show_a_negative_zero():

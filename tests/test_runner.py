@@ -181,11 +181,11 @@ def test_cli_run_and_bad_config(csv_task, tmp_path):
 
 def test_checkpoints_of_other_code_are_not_reused(csv_task, tmp_path, monkeypatch):
     """A checkpoint made by different model code is recomputed, never mixed in."""
-    from nbvslr import runner
+    from nbvslr.runner import bookkeeping
 
     out = tmp_path / "results"
     run_experiment(_config(csv_task, out))
-    monkeypatch.setattr(runner, "code_digest", lambda: "other code")
+    monkeypatch.setattr(bookkeeping, "code_digest", lambda: "other code")
     run_experiment(_config(csv_task, out))
     info = json.loads((out / "toy" / "run.json").read_text())
     assert info["timings"]["resumed_sizes"] == []

@@ -54,7 +54,7 @@ def fidelity_cmd(results_dirs, tol, tie, min_within, min_agree, nb, lr, output, 
     and ours), the crossovers (the paper's and ours), and how many panels are within --tol
     and agree at each end. Made from saved results only.
     """
-    from nbvslr.report import write_text_atomic
+    from nbvslr.results import atomic_write_text
 
     for path in results_dirs:
         if not path.is_dir():
@@ -64,7 +64,7 @@ def fidelity_cmd(results_dirs, tol, tie, min_within, min_agree, nb, lr, output, 
     text = fidelity.markdown(panels, tol=tol, tie=tie, notes=notes)
     click.echo(text, nl=False)
     if output is not None:
-        write_text_atomic(output, text)
+        atomic_write_text(output, text)
         click.echo(f"wrote {output}", err=True)
     s = fidelity.summarize(panels, tol)
     short = []

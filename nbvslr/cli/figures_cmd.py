@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from nbvslr import plots
-from nbvslr import report as reading
+from nbvslr import plots, results
+from nbvslr.report import report_table
 
 _RESULTS = click.argument(
     "results_dirs", nargs=-1, required=True, metavar="RESULTS_DIR...",
@@ -46,14 +46,14 @@ def plot(results_dirs, outputs, figure1, paper, dpi):
     """
     outputs = list(outputs) or [results_dirs[0] / "curves.png"]
     formats = [plots.format_for(path) for path in outputs]  # fail before reading anything
-    tasks = reading.load_results(results_dirs)
+    tasks = results.load_results(results_dirs)
     paper = figure1 if paper is None else paper
     if figure1:
         fig = plots.figure1(tasks, paper=paper)
     else:
         fig = plots.figure_of_tasks(tasks, paper=paper)
     for path, fmt in zip(outputs, formats, strict=True):
-        reading.write_bytes_atomic(path, plots.render(fig, fmt, dpi=dpi))
+        results.atomic_write_bytes(path, plots.render(fig, fmt, dpi=dpi))
         click.echo(f"wrote {path} ({len(tasks)} panel{'s' if len(tasks) != 1 else ''})",
                    err=True)
 
@@ -87,10 +87,9 @@ def report(results_dirs, output, n_boot, seed, notes, paper):
     the asymptotic and majority-class errors; then, for the built-in panels, the comparison
     with the paper's Figure 1. Made from saved results only.
     """
-    text = reading.report_table(results_dirs, n_boot=n_boot, seed=seed, notes=notes,
-                                paper=paper)
+    text = report_table(results_dirs, n_boot=n_boot, seed=seed, notes=notes, paper=paper)
     click.echo(text, nl=False)
     if output is not None:
-        reading.write_text_atomic(output, text)
+        results.atomic_write_text(output, text)
         click.echo(f"wrote {output}", err=True)
 

@@ -1,0 +1,53 @@
+"""The results folder: what a run writes, and the one way to write and read it.
+
+- ``layout``: file names, table columns, the task folder, the default model pair;
+- ``files``: the atomic writer every file goes through (report and figures included);
+- ``checkpoints``: per-size checkpoints of a task, so a run resumes;
+- ``write``: a finished task's files;
+- ``read``: reading a run back (the report, the figures and the guard).
+"""
+
+from nbvslr.results.checkpoints import Checkpoints
+from nbvslr.results.files import (
+    atomic_write_bytes,
+    atomic_write_text,
+    csv_gz_bytes,
+    json_bytes,
+    remove_temp_files,
+    write_csv_gz,
+    write_json,
+)
+from nbvslr.results.layout import (
+    CHECKPOINTS,
+    CURVE_FILE,
+    FLOAT_FORMAT,
+    PAIRED_COLUMNS,
+    PAIRED_FILE,
+    RUN_FILE,
+    SPLIT_COLUMNS,
+    SPLITS_FILE,
+    SUMMARY_COLUMNS,
+    SUMMARY_FILE,
+    pick_pair,
+    sort_splits,
+    task_dir,
+)
+from nbvslr.results.read import (
+    Tables,
+    TaskResults,
+    find_task_dirs,
+    load_results,
+    load_tables,
+    load_task,
+    read_splits,
+)
+from nbvslr.results.write import write_task_outputs
+
+__all__ = [
+    "CHECKPOINTS", "CURVE_FILE", "FLOAT_FORMAT", "PAIRED_COLUMNS", "PAIRED_FILE", "RUN_FILE",
+    "SPLITS_FILE", "SPLIT_COLUMNS", "SUMMARY_COLUMNS", "SUMMARY_FILE", "Checkpoints",
+    "Tables", "TaskResults", "atomic_write_bytes", "atomic_write_text", "csv_gz_bytes",
+    "find_task_dirs", "json_bytes", "load_results", "load_tables", "load_task", "pick_pair",
+    "read_splits", "remove_temp_files", "sort_splits", "task_dir", "write_csv_gz",
+    "write_json", "write_task_outputs",
+]

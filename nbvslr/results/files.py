@@ -1,0 +1,106 @@
+"""The one way a file of nbvslr reaches the disk: atomic, fsynced, an ordinary file mode.
+
+Every file (a task's tables and run.json, checkpoints, figures, the report) is written to a
+temporary file in the same folder, a dot-file ending in ``.tmp``, flushed to disk, then
+``os.replace``-d. A run killed mid-write may leave such a file behind; the next run of the
+task removes them (``remove_temp_files``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from nbvslr.results.layout import FLOAT_FORMAT
+
+_TEMP = re.compile(r"\..+\.tmp")
+
+
+def _file_mode() -> int:
+    # mkstemp creates files readable by their owner only; results are ordinary files.
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+_MODE = _file_mode()
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, _MODE)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """``atomic_write_bytes`` of ``text`` in UTF-8."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def remove_temp_files(folder: Path) -> list[Path]:
+    """Delete the temporary files (``.<name>.<random>.tmp``) a killed run left in ``folder``."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    stale = [p for p in folder.iterdir() if _TEMP.fullmatch(p.name) and p.is_file()]
+    for path in stale:
+        path.unlink(missing_ok=True)
+    return stale
+
+
+def csv_bytes(df: pd.DataFrame) -> bytes:
+    """A table as CSV bytes; floats as shortest round-trip text (the raw split errors)."""
+    return df.to_csv(index=False, lineterminator="\n").encode("utf-8")
+
+
+def csv_gz_bytes(df: pd.DataFrame) -> bytes:
+    """A table as gzipped CSV with a fixed header (mtime 0, no name): same rows, same bytes."""
+    return gzip.compress(csv_bytes(df), compresslevel=6, mtime=0)
+
+
+def table_bytes(df: pd.DataFrame) -> bytes:
+    """A summary table as CSV bytes, floats as ``FLOAT_FORMAT``."""
+    return df.to_csv(index=False, float_format=FLOAT_FORMAT, lineterminator="\n").encode()
+
+
+def write_csv_gz(path: Path, df: pd.DataFrame) -> None:
+    """Write ``csv_gz_bytes(df)`` atomically."""
+    atomic_write_bytes(path, csv_gz_bytes(df))
+
+
+def json_bytes(obj: Any) -> bytes:
+    text = json.dumps(obj, indent=2, sort_keys=False, default=_json_default) + "\n"
+    return text.encode("utf-8")
+
+
+def write_json(path: Path, obj: Any) -> None:
+    atomic_write_bytes(path, json_bytes(obj))
+
+
+def _json_default(obj: Any) -> Any:
+    if hasattr(obj, "tolist"):  # numpy scalars and arrays
+        return obj.tolist()
+    if isinstance(obj, Mapping):
+        return dict(obj)
+    if isinstance(obj, set | frozenset | tuple):
+        return list(obj)
+    return str(obj)

@@ -1,0 +1,81 @@
+"""The names and columns of a results folder: the one place that defines them.
+
+For each task, in ``<out>/<task>/``:
+
+- ``SPLITS_FILE`` (``splits.csv.gz``): one row per (model, m, split), columns
+  ``SPLIT_COLUMNS``, sorted by model, m, split; gzip with ``mtime = 0`` and no file name, so
+  the bytes depend only on the numbers.
+- ``SUMMARY_FILE`` (``summary.csv``): ``nbvslr.stats.summarize`` of it, columns
+  ``SUMMARY_COLUMNS``, floats written as ``FLOAT_FORMAT``.
+- ``PAIRED_FILE`` (``paired.csv``): ``nbvslr.stats.paired_summary`` of the first nb-family
+  model against the first lr-family model (``pick_pair``), columns ``PAIRED_COLUMNS``.
+- ``RUN_FILE`` (``run.json``): the resolved config, the task, the models, asymptotic and
+  majority-class errors, package versions, timings and the machine.
+- ``CURVE_FILE`` (``curve.png``): ``nbvslr.plots.plot_task``.
+- ``CHECKPOINTS/m=<m>.csv.gz``: the rows of one finished size, plus
+  ``CHECKPOINTS/FINGERPRINT_FILE``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from nbvslr.errors import ResultsError
+
+SPLITS_FILE = "splits.csv.gz"
+SUMMARY_FILE = "summary.csv"
+PAIRED_FILE = "paired.csv"
+RUN_FILE = "run.json"
+CURVE_FILE = "curve.png"
+CHECKPOINTS = ".checkpoints"
+FINGERPRINT_FILE = "fingerprint.json"
+
+SPLIT_COLUMNS = (
+    "task", "model", "family", "m", "split", "error", "separable", "n_iter", "converged",
+)
+"""Columns of a splits table, in file order."""
+
+STATS_COLUMNS = SPLIT_COLUMNS[: SPLIT_COLUMNS.index("error") + 1]
+"""The columns of a splits table that the statistics read (the others describe the fit)."""
+
+SUMMARY_COLUMNS = (
+    "task", "model", "family", "m", "n_splits",
+    "error_mean", "error_sd", "error_sem", "ci_low", "ci_high",
+)
+PAIRED_COLUMNS = (
+    "task", "model_a", "model_b", "m", "n_splits",
+    "diff_mean", "diff_sem", "ci_low", "ci_high",
+)
+FLOAT_FORMAT = "%.10g"
+"""How ``summary.csv`` and ``paired.csv`` write floats."""
+
+HOW_TO_MAKE = "run `nbvslr run CONFIG --out DIR` first"
+"""The fix named by every error about a missing or unreadable results file."""
+
+
+def task_dir(out: Path, task: str) -> Path:
+    """``out / task``, refusing any name that would leave ``out``."""
+    if not task or "/" in task or "\\" in task or ".." in task or task.startswith("."):
+        raise ResultsError(f"task name {task!r} is not a plain folder name; rename the task")
+    base = Path(out).resolve()
+    path = (base / task).resolve()
+    if path.parent != base:
+        raise ResultsError(f"task name {task!r} leaves the results folder {out}")
+    return Path(out) / task
+
+
+def sort_splits(df: pd.DataFrame) -> pd.DataFrame:
+    """Rows in file order (model, m, split) and columns in ``SPLIT_COLUMNS`` order."""
+    df = df.loc[:, list(SPLIT_COLUMNS)]
+    return df.sort_values(["model", "m", "split"], kind="mergesort").reset_index(drop=True)
+
+
+def pick_pair(models: Sequence[tuple[str, str]]) -> tuple[str, str] | None:
+    """The default comparison: (first nb-family model, first lr-family model) of
+    ``(name, family)`` pairs in order, or None when one family is absent."""
+    nb = next((name for name, fam in models if fam == "nb"), None)
+    lr = next((name for name, fam in models if fam == "lr"), None)
+    return (nb, lr) if nb and lr else None

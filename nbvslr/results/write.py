@@ -1,0 +1,69 @@
+"""Write a finished task's files: splits, summary, paired, curve.png and run.json.
+
+Every file is rendered before the first is written, and written one after the other
+(``files.atomic_write_bytes``), run.json last: a run killed while writing them leaves at
+worst a few of them new and the others from the previous finished run.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from nbvslr.results.files import atomic_write_bytes, csv_gz_bytes, json_bytes, table_bytes
+from nbvslr.results.layout import (
+    CURVE_FILE,
+    PAIRED_FILE,
+    RUN_FILE,
+    SPLITS_FILE,
+    SUMMARY_FILE,
+    sort_splits,
+)
+
+
+def write_task_outputs(
+    folder: Path,
+    splits: pd.DataFrame,
+    run_info: Mapping[str, Any],
+    pair: tuple[str, str] | None,
+    *,
+    plot: bool = True,
+) -> dict[str, Path]:
+    """Write splits, summary, paired (when ``pair``), curve.png and run.json; return their
+    paths by kind."""
+    from nbvslr import stats
+
+    folder = Path(folder)
+    splits = sort_splits(splits)
+    summary = stats.summarize(splits)
+    paired = stats.paired_summary(splits, *pair) if pair is not None else None
+    files: dict[str, tuple[Path, bytes]] = {
+        "splits": (folder / SPLITS_FILE, csv_gz_bytes(splits)),
+        "summary": (folder / SUMMARY_FILE, table_bytes(summary)),
+    }
+    if paired is not None:
+        files["paired"] = (folder / PAIRED_FILE, table_bytes(paired))
+    if plot:
+        files["curve"] = (folder / CURVE_FILE, _curve_png(summary, run_info, paired))
+    files["run"] = (folder / RUN_FILE, json_bytes(run_info))
+    for path, data in files.values():
+        atomic_write_bytes(path, data)
+    return {key: path for key, (path, _) in files.items()}
+
+
+def _curve_png(summary: pd.DataFrame, run_info: Mapping[str, Any], paired) -> bytes:
+    from matplotlib.figure import Figure
+
+    from nbvslr import plots
+
+    fig = Figure(figsize=(5, 3.6), dpi=100)  # no pyplot: no global state, Agg canvas
+    ax = fig.add_subplot()
+    plots.plot_task(ax, summary, run_info, paired=paired)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    return buf.getvalue()

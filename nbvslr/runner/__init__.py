@@ -1,0 +1,55 @@
+"""Run an experiment: every (task, m, block of splits) through joblib, results streamed.
+
+``run_experiment(config)`` is the whole pipeline below the CLI:
+
+1. load every task in this process and check the sizes against its rows, before any fit
+   (``bookkeeping``);
+2. drop stale checkpoints, skip the sizes already done (``bookkeeping``);
+3. send work units (``units``) to a parallel backend (``backends``; results arrive as they
+   finish);
+4. save a checkpoint when the last block of a size arrives, and the task's files when its
+   last size does (``bookkeeping``, through ``nbvslr.results``).
+"""
+
+from __future__ import annotations
+
+import time
+
+import pandas as pd
+
+from nbvslr.config import Config
+from nbvslr.progress import NoProgress, Progress
+from nbvslr.runner.backends import unit_stream
+from nbvslr.runner.bookkeeping import _collect, _finish, _prepare, _units
+from nbvslr.runner.units import FULL
+
+__all__ = ["run_experiment"]
+
+
+def run_experiment(config: Config, progress: Progress | None = None) -> dict[str, pd.DataFrame]:
+    """Run every task of ``config``; return ``{task: splits table}``, files written.
+
+    The splits table has one row per (model, m, split) with columns
+    ``results.SPLIT_COLUMNS``. Raises ``ConfigError`` (a size leaves no test row) or
+    ``DataError`` before any model is fitted.
+    """
+    progress = progress if progress is not None else NoProgress()
+    started = time.perf_counter()
+    tasks = _prepare(config)
+    by_name = {t.spec.name: t for t in tasks}
+    units = list(_units(config, tasks))
+    out: dict[str, pd.DataFrame] = {}
+    with unit_stream(config, units) as stream:  # a dask client is started here
+        progress.start(len(units))
+        try:
+            for result in stream:
+                task = by_name[result.task]
+                _collect(task, result, config)
+                label = f"{result.task} " + (
+                    "all rows" if result.m == FULL else f"m={result.m}")
+                progress.advance(label)
+                if task.remaining == 0:
+                    out[task.spec.name] = _finish(config, task, started)
+        finally:
+            progress.finish()
+    return {t.spec.name: out[t.spec.name] for t in tasks}

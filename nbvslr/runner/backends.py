@@ -1,0 +1,153 @@
+"""Parallel backends: joblib's (loky, threading, ...) and dask's, and Ctrl-C.
+
+``unit_stream(config, units)`` runs the units on the configured backend and yields their
+results as they finish; it owns the lifecycle of a dask client it starts and the
+one-BLAS-thread limit of the calling process.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from joblib import Parallel, delayed, parallel_config
+from threadpoolctl import threadpool_limits
+
+from nbvslr.config import Config
+from nbvslr.errors import ConfigError
+from nbvslr.runner.units import BLAS_THREADS, Unit, UnitResult, run_unit
+
+
+def _n_workers(jobs: int) -> int:
+    cores = os.cpu_count() or 1
+    return jobs if jobs > 0 else max(1, cores + 1 + jobs)
+
+
+DASK_CONNECT_SECONDS = 5
+"""How long ``--scheduler`` waits to reach the scheduler."""
+DASK_WORKERS_SECONDS = 10
+"""How long a run waits for the scheduler's first worker."""
+
+
+def _dask_client(config: Config, n_workers: int) -> tuple[Any, bool]:
+    """The dask client of this run, and whether the run owns it (and closes it).
+
+    ``config.scheduler`` set: a client of that scheduler. Else the current dask client if
+    there is one, else a local cluster of ``n_workers`` processes, one thread each.
+    """
+    try:
+        from distributed import Client, LocalCluster, get_client
+    except ImportError:
+        raise ConfigError(
+            "command line: --backend: dask needs the distributed package (dask); "
+            "pip install 'nbvslr[dask]' or choose another backend"
+        ) from None
+    if config.scheduler is not None:
+        _probe_scheduler(config.scheduler)
+        client = Client(config.scheduler, timeout=DASK_CONNECT_SECONDS, set_as_default=False)
+        try:
+            client.wait_for_workers(1, timeout=DASK_WORKERS_SECONDS)
+        except TimeoutError:
+            client.close()
+            raise ConfigError(
+                f"command line: --scheduler: the dask scheduler has no worker after "
+                f"{DASK_WORKERS_SECONDS} s ({config.scheduler}); start workers with "
+                f"dask worker {config.scheduler}"
+            ) from None
+        return client, True
+    try:
+        return get_client(), False
+    except ValueError:
+        # No dashboard; the scheduler's small HTTP server (metrics) takes any free port, so
+        # another cluster holding the usual 8787 is no problem.
+        with _workers_ignore_sigint("dask"):
+            cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                                   host="127.0.0.1", dashboard_address=None,
+                                   scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+        return Client(cluster, set_as_default=False), True
+
+
+def _probe_scheduler(address: str) -> None:
+    # Reach the scheduler with a bare connection first: a Client that fails to connect
+    # leaves a half-started object behind whose clean-up blocks for seconds. The probe has
+    # its own thread and event loop, so a caller inside a running loop (Jupyter) works too.
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from distributed.comm import connect
+
+    async def probe() -> None:
+        comm = await connect(address, timeout=DASK_CONNECT_SECONDS)
+        await comm.close()
+
+    try:
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(lambda: asyncio.run(probe())).result()
+    except Exception as exc:  # OSError (timeout, refused), ValueError (address)
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ConfigError(
+            f"command line: --scheduler: cannot reach the dask scheduler ({address}): "
+            f"{reason}; start one with `dask scheduler` and pass its tcp://HOST:PORT"
+        ) from None
+
+
+def _close_dask(client: Any) -> None:
+    cluster = client.cluster  # a LocalCluster this run started, or None (a --scheduler)
+    client.close()
+    if cluster is not None:
+        cluster.close()
+
+
+@contextmanager
+def _workers_ignore_sigint(backend: str) -> Iterator[None]:
+    """Start worker processes with SIGINT ignored (they inherit it), then restore it here.
+
+    A terminal's Ctrl-C reaches every process of the group: the run stops in this process,
+    which then ends the workers, and a worker still importing prints no traceback of its own.
+    """
+    if backend not in ("loky", "multiprocessing", "dask") or (
+        threading.current_thread() is not threading.main_thread()
+    ):
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def unit_stream(config: Config, units: Sequence[Unit]) -> Iterator[Iterator[UnitResult]]:
+    """The results of ``units``, in the order they finish, on ``config.backend``.
+
+    Closing the context cancels the units still queued and closes a dask client (and its
+    local cluster) that this run started.
+    """
+    client, owned = (
+        _dask_client(config, _n_workers(config.jobs)) if config.backend == "dask"
+        else (None, False)
+    )
+    backend_args = {"client": client} if client is not None else {}
+    try:
+        with threadpool_limits(limits=BLAS_THREADS), \
+                parallel_config(backend=config.backend, **backend_args), \
+                warnings.catch_warnings():
+            # An interrupted run cancels its queued units on purpose: joblib need not warn.
+            warnings.filterwarnings("ignore", message=r".*tasks? which were still being")
+            parallel = Parallel(n_jobs=config.jobs, return_as="generator_unordered",
+                                batch_size=1)
+            with _workers_ignore_sigint(config.backend):  # workers start at the first unit
+                stream = parallel(delayed(run_unit)(u) for u in units)
+            try:
+                yield stream
+            finally:
+                stream.close()
+    finally:
+        if owned:
+            _close_dask(client)

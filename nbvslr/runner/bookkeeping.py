@@ -1,0 +1,263 @@
+"""Run bookkeeping in the calling process: which units a task needs, what a checkpoint
+depends on (the fingerprint, with a digest of the code), collecting results as they
+arrive, and each task's run.json.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from threadpoolctl import threadpool_info
+
+from nbvslr import __version__, results
+from nbvslr.config import Config
+from nbvslr.data.dataset import Dataset, TaskSpec
+from nbvslr.errors import ConfigError, DataError
+from nbvslr.runner.units import FULL, Unit, UnitResult, _plain, dataset_for, portable
+
+
+@dataclass
+class _Task:
+    """Bookkeeping of one task in the calling process."""
+
+    spec: TaskSpec
+    grid: tuple[int, ...]
+    data: Dataset
+    folder: Path
+    checkpoints: results.Checkpoints
+    todo: dict[int, int]  # m -> blocks still to come
+    blocks: dict[int, list[UnitResult]]
+    full: dict[str, float] | None = None
+    seconds: dict[int, float] | None = None
+    skipped: tuple[int, ...] = ()
+    remaining: int = 0  # units still to come
+
+
+def _check_sizes(config: Config, spec: TaskSpec, grid: tuple[int, ...], data: Dataset) -> None:
+    n, pos = data.n_rows, data.n_positive
+    if pos == 0 or pos == n:
+        raise DataError(
+            f"{spec.name}: the data has only one class ({pos} positives in {n} rows); "
+            "check the task's target"
+        )
+    too_big = [m for m in grid if m > n - 1]
+    if too_big:
+        raise ConfigError(
+            f"{config.source}: sizes: {too_big[0]} is larger than the {n - 1} rows left after "
+            f"holding out one test row ({spec.name} has {n} rows) ({too_big[0]}); "
+            f"use sizes of at most {n - 1}"
+        )
+
+
+def data_digest(data: Dataset) -> str:
+    """sha256 of the task's arrays: checkpoints of other data are never reused."""
+    h = hashlib.sha256()
+    for arr in (data.X, data.y):
+        arr = np.ascontiguousarray(arr)
+        h.update(f"{arr.dtype.str}{arr.shape}".encode())
+        h.update(arr.tobytes())
+    h.update(f"{data.kind}{tuple(data.n_values)}".encode())
+    return h.hexdigest()
+
+
+def code_digest() -> str:
+    """sha256 of the source of the modules that decide a result (data, splits, models).
+
+    In the checkpoint fingerprint: a rerun after the code changed recomputes every size
+    rather than mixing results of two versions of the code.
+    """
+    root = Path(__file__).resolve().parent.parent  # the nbvslr package
+    h = hashlib.sha256()
+    files = [root / "splits.py", *sorted((root / "models").glob("*.py")),
+             *sorted((root / "data").glob("*.py"))]
+    for path in files:
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def fingerprint(config: Config, spec: TaskSpec, grid: tuple[int, ...], data: Dataset) -> str:
+    """What a checkpoint of this task depends on (not jobs, backend, block or other sizes)."""
+    blob = {
+        "version": __version__,
+        "code": code_digest(),
+        "task": _plain(spec.__dict__),
+        "data": data_digest(data),
+        "splits": config.splits,
+        "seed": config.seed,
+        "models": [[m.name, m.family, _plain(dict(m.options))] for m in config.models],
+        "nested_min": min(grid) if config.nested else None,
+    }
+    text = json.dumps(blob, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _prepare(config: Config) -> list[_Task]:
+    tasks = []
+    for spec, grid in zip(config.tasks, config.grids, strict=True):
+        folder = results.task_dir(config.out, spec.name)
+        data = dataset_for(*portable(spec, config.data))
+        _check_sizes(config, spec, grid, data)
+        checkpoints = results.Checkpoints(folder, fingerprint(config, spec, grid, data))
+        tasks.append(_Task(spec, grid, data, folder, checkpoints, {}, defaultdict(list)))
+    return tasks
+
+
+def _units(config: Config, tasks: list[_Task]) -> Iterator[Unit]:
+    pid = os.getpid()
+    for task in tasks:
+        task.checkpoints.prepare(force=config.force)
+        done = task.checkpoints.done()
+        task.skipped = tuple(m for m in task.grid if m in done)
+        task.seconds = {}
+        nested_min = min(task.grid) if config.nested else None
+        spec, settings = portable(task.spec, config.data)
+        common = dict(task=spec, data=settings, models=config.models, seed=config.seed)
+        yield Unit(**common, m=FULL, parent_pid=pid)
+        task.remaining += 1
+        for m in task.grid:
+            if m in done:
+                continue
+            starts = range(0, config.splits, config.block)
+            task.todo[m] = len(starts)
+            for start in starts:
+                stop = min(start + config.block, config.splits)
+                yield Unit(**common, m=m, start=start, stop=stop, nested_min=nested_min,
+                           parent_pid=pid)
+                task.remaining += 1
+
+
+# --------------------------------------------------------------------------- collection
+
+
+def _rows(result: UnitResult, config: Config) -> pd.DataFrame:
+    frames = []
+    splits = np.arange(result.start, result.start + _n(result))
+    for spec in config.models:
+        out = result.rows[spec.name]
+        frames.append(pd.DataFrame({
+            "task": result.task,
+            "model": spec.name,
+            "family": spec.family,
+            "m": result.m,
+            "split": splits,
+            "error": np.asarray(out["error"], dtype=np.float64),
+            "separable": np.asarray(out["separable"], dtype=bool),
+            "n_iter": np.asarray(out["n_iter"], dtype=np.int64),
+            "converged": np.asarray(out["converged"], dtype=bool),
+        }))
+    return pd.concat(frames, ignore_index=True)
+
+
+def _n(result: UnitResult) -> int:
+    first = next(iter(result.rows.values()))
+    return int(np.asarray(first["error"]).shape[0])
+
+
+def _collect(task: _Task, result: UnitResult, config: Config) -> None:
+    task.remaining -= 1
+    if result.m == FULL:
+        task.full = result.full
+        return
+    task.blocks[result.m].append(result)
+    task.seconds[result.m] = task.seconds.get(result.m, 0.0) + result.seconds
+    task.todo[result.m] -= 1
+    if task.todo[result.m] == 0:
+        frame = pd.concat([_rows(r, config) for r in task.blocks.pop(result.m)])
+        task.checkpoints.save(result.m, frame)
+
+
+def _run_info(config: Config, task: _Task, started: float) -> dict[str, Any]:
+    data = task.data
+    n, pos = data.n_rows, data.n_positive
+    return {
+        "task": {
+            "name": task.spec.name,
+            "title": data.title,
+            "kind": data.kind,
+            "rows": n,
+            "features": data.n_features,
+            "positives": pos,
+            "x_range": list(data.x_range) if data.x_range is not None else None,
+            "sizes": list(task.grid),
+            "paper_sizes": list(data.sizes) if data.sizes is not None else None,
+            "recipe": _plain(dict(data.notes)),
+        },
+        "config": config.to_dict(),
+        "seed": config.seed,
+        "splits": config.splits,
+        "models": [
+            {"name": m.name, "family": m.family, "options": _plain(dict(m.options))}
+            for m in config.models
+        ],
+        "asymptotic_error": task.full,
+        "majority_error": min(pos, n - pos) / n,
+        "execution": {"jobs": config.jobs, "backend": config.backend, "block": config.block,
+                      "scheduler": config.scheduler},
+        "timings": {
+            "wall_seconds": round(time.perf_counter() - started, 3),
+            "fit_seconds_by_m": {str(m): round(s, 3) for m, s in sorted(task.seconds.items())},
+            "resumed_sizes": list(task.skipped),
+        },
+        "versions": _versions(),
+        "machine": machine_info(),
+    }
+
+
+def machine_info() -> dict[str, Any]:
+    """What the numbers may depend on beyond the code and the seeds: the CPU, the BLAS
+    library numpy calls (name, version, kernel architecture) and numpy's version."""
+    blas = [
+        {key: lib.get(key) for key in ("internal_api", "version", "architecture", "prefix")}
+        for lib in threadpool_info() if lib.get("user_api") == "blas"
+    ]
+    return {
+        "platform": platform.platform(),
+        "cpu": _cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "python": sys.version.split()[0],
+        "numpy": np.__version__,
+        "blas": blas,
+    }
+
+
+def _cpu_model() -> str:
+    """The CPU's model name (from /proc/cpuinfo on Linux, else what ``platform`` knows)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown"
+
+
+def _versions() -> dict[str, str]:
+    out = {"nbvslr": __version__}
+    for pkg in ("numpy", "pandas", "joblib", "threadpoolctl", "pyyaml", "matplotlib"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            out[pkg] = "not installed"
+    return out
+
+
+def _finish(config: Config, task: _Task, started: float) -> pd.DataFrame:
+    splits = task.checkpoints.load(task.grid)
+    pair = results.pick_pair([(m.name, m.family) for m in config.models])
+    results.write_task_outputs(task.folder, splits, _run_info(config, task, started), pair)
+    return splits

@@ -1,0 +1,154 @@
+"""Work units: one (task, m, range of splits) or the fit on all rows, done in a worker.
+
+A unit is the TaskSpec, the DataSettings, the models and a range of split indices, never
+arrays: each worker loads the dataset itself, once per process, and draws its own splits
+from the seeds, so the results do not depend on the number of workers, the backend, the
+block size, or which sizes were resumed.
+
+BLAS runs one thread per worker (``threadpoolctl``): ``jobs x 1 <= cores`` and, as a
+single-threaded BLAS always sums in the same order, the same numbers whatever ``--jobs``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from nbvslr import models
+from nbvslr.data import load_task
+from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
+from nbvslr.models.spec import ModelSpec
+from nbvslr.splits import draw_train_sets, full_seed, nested_train_sets, split_seeds
+
+BLAS_THREADS = 1
+FULL = 0
+"""The ``m`` of a unit that fits on all rows (the asymptotic error)."""
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One piece of work: splits ``start .. stop - 1`` of (task, m), or the full fit.
+
+    Carries settings only; the worker loads the data and draws the splits.
+    """
+
+    task: TaskSpec
+    data: DataSettings
+    models: tuple[ModelSpec, ...]
+    seed: int
+    m: int  # FULL (0) = train and test on all rows
+    start: int = 0
+    stop: int = 0
+    nested_min: int | None = None  # the grid's smallest size, in nested mode
+    parent_pid: int = 0
+
+
+@dataclass(frozen=True)
+class UnitResult:
+    task: str
+    m: int
+    start: int
+    rows: dict[str, dict[str, np.ndarray]] | None  # model -> score_splits output
+    full: dict[str, float] | None  # model -> error on all rows (FULL units)
+    seconds: float
+
+
+_CACHE: dict[str, Dataset] = {}
+_CACHE_LOCK = threading.Lock()
+_BLAS_SET = False
+
+
+def _cache_key(spec: TaskSpec, settings: DataSettings) -> str:
+    blob = {"task": _plain(spec.__dict__), "data": _plain(settings.__dict__)}
+    return json.dumps(blob, sort_keys=True, default=str)
+
+
+def _plain(obj: Any) -> Any:
+    if isinstance(obj, dict) or hasattr(obj, "items"):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_plain(v) for v in obj]
+    return obj
+
+
+def dataset_for(spec: TaskSpec, settings: DataSettings) -> Dataset:
+    """The task's data, loaded once per process (shared by the threads of a process)."""
+    key = _cache_key(spec, settings)
+    with _CACHE_LOCK:
+        if key not in _CACHE:
+            _CACHE[key] = load_task(spec, settings)
+        return _CACHE[key]
+
+
+def _limit_blas(unit: Unit) -> None:
+    # In a worker process (loky, multiprocessing, dask): one BLAS thread for its lifetime.
+    # In the calling process (sequential, threading) run_experiment holds the limit.
+    global _BLAS_SET
+    if os.getpid() != unit.parent_pid and not _BLAS_SET:
+        threadpool_limits(limits=BLAS_THREADS)
+        _BLAS_SET = True
+
+
+def _fresh(seeds: Sequence[np.random.SeedSequence]) -> list[np.random.SeedSequence]:
+    # A model may spawn children from its seeds; each model gets unspawned copies, so its
+    # draws do not depend on which models ran before it.
+    return [np.random.SeedSequence(s.entropy, spawn_key=s.spawn_key) for s in seeds]
+
+
+def train_sets(unit: Unit, y: np.ndarray) -> np.ndarray:
+    """The unit's training sets, ndarray of shape (stop - start, m)."""
+    draw, _ = split_seeds(
+        unit.seed, unit.task.name, unit.m, range(unit.start, unit.stop),
+        nested=unit.nested_min is not None,
+    )
+    if unit.nested_min is not None:
+        return nested_train_sets(y, unit.m, unit.nested_min, draw)
+    return draw_train_sets(y, unit.m, draw)
+
+
+def run_unit(unit: Unit) -> UnitResult:
+    """Do one unit of work (in a worker)."""
+    _limit_blas(unit)
+    data = dataset_for(unit.task, unit.data)
+    t0 = time.perf_counter()
+    if unit.m == FULL:
+        full = {
+            spec.name: float(models.score_full(spec, data, full_seed(unit.seed, data.name)))
+            for spec in unit.models
+        }
+        return UnitResult(unit.task.name, FULL, 0, None, full, time.perf_counter() - t0)
+    train_idx = train_sets(unit, data.y)  # (S, m)
+    _, model_seeds = split_seeds(unit.seed, unit.task.name, unit.m, range(unit.start, unit.stop))
+    rows = {
+        spec.name: models.score_splits(spec, data, train_idx, _fresh(model_seeds))
+        for spec in unit.models
+    }
+    return UnitResult(unit.task.name, unit.m, unit.start, rows, None, time.perf_counter() - t0)
+
+
+def portable(spec: TaskSpec, settings: DataSettings) -> tuple[TaskSpec, DataSettings]:
+    """The task and data settings with absolute paths (a CSV, the cache, the mirror).
+
+    Relative paths are read from the calling process's folder, so a worker started in
+    any other folder (a ``dask worker`` on a shared file system) finds the same files.
+    """
+    source = spec.source
+    if source is not None and isinstance(source.get("csv"), str):
+        source = {**source, "csv": str(Path(source["csv"]).expanduser().absolute())}
+        spec = replace(spec, source=source)
+    mirror = settings.mirror
+    settings = replace(
+        settings,
+        cache_dir=Path(settings.cache_dir).expanduser().absolute(),
+        mirror=Path(mirror).expanduser().absolute() if mirror is not None else None,
+    )
+    return spec, settings
