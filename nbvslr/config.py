@@ -32,7 +32,13 @@ import yaml
 
 from nbvslr.data import BUILTIN_TASKS, get_recipe, validate_task
 from nbvslr.data.dataset import DataSettings, TaskSpec
-from nbvslr.errors import ConfigError, NbvslrError, did_you_mean
+from nbvslr.errors import (
+    ConfigError,
+    NbvslrError,
+    check_known_keys,
+    setting_error,
+    with_hint,
+)
 from nbvslr.models import FAMILIES, resolve_options
 from nbvslr.models.options import DEFAULT_PROFILE, PROFILES
 from nbvslr.models.spec import ModelSpec
@@ -145,27 +151,17 @@ def _task_dict(spec: TaskSpec) -> dict[str, Any]:
 # --------------------------------------------------------------------------- messages
 
 
-def _show(value: Any) -> str:
-    text = repr(value) if isinstance(value, str) else str(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 class _Where:
-    """Builds the one-line messages of one config file."""
+    """Builds the one-line messages of one config file (``errors.setting_error``)."""
 
     def __init__(self, source: str) -> None:
         self.source = source
 
     def error(self, key: str, problem: str, value: Any, fix: str) -> ConfigError:
-        return ConfigError(f"{self.source}: {key}: {problem} ({_show(value)}); {fix}")
+        return setting_error(key, problem, value, fix, self.source)
 
     def unknown_keys(self, where: str, given: Mapping[str, Any], allowed: tuple[str, ...]):
-        for key in given:
-            if key not in allowed:
-                name = f"{where}.{key}" if where else str(key)
-                hint = did_you_mean(key, allowed).strip().strip("()")
-                problem = f"unknown key{', ' + hint if hint else ''}"
-                raise self.error(name, problem, key, f"valid keys: {', '.join(allowed)}")
+        check_known_keys(where, given, allowed, self.source)
 
     def integer(self, key: str, value: Any, low: int, rule: str) -> int:
         # bool is an int in Python, never a count.
@@ -363,8 +359,7 @@ def check_backend(name: str) -> str:
 
     known = sorted({*parallel.BACKENDS, *getattr(parallel, "EXTERNAL_BACKENDS", {})})
     if name not in known:
-        hint = did_you_mean(name, known).strip().strip("()")
-        problem = f"unknown joblib backend{', ' + hint if hint else ''}"
+        problem = with_hint("unknown joblib backend", name, known)
         raise _Where("command line").error(
             "--backend", problem, name, f"use one of: {', '.join(known)}"
         )
@@ -424,8 +419,7 @@ def _task(where: _Where, key: str, item: Any, base_dir: Path | None = None) -> T
     source = item.get("source")
     if source is None:
         if name not in BUILTIN_TASKS:
-            hint = did_you_mean(name, BUILTIN_TASKS).strip().strip("()")
-            problem = f"unknown task{', ' + hint if hint else ''}"
+            problem = with_hint("unknown task", name, BUILTIN_TASKS)
             raise where.error(
                 key, problem, name,
                 f"use a built-in task ({', '.join(BUILTIN_TASKS)}) or give an inline "
@@ -528,16 +522,14 @@ def _models(where: _Where, raw: Any, profile: str = "stated") -> tuple[ModelSpec
         options = copy.deepcopy(dict(options))
         family = options.pop("model", name if name in families else None)
         if family is None:
-            hint = did_you_mean(name, families).strip().strip("()")
-            problem = f"unknown model{', ' + hint if hint else ''}"
+            problem = with_hint("unknown model", name, families)
             raise where.error(
                 key, problem, name,
                 f"name a model {' or '.join(families)}, or add model: "
                 f"{' or model: '.join(families)}",
             )
         if family not in families:
-            hint = did_you_mean(str(family), families).strip().strip("()")
-            problem = f"unknown model{', ' + hint if hint else ''}"
+            problem = with_hint("unknown model", family, families)
             raise where.error(
                 f"{key}.model", problem, family, f"use one of: {', '.join(families)}"
             )

@@ -8,7 +8,8 @@ with ``exit_code``; nothing below the CLI prints or exits.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 
 class NbvslrError(Exception):
@@ -43,3 +44,33 @@ def did_you_mean(value: str, options: Iterable[str]) -> str:
     """Return ``" (did you mean 'x'?)"`` for the closest option, or ``""``."""
     close = difflib.get_close_matches(str(value), [str(o) for o in options], n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def with_hint(problem: str, value: Any, options: Iterable[str]) -> str:
+    """``problem`` followed by ``, did you mean 'x'?`` for the closest option, if any."""
+    close = difflib.get_close_matches(str(value), [str(o) for o in options], n=1, cutoff=0.6)
+    return f"{problem}, did you mean '{close[0]}'?" if close else problem
+
+
+def show(value: Any) -> str:
+    """A value as a message quotes it: strings in quotes, at most 60 characters."""
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def setting_error(key: str, problem: str, value: Any, fix: str,
+                  source: str | None = None) -> ConfigError:
+    """The one shape of a message about a setting: ``[source: ]key: problem (value); fix``."""
+    prefix = f"{source}: " if source else ""
+    return ConfigError(f"{prefix}{key}: {problem} ({show(value)}); {fix}")
+
+
+def check_known_keys(where: str, given: Mapping[str, Any], allowed: Iterable[str],
+                     source: str | None = None) -> None:
+    """Raise ``setting_error`` for the first key of ``given`` that is not ``allowed``."""
+    allowed = tuple(allowed)
+    for key in given:
+        if key not in allowed:
+            name = f"{where}.{key}" if where else str(key)
+            raise setting_error(name, with_hint("unknown key", key, allowed), key,
+                                f"valid keys: {', '.join(allowed)}", source)

@@ -48,7 +48,7 @@ from typing import Any
 
 from nbvslr.data import csvsource, synthetic
 from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
-from nbvslr.errors import ConfigError, DataError, did_you_mean
+from nbvslr.errors import DataError, check_known_keys, setting_error, with_hint
 
 SOURCES = ("csv", "uci", "synthetic")
 SOURCE_KEYS: Mapping[str, tuple[str, ...]] = {
@@ -61,23 +61,11 @@ FEATURE_KEYS = ("kind", "columns", "drop")
 KINDS = ("continuous", "discrete")
 
 
-def _show(value: Any) -> str:
-    text = repr(value) if isinstance(value, str) else str(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _error(key: str, problem: str, value: Any, fix: str) -> ConfigError:
-    return ConfigError(f"{key}: {problem} ({_show(value)}); {fix}")
+_error = setting_error
 
 
 def _unknown(where: str, given: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
-    for key in given:
-        if key not in allowed:
-            hint = did_you_mean(str(key), allowed).strip().strip("()")
-            raise _error(
-                f"{where}.{key}", f"unknown key{', ' + hint if hint else ''}", key,
-                f"valid keys: {', '.join(allowed)}",
-            )
+    check_known_keys(where, given, allowed)
 
 
 def _scalar(value: Any) -> bool:
@@ -123,8 +111,7 @@ def validate(spec: TaskSpec) -> None:
             problem = f"names {len(named)} sources"
         else:
             first = str(next(iter(source)))
-            hint = did_you_mean(first, SOURCES).strip().strip("()")
-            problem = f"names no known source{', ' + hint if hint else ''}"
+            problem = with_hint("names no known source", first, SOURCES)
         raise _error(
             "source", problem, ", ".join(map(str, source)) or source,
             "give exactly one of csv: path, uci: id, synthetic: {...}",
@@ -166,9 +153,9 @@ def validate(spec: TaskSpec) -> None:
             )
     missing = source.get("missing", "error")
     if missing not in csvsource.MISSING_MODES:
-        hint = did_you_mean(str(missing), csvsource.MISSING_MODES).strip().strip("()")
         raise _error(
-            "source.missing", f"unknown mode{', ' + hint if hint else ''}", missing,
+            "source.missing", with_hint("unknown mode", missing, csvsource.MISSING_MODES),
+            missing,
             f"use one of: {', '.join(csvsource.MISSING_MODES)}",
         )
     if "na" in source:
@@ -207,9 +194,9 @@ def validate(spec: TaskSpec) -> None:
             )
         _unknown("features", features, FEATURE_KEYS)
         if "kind" in features and features["kind"] not in KINDS:
-            hint = did_you_mean(str(features["kind"]), KINDS).strip().strip("()")
             raise _error(
-                "features.kind", f"unknown kind{', ' + hint if hint else ''}", features["kind"],
+                "features.kind", with_hint("unknown kind", features["kind"], KINDS),
+                features["kind"],
                 "use continuous or discrete",
             )
         if "columns" in features and "drop" in features:

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from nbvslr.data.dataset import Dataset
-from nbvslr.errors import ConfigError, did_you_mean
+from nbvslr.errors import check_known_keys, setting_error, with_hint
 
 GENERATORS = ("nb", "dependent")
 KINDS = ("continuous", "discrete")
@@ -84,9 +84,7 @@ class SyntheticParams:
 # --------------------------------------------------------------------------- validation
 
 
-def _error(key: str, problem: str, value: Any, fix: str) -> ConfigError:
-    text = repr(value) if isinstance(value, str) else str(value)
-    return ConfigError(f"{key}: {problem} ({text}); {fix}")
+_error = setting_error
 
 
 def parse_params(raw: Any, key: str = "source.synthetic") -> SyntheticParams:
@@ -95,20 +93,14 @@ def parse_params(raw: Any, key: str = "source.synthetic") -> SyntheticParams:
         raw = {}
     if not isinstance(raw, Mapping):
         raise _error(key, "must be a mapping", raw, "write synthetic: {generator: nb, rows: 1000}")
-    for name in raw:
-        if name not in DEFAULTS:
-            hint = did_you_mean(str(name), DEFAULTS).strip().strip("()")
-            raise _error(
-                f"{key}.{name}", f"unknown key{', ' + hint if hint else ''}", name,
-                f"valid keys: {', '.join(DEFAULTS)}",
-            )
+    check_known_keys(key, raw, DEFAULTS)
     value = {**DEFAULTS, **raw}
 
     def choice(name: str, options: tuple[str, ...]) -> str:
         if value[name] not in options:
-            hint = did_you_mean(str(value[name]), options).strip().strip("()")
             raise _error(
-                f"{key}.{name}", f"unknown {name}{', ' + hint if hint else ''}", value[name],
+                f"{key}.{name}", with_hint(f"unknown {name}", value[name], options),
+                value[name],
                 f"use one of: {', '.join(options)}",
             )
         return str(value[name])
