@@ -85,6 +85,36 @@ def _penalty_diag(n_params: int, C: float | None) -> np.ndarray:
     return d
 
 
+def loss_at(mu: np.ndarray, theta: np.ndarray, pen: np.ndarray) -> np.ndarray:
+    """``logistic_loss`` from the margins ``mu`` (S, m) of ``theta`` (S, P), shape (S,).
+
+    ``pen`` (P,) is ``_penalty_diag``: the loss is summed over rows, plus
+    ``sum_j pen_j theta_j^2 / 2``.
+    """
+    return log1p_exp_neg(mu).sum(axis=1) + 0.5 * (pen * theta * theta).sum(axis=1)
+
+
+def gradient_at(
+    p: np.ndarray, Z1: np.ndarray, sign: np.ndarray, theta: np.ndarray, pen: np.ndarray
+) -> np.ndarray:
+    """``logistic_gradient`` from ``p = sigma(-mu)`` (S, m), shape (S, P)."""
+    return -np.matmul((sign * p)[:, None, :], Z1)[:, 0, :] + pen * theta
+
+
+def hessian_at(p: np.ndarray, Z1: np.ndarray, pen: np.ndarray | None = None) -> np.ndarray:
+    """``logistic_hessian`` from ``p = sigma(-mu)`` (S, m), shape (S, P, P).
+
+    ``sum_i p_i (1 - p_i) z_i z_i^T`` over the rows of ``Z1`` (S, m, P) -- any basis of the
+    parameters, e.g. the rows' coordinates in a subspace -- plus ``diag(pen)`` when given.
+    """
+    Zh = Z1 * np.sqrt(p * (1.0 - p))[:, :, None]  # (S, m, P)
+    H = np.matmul(Zh.transpose(0, 2, 1), Zh)  # (S, P, P)
+    if pen is not None:
+        P = H.shape[1]
+        H[:, np.arange(P), np.arange(P)] += pen
+    return H
+
+
 def logistic_loss(
     theta: np.ndarray, Z1: np.ndarray, sign: np.ndarray, C: float | None = None
 ) -> np.ndarray:
@@ -92,29 +122,23 @@ def logistic_loss(
 
     theta : (S, D+1); Z1 : (S, m, D+1); sign : (S, m).
     """
-    mu = _margins(theta, Z1, sign)  # (S, m)
-    pen = 0.5 * (_penalty_diag(theta.shape[1], C) * theta**2).sum(axis=1)  # (S,)
-    return log1p_exp_neg(mu).sum(axis=1) + pen
+    return loss_at(_margins(theta, Z1, sign), theta, _penalty_diag(theta.shape[1], C))
 
 
 def logistic_gradient(
     theta: np.ndarray, Z1: np.ndarray, sign: np.ndarray, C: float | None = None
 ) -> np.ndarray:
     """Gradient of ``logistic_loss`` with respect to theta, shape (S, D+1)."""
-    mu = _margins(theta, Z1, sign)  # (S, m)
-    r = sign * sigmoid_neg(mu)  # (S, m)
-    return -np.matmul(r[:, None, :], Z1)[:, 0, :] + _penalty_diag(theta.shape[1], C) * theta
+    p = sigmoid_neg(_margins(theta, Z1, sign))  # (S, m)
+    return gradient_at(p, Z1, sign, theta, _penalty_diag(theta.shape[1], C))
 
 
 def logistic_hessian(
     theta: np.ndarray, Z1: np.ndarray, sign: np.ndarray, C: float | None = None
 ) -> np.ndarray:
     """Hessian of ``logistic_loss`` with respect to theta, shape (S, D+1, D+1)."""
-    mu = _margins(theta, Z1, sign)  # (S, m)
-    p = sigmoid_neg(mu)  # (S, m)
-    Zh = Z1 * np.sqrt(p * (1.0 - p))[:, :, None]  # (S, m, D+1)
-    H = np.matmul(Zh.transpose(0, 2, 1), Zh)  # (S, D+1, D+1)
-    return H + np.diag(_penalty_diag(theta.shape[1], C))
+    p = sigmoid_neg(_margins(theta, Z1, sign))  # (S, m)
+    return hessian_at(p, Z1, _penalty_diag(theta.shape[1], C))
 
 
 # ----------------------------------------------------------------------------- Newton
@@ -274,7 +298,7 @@ def _fit_block(
     it = 0
     while act.size:
         p = sigmoid_neg(mu)  # (A, m)
-        g = -np.matmul((s * p)[:, None, :], Z)[:, 0, :] + pen * th  # (A, P)
+        g = gradient_at(p, Z, s, th, pen)  # (A, P)
         done = np.zeros(act.size, dtype=bool)
         sep = (mu > 0).all(axis=1)  # (A,) a certificate of strict separability
         separable[act[sep]] = True
@@ -298,21 +322,17 @@ def _fit_block(
         # Newton direction
         if QR is not None:
             Q, R = QR  # (A, P, m), (A, m, m)
-            Rh = R * np.sqrt(p * (1.0 - p))[:, None, :]  # (A, m, m)
+            Rh = R * np.sqrt(p * (1.0 - p))[:, None, :]  # (A, m, m) the rows of R^T, weighted
             Hr = np.matmul(Rh, Rh.transpose(0, 2, 1))  # (A, m, m) = Q^T H Q
             v = _solve(Hr, np.matmul(R, (s * p)[:, :, None])[:, :, 0], P)  # (A, m)
             delta = np.matmul(Q, v[:, :, None])[:, :, 0]  # (A, P)
         elif QP is not None:
             Qp, ZQ, pen_r = QP
-            Zh = ZQ * np.sqrt(p * (1.0 - p))[:, :, None]  # (A, m, m + 1)
-            Hr = np.matmul(Zh.transpose(0, 2, 1), Zh) + pen_r  # (A, m + 1, m + 1) = Q^T H Q
+            Hr = hessian_at(p, ZQ) + pen_r  # (A, m + 1, m + 1) = Q^T H Q
             v = _solve(Hr, -np.matmul(g[:, None, :], Qp)[:, 0, :], P)  # (A, m + 1)
             delta = np.matmul(Qp, v[:, :, None])[:, :, 0]  # (A, P)
         else:
-            Zh = Z * np.sqrt(p * (1.0 - p))[:, :, None]  # (A, m, P)
-            H = np.matmul(Zh.transpose(0, 2, 1), Zh)  # (A, P, P)
-            H[:, np.arange(P), np.arange(P)] += pen
-            delta = _solve(H, -g)  # (A, P)
+            delta = _solve(hessian_at(p, Z, pen), -g)  # (A, P)
         dmu = s * np.matmul(Z, delta[:, :, None])[:, :, 0]  # (A, m) margins are linear in t
         # guard: a nearly singular H can give a huge step; no margin moves by more than
         # MAX_MARGIN_STEP in one step (the loss saturates long before), and exp stays finite
@@ -321,7 +341,7 @@ def _fit_block(
         delta *= scale[:, None]
         dmu *= scale[:, None]
         # backtracking line search, O(m) per trial
-        f0 = log1p_exp_neg(mu).sum(axis=1) + 0.5 * (pen * th * th).sum(axis=1)  # (A,)
+        f0 = loss_at(mu, th, pen)  # (A,)
         slope = (g * delta).sum(axis=1)  # (A,) directional derivative, < 0 for descent
         pen_lin = (pen * th * delta).sum(axis=1)  # (A,)
         pen_quad = 0.5 * (pen * delta * delta).sum(axis=1)  # (A,)
@@ -332,9 +352,9 @@ def _fit_block(
         for _ in range(MAX_HALVINGS):
             trial = ~ok
             tt = t[trial][:, None]
+            # the loss at th + t delta: margins are linear in t, the penalty quadratic
             f = (
-                log1p_exp_neg(mu[trial] + tt * dmu[trial]).sum(axis=1)
-                + 0.5 * (pen * th[trial] * th[trial]).sum(axis=1)
+                loss_at(mu[trial] + tt * dmu[trial], th[trial], pen)
                 + tt[:, 0] * pen_lin[trial]
                 + tt[:, 0] ** 2 * pen_quad[trial]
             )
