@@ -36,6 +36,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from nbvslr.models.design import get_design
+from nbvslr.models.options import FAMILIES
 
 # --------------------------------------------------------------------------------------
 # The peer: a per-split scikit-learn loop
@@ -62,10 +63,10 @@ class PeerSettings:
 
     Attributes
     ----------
-    var_epsilon : float
+    var_smoothing : float
         Added to each pooled Gaussian variance (continuous NB).
-    var_epsilon_relative : bool
-        If true, ``var_epsilon`` is scaled by the largest column variance of the training
+    var_smoothing_relative : bool
+        If true, ``var_smoothing`` is scaled by the largest column variance of the training
         set (scikit-learn's convention); else it is absolute.
     var_floor : float
         Smallest epsilon (keeps the variance positive when the training X is constant).
@@ -81,11 +82,11 @@ class PeerSettings:
     lr_tol : float
     """
 
-    var_epsilon: float = 1e-9
-    var_epsilon_relative: bool = True
-    var_floor: float = 1e-12
-    laplace: float = 1.0
-    prior_smoothing: float = 1.0
+    var_smoothing: float = FAMILIES["nb"]["var_smoothing"]
+    var_smoothing_relative: bool = True
+    var_floor: float = FAMILIES["nb"]["var_floor"]
+    laplace: float = FAMILIES["nb"]["smoothing"]
+    prior_smoothing: float = FAMILIES["nb"]["smoothing"]
     lr_C: float = float("inf")
     lr_solver: str = "lbfgs"
     lr_max_iter: int = 100
@@ -98,7 +99,7 @@ class PeerSettings:
         ``peer`` sets the solver fields (``lr_solver``, ``lr_max_iter``, ``lr_tol``).
         """
         return cls(
-            var_epsilon=nb["var_smoothing"], var_epsilon_relative=True,
+            var_smoothing=nb["var_smoothing"], var_smoothing_relative=True,
             var_floor=nb["var_floor"], laplace=nb["smoothing"],
             prior_smoothing=nb["smoothing"],
             lr_C=float("inf") if lr["C"] is None else lr["C"], **peer,
@@ -167,7 +168,7 @@ class PeerModel:
             counts = np.bincount(ytr, minlength=2).astype(np.float64)
             var_c = clf.var_ - clf.epsilon_  # (2, d) per-class ML variances
             pooled = (counts @ var_c) / counts.sum()  # (d,) within-class ML variance
-            eps = s.var_epsilon * (Xtr.var(axis=0).max() if s.var_epsilon_relative else 1.0)
+            eps = s.var_smoothing * (Xtr.var(axis=0).max() if s.var_smoothing_relative else 1.0)
             eps = max(eps, s.var_floor)
             clf.var_ = np.broadcast_to(pooled + eps, var_c.shape).copy()
             clf.class_prior_ = (counts + s.prior_smoothing) / (

@@ -15,10 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from nbvslr.data.dataset import Dataset
-
-
-def _grid(start: int, stop: int, step: int) -> tuple[int, ...]:
-    return tuple(range(start, stop + 1, step))
+from nbvslr.data.recipes import get_recipe
 
 
 @dataclass(frozen=True)
@@ -50,34 +47,32 @@ class PanelShape:
     sizes: tuple[int, ...]
 
 
-def _cont(name: str, n: int, pos: float, d: int, sizes: tuple[int, ...]) -> PanelShape:
-    return PanelShape(name, "continuous", n, pos, d, (), sizes)
+def _cont(name: str, n: int, pos: float, d: int) -> PanelShape:
+    return PanelShape(name, "continuous", n, pos, d, (), get_recipe(name).sizes)
 
 
-def _disc(name: str, n: int, pos: float, k: tuple[int, ...], sizes: tuple[int, ...]) -> PanelShape:
-    return PanelShape(name, "discrete", n, pos, len(k), k, sizes)
+def _disc(name: str, n: int, pos: float, k: tuple[int, ...]) -> PanelShape:
+    return PanelShape(name, "discrete", n, pos, len(k), k, get_recipe(name).sizes)
 
 
-#: Figure 1's panels in the paper's order, with the real tasks' sizes and class balance.
+#: Figure 1's panels in the paper's order: the real tasks' shapes and class balance, and
+#: the paper's grid of each (from its recipe).
 PANELS: tuple[PanelShape, ...] = (
-    _cont("pima", 768, 0.35, 8, _grid(2, 59, 3)),
-    _cont("adult-continuous", 48842, 0.24, 6, _grid(2, 30, 1)),
-    _cont("boston", 506, 0.49, 13, _grid(2, 59, 3)),
-    _cont("optdigits-0v1", 1125, 0.51, 64, _grid(2, 154, 8)),
-    _cont("optdigits-2v3", 1129, 0.51, 64, _grid(2, 154, 8)),
-    _cont("ionosphere", 351, 0.64, 34, _grid(2, 97, 5)),
-    _cont("liver", 345, 0.58, 6, _grid(2, 59, 3)),
-    _cont("sonar", 208, 0.53, 60, _grid(2, 102, 5)),
-    _disc("adult-discrete", 48842, 0.24, (9, 16, 7, 15, 6, 5, 2, 42), _grid(2, 382, 20)),
-    _disc("promoters", 106, 0.50, (4,) * 57, _grid(2, 97, 5)),
-    _disc(
-        "lymphography", 148, 0.55, (4, 2, 2, 2, 2, 2, 2, 2, 4, 4, 3, 4, 4, 8, 3, 2, 2, 8),
-        _grid(2, 135, 7),
-    ),
-    _disc("breast-cancer", 286, 0.30, (6, 3, 11, 7, 3, 3, 2, 6, 2), _grid(2, 268, 14)),
-    _disc("lenses", 24, 0.38, (3, 2, 2, 2), _grid(2, 23, 1)),
-    _disc("sick", 3772, 0.06, (3,) + (2,) * 20 + (5,), _grid(2, 116, 6)),
-    _disc("voting", 435, 0.39, (3,) * 16, _grid(2, 70, 2)),
+    _cont("pima", 768, 0.35, 8),
+    _cont("adult-continuous", 48842, 0.24, 6),
+    _cont("boston", 506, 0.49, 13),
+    _cont("optdigits-0v1", 1125, 0.51, 64),
+    _cont("optdigits-2v3", 1129, 0.51, 64),
+    _cont("ionosphere", 351, 0.64, 34),
+    _cont("liver", 345, 0.58, 6),
+    _cont("sonar", 208, 0.53, 60),
+    _disc("adult-discrete", 48842, 0.24, (9, 16, 7, 15, 6, 5, 2, 42)),
+    _disc("promoters", 106, 0.50, (4,) * 57),
+    _disc("lymphography", 148, 0.55, (4, 2, 2, 2, 2, 2, 2, 2, 4, 4, 3, 4, 4, 8, 3, 2, 2, 8)),
+    _disc("breast-cancer", 286, 0.30, (6, 3, 11, 7, 3, 3, 2, 6, 2)),
+    _disc("lenses", 24, 0.38, (3, 2, 2, 2)),
+    _disc("sick", 3772, 0.06, (3,) + (2,) * 20 + (5,)),
+    _disc("voting", 435, 0.39, (3,) * 16),
 )
 
 PANEL_NAMES = tuple(p.name for p in PANELS)

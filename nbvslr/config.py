@@ -42,6 +42,7 @@ from nbvslr.errors import (
 from nbvslr.models import FAMILIES, resolve_options
 from nbvslr.models.options import DEFAULT_PROFILE, PROFILES
 from nbvslr.models.spec import ModelSpec
+from nbvslr.splits import MIN_SIZE
 
 KEYS = ("tasks", "sizes", "splits", "seed", "models", "nested", "block", "profile")
 TASK_KEYS = ("name", "source", "target", "features", "overrides")
@@ -49,7 +50,12 @@ RANGE_KEYS = ("start", "stop", "step")
 DEFAULT_MODELS: Mapping[str, Mapping[str, Any]] = {"nb": {}, "lr": {}}
 DEFAULT_SPLITS = 1000
 DEFAULT_BLOCK = 250
-MIN_SIZE = 2  # one example of each class
+DEFAULT_BACKEND = "loky"
+DEFAULT_JOBS = 1
+"""Workers of the Python API: the calling process, no worker start-up (and monkeypatching
+works); results never depend on it."""
+CLI_JOBS = -1
+"""Workers of ``nbvslr run``: every core."""
 MAX_SPLITS = 1_000_000  # the paper uses 1000; more would only fill memory with work units
 MAX_SIZES = 10_000  # sizes in one grid
 MAX_VALUES = 100_000  # values in a config once YAML aliases are expanded
@@ -110,8 +116,8 @@ class Config:
     block: int = DEFAULT_BLOCK
     data: DataSettings = field(default_factory=DataSettings)
     out: Path = Path("results")
-    jobs: int = 1
-    backend: str = "loky"
+    jobs: int = DEFAULT_JOBS
+    backend: str = DEFAULT_BACKEND
     scheduler: str | None = None
     force: bool = False
 
@@ -275,8 +281,8 @@ def parse_config(
     seed: int | None = None,
     data: DataSettings | None = None,
     out: str | Path = "results",
-    jobs: int = 1,
-    backend: str = "loky",
+    jobs: int = DEFAULT_JOBS,
+    backend: str = DEFAULT_BACKEND,
     scheduler: str | None = None,
     force: bool = False,
 ) -> Config:

@@ -34,6 +34,10 @@ class DownloadError(DataError):
     """A download failed (network, HTTP status, timeout, checksum)."""
 
 
+class SizeError(ConfigError, ValueError):
+    """A training-set size outside ``2 .. N - 1`` (``nbvslr.splits.check_size``)."""
+
+
 class ResultsError(NbvslrError):
     """A results folder is missing, incomplete or inconsistent."""
 
@@ -59,10 +63,10 @@ def show(value: Any) -> str:
 
 
 def setting_error(key: str, problem: str, value: Any, fix: str,
-                  source: str | None = None) -> ConfigError:
+                  source: str | None = None, cls: type[ConfigError] = ConfigError) -> ConfigError:
     """The one shape of a message about a setting: ``[source: ]key: problem (value); fix``."""
     prefix = f"{source}: " if source else ""
-    return ConfigError(f"{prefix}{key}: {problem} ({show(value)}); {fix}")
+    return cls(f"{prefix}{key}: {problem} ({show(value)}); {fix}")
 
 
 def check_known_keys(where: str, given: Mapping[str, Any], allowed: Iterable[str],

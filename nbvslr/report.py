@@ -107,6 +107,9 @@ def _task_row(task: TaskResults, *, n_boot: int, seed: int, level: float) -> lis
     return cells
 
 
+DEFAULT_N_BOOT = 1000
+"""Bootstrap resamples of the crossover interval."""
+
 HEADER = (
     "task", "m", "NB @ min m", "LR @ min m", "winner", "NB @ max m", "LR @ max m", "winner",
     "crossover [95% CI]", "LR better from", "asymptotic NB / LR", "majority",
@@ -130,7 +133,7 @@ NOTES = """\
 def report_table(
     results_dirs: PathLike | Iterable[PathLike],
     *,
-    n_boot: int = 1000,
+    n_boot: int = DEFAULT_N_BOOT,
     seed: int = 0,
     level: float = 0.95,
     notes: bool = True,

@@ -41,6 +41,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from nbvslr.errors import SizeError, setting_error
+
+MIN_SIZE = 2
+"""The smallest training set: one row of each class."""
+
 MAX_TRIES = 100
 """Rejection tries before the forced both-classes draw."""
 
@@ -105,12 +110,25 @@ def _forced_order(y: np.ndarray, rng: np.random.Generator, k: int) -> np.ndarray
     return np.concatenate([pair, rest[rng.permutation(rest.size)[: k - 2]]])
 
 
+def check_size(m: int, n_rows: int, task: str = "the data", source: str | None = None) -> None:
+    """The one rule of a training-set size: ``MIN_SIZE <= m <= N - 1`` (one row of each
+    class to train on, at least one row to test on); ``SizeError`` otherwise."""
+    if m < MIN_SIZE:
+        raise setting_error(
+            "sizes", f"a training set needs at least {MIN_SIZE} rows, one per class", m,
+            f"use sizes >= {MIN_SIZE}", source, SizeError)
+    if m > n_rows - 1:
+        raise setting_error(
+            "sizes", f"{m} is larger than the {n_rows - 1} rows left after holding out one "
+            f"test row ({task} has {n_rows} rows)", m, f"use sizes of at most {n_rows - 1}",
+            source, SizeError)
+
+
 def _check(y: np.ndarray, m: int) -> None:
     n_pos = int(np.count_nonzero(y == 1))
     if n_pos == 0 or n_pos == y.size:
         raise ValueError("both classes must be present in the data")
-    if not 2 <= m <= y.size - 1:
-        raise ValueError(f"m must be in [2, N - 1] = [2, {y.size - 1}], got {m}")
+    check_size(m, y.size)
 
 
 def draw_train_sets(

@@ -52,7 +52,7 @@ def test_peer_settings_follow_core_options() -> None:
     nb = resolve_options("nb", "nb", {"smoothing": 2.0, "var_smoothing": 1e-6})
     lr = resolve_options("lr", "lr", {"C": 3.0})
     s = harness.PeerSettings.matching(nb, lr)
-    assert (s.laplace, s.prior_smoothing, s.var_epsilon, s.lr_C) == (2.0, 2.0, 1e-6, 3.0)
+    assert (s.laplace, s.prior_smoothing, s.var_smoothing, s.lr_C) == (2.0, 2.0, 1e-6, 3.0)
     assert harness.PeerSettings.matching(nb, resolve_options("lr", "lr", {})).lr_C == np.inf
 
 

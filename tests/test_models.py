@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from nbvslr.data.dataset import Dataset
-from nbvslr.errors import ConfigError, DataError
+from nbvslr.errors import ConfigError, DataError, SizeError
 from nbvslr.models import ModelSpec, resolve_options, score_full, score_splits
 from nbvslr.models.design import get_design
 from nbvslr.models.logistic import fit_newton
@@ -124,14 +124,14 @@ def test_score_full_matches_resubstitution_of_the_mle():
 
 
 def test_bad_training_sets_are_rejected():
-    """One-class, repeated-row and no-test-row training sets raise DataError."""
+    """One-class and repeated-row training sets raise DataError, a no-test-row one SizeError."""
     data = _continuous(n=10)
     zeros = np.flatnonzero(data.y == 0)[:3]
     with pytest.raises(DataError, match="only class 0"):
         score_splits(_spec("nb"), data, zeros[None], _seeds(1))
     with pytest.raises(DataError, match="repeats a row"):
         score_splits(_spec("lr"), data, np.array([[0, 0, 1]]), _seeds(1))
-    with pytest.raises(DataError, match="no test rows"):
+    with pytest.raises(SizeError, match="rows left after holding out one test row"):
         score_splits(_spec("lr"), data, np.arange(10)[None], _seeds(1))
 
 

@@ -157,7 +157,7 @@ def test_nested_smallest_size_has_the_conditional_law():
 @pytest.mark.parametrize("m", [1, 8, 9])
 def test_sizes_outside_two_to_n_minus_one_are_refused(m):
     """m < 2 or m >= N (no test row) is a programming error here (config checks it first)."""
-    with pytest.raises(ValueError, match="m must be"):
+    with pytest.raises(ValueError, match="sizes: "):
         draw_train_sets(Y_SMALL, m, split_seeds(0, "t", 2, range(1))[0])
 
 

@@ -9,7 +9,7 @@ import click
 
 from nbvslr.catalog import resolve_config
 from nbvslr.cli.data_options import data_options, data_settings
-from nbvslr.config import load_config
+from nbvslr.config import CLI_JOBS, DEFAULT_BACKEND, load_config
 from nbvslr.progress import progress_for
 from nbvslr.results import task_dir
 from nbvslr.runner import run_experiment
@@ -37,9 +37,9 @@ Examples:
                    "the paper uses 1000).")
 @click.option("--seed", type=click.IntRange(min=0), default=None, metavar="N",
               help="Base seed of every random draw (overrides the config's seed, default 0).")
-@click.option("--jobs", "-j", type=int, default=-1, show_default=True, metavar="N",
+@click.option("--jobs", "-j", type=int, default=CLI_JOBS, show_default=True, metavar="N",
               help="Parallel workers; -1 uses every core. Results do not depend on it.")
-@click.option("--backend", default="loky", show_default=True, metavar="NAME",
+@click.option("--backend", default=DEFAULT_BACKEND, show_default=True, metavar="NAME",
               help="joblib backend: loky, threading, multiprocessing, sequential or dask "
                    "(with --scheduler, or else a local dask cluster of --jobs workers).")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",

@@ -58,9 +58,8 @@ every model on every task; ``stated`` (the default) is the method as the paper s
   a per-feature affine map, so "training" moves only the separable-set rule (and a penalty).
 * ``mcmc_method`` ("hmc"): the sampler of separating hyperplanes, exact Hamiltonian Monte
   Carlo (``hmc.py``) or "hit-and-run" (``sampler.py``, slow to mix in narrow cones).
-* ``mcmc_chains``, ``mcmc_draws``, ``mcmc_burn_in``, ``mcmc_thin`` (hmc: 1, 2, 5, 1;
-  hit-and-run: 2, 1, 150, 50): a separable split averages ``chains * draws = 2``
-  hyperplanes. Why these values: see ``hmc.py`` and ``sampler.py``.
+* ``mcmc_chains``, ``mcmc_draws``, ``mcmc_burn_in``, ``mcmc_thin`` (each method's
+  ``options.MCMC_DEFAULTS``): a separable split averages ``chains * draws`` hyperplanes.
 
 Outputs per split: ``error`` (test error on every row outside the training set, a tie --
 score 0 -- counting one half), ``separable`` (the Newton certificate; always False for NB,
@@ -91,6 +90,7 @@ from nbvslr.models.options import FAMILIES, resolve_options
 from nbvslr.models.sampler import sample_separating
 from nbvslr.models.spec import ModelSpec
 from nbvslr.models.stacks import check_both_classes, check_distinct, split_chunks
+from nbvslr.splits import check_size
 
 __all__ = ["FAMILIES", "ModelSpec", "resolve_options", "score_full", "score_splits"]
 
@@ -216,10 +216,6 @@ def _fit_lr_scaled(
 
 
 # --------------------------------------------------------------------------- public API
-def _options(spec: ModelSpec) -> dict[str, Any]:
-    return resolve_options(spec.name, spec.family, spec.options)
-
-
 def score_splits(
     spec: ModelSpec,
     data: Dataset,
@@ -231,6 +227,7 @@ def score_splits(
     Parameters
     ----------
     spec : ModelSpec
+        Its options resolved (``resolve_options``), as a config holds them.
     data : Dataset
     train_idx : ndarray of shape (S, m)
         Distinct row indices of each split's training set (both classes present).
@@ -245,9 +242,11 @@ def score_splits(
     Raises
     ------
     DataError
-        Invalid or repeated row indices, no test row left, or a one-class training set.
+        Invalid or repeated row indices, or a one-class training set.
+    SizeError
+        No test row left (``splits.check_size``).
     """
-    opts = _options(spec)
+    opts = spec.options  # resolved once, when the config was read
     train_idx = np.asarray(train_idx, dtype=np.int64)
     check_distinct(train_idx, data.n_rows)
     S, m = train_idx.shape
@@ -255,6 +254,7 @@ def score_splits(
     if len(seeds) != S:
         raise ValueError(f"{len(seeds)} seeds for {S} splits")
     check_both_classes(np.asarray(data.y)[train_idx])
+    check_size(m, data.n_rows, data.name)  # at least one test row
     out = {
         "error": np.empty(S),
         "separable": np.zeros(S, dtype=bool),
@@ -299,7 +299,7 @@ def score_full(spec: ModelSpec, data: Dataset, seed: np.random.SeedSequence) -> 
     asymptotic error. If LR's full data is separable, the separable-set rule applies as for
     any split (under "sample" every drawn hyperplane separates the data: error 0).
     """
-    opts = _options(spec)
+    opts = spec.options  # resolved once, when the config was read
     idx = np.arange(data.n_rows)[None, :]  # (1, N)
     if spec.family == "nb":
         design = get_design(data, _nb_design_name(data, opts))

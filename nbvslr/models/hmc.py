@@ -58,7 +58,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from nbvslr.models.options import MCMC_DEFAULTS
 from nbvslr.models.sampler import in_split_blocks
+
+_DEFAULTS = MCMC_DEFAULTS["hmc"]
 
 #: Travel time per iteration (a quarter turn of the ellipse: x and v swap roles).
 TRAVEL = np.pi / 2
@@ -82,10 +85,10 @@ def sample_separating_hmc(
     theta0: np.ndarray,
     seeds: Sequence[np.random.SeedSequence],
     *,
-    chains: int = 1,
-    draws: int = 2,
-    burn_in: int = 5,
-    thin: int = 1,
+    chains: int = _DEFAULTS["mcmc_chains"],
+    draws: int = _DEFAULTS["mcmc_draws"],
+    burn_in: int = _DEFAULTS["mcmc_burn_in"],
+    thin: int = _DEFAULTS["mcmc_thin"],
     reduce: bool = True,
 ) -> np.ndarray:
     """Draw separating hyperplanes uniformly for S separable training sets.

@@ -119,10 +119,10 @@ def fit_gaussian_nb(
     X: np.ndarray,
     y: np.ndarray,
     *,
-    smoothing: float = 1.0,
-    variance: str = "shared",
-    var_smoothing: float = 1e-9,
-    var_floor: float = 1e-12,
+    smoothing: float = _NB["smoothing"],
+    variance: str = _NB["variance"],
+    var_smoothing: float = _NB["var_smoothing"],
+    var_floor: float = _NB["var_floor"],
     prior: str = _NB["prior"],
     var_estimator: str = _NB["var_estimator"],
     epsilon_form: str = _NB["epsilon_form"],
@@ -204,7 +204,7 @@ def fit_categorical_nb(
     y: np.ndarray,
     n_values: tuple[int, ...],
     *,
-    smoothing: float = 1.0,
+    smoothing: float = _NB["smoothing"],
     prior: str = _NB["prior"],
 ) -> np.ndarray:
     """Fit categorical NB to S training sets.

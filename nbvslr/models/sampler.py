@@ -71,6 +71,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from nbvslr.models.options import MCMC_DEFAULTS
+
+_DEFAULTS = MCMC_DEFAULTS["hit-and-run"]
+
 #: Norm of the starting point of every chain (inside the unit ball).
 START_RADIUS = 0.5
 #: Steps whose random numbers are drawn at once per split (fixed: determinism).
@@ -116,10 +120,10 @@ def sample_separating(
     theta0: np.ndarray,
     seeds: Sequence[np.random.SeedSequence],
     *,
-    chains: int = 2,
-    draws: int = 1,
-    burn_in: int = 150,
-    thin: int = 50,
+    chains: int = _DEFAULTS["mcmc_chains"],
+    draws: int = _DEFAULTS["mcmc_draws"],
+    burn_in: int = _DEFAULTS["mcmc_burn_in"],
+    thin: int = _DEFAULTS["mcmc_thin"],
     reduce: bool = True,
 ) -> np.ndarray:
     """Draw separating hyperplanes uniformly for S separable training sets.

@@ -47,10 +47,6 @@ def check_distinct(train_idx: np.ndarray, n_rows: int) -> None:
         raise DataError(f"train_idx must have shape (splits, m), got shape {train_idx.shape}")
     if train_idx.size and (train_idx.min() < 0 or train_idx.max() >= n_rows):
         raise DataError(f"train_idx holds row indices outside 0..{n_rows - 1}")
-    if train_idx.shape[1] >= n_rows:
-        raise DataError(
-            f"m = {train_idx.shape[1]} leaves no test rows out of the dataset's {n_rows} rows"
-        )
     srt = np.sort(train_idx, axis=1)  # (S, m)
     dup = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1))
     if dup.size:

@@ -25,8 +25,9 @@ from threadpoolctl import threadpool_info
 from nbvslr import __version__, results
 from nbvslr.config import Config
 from nbvslr.data.dataset import Dataset, TaskSpec
-from nbvslr.errors import ConfigError, DataError
+from nbvslr.errors import DataError
 from nbvslr.runner.units import FULL, Unit, UnitResult, _plain, dataset_for, portable
+from nbvslr.splits import check_size
 
 
 @dataclass
@@ -53,13 +54,8 @@ def _check_sizes(config: Config, spec: TaskSpec, grid: tuple[int, ...], data: Da
             f"{spec.name}: the data has only one class ({pos} positives in {n} rows); "
             "check the task's target"
         )
-    too_big = [m for m in grid if m > n - 1]
-    if too_big:
-        raise ConfigError(
-            f"{config.source}: sizes: {too_big[0]} is larger than the {n - 1} rows left after "
-            f"holding out one test row ({spec.name} has {n} rows) ({too_big[0]}); "
-            f"use sizes of at most {n - 1}"
-        )
+    for m in grid:
+        check_size(m, n, spec.name, config.source)
 
 
 def data_digest(data: Dataset) -> str:
