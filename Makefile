@@ -9,7 +9,7 @@ RESULTS ?= results
 PANELS  := pima adult-continuous boston optdigits-0v1 optdigits-2v3 ionosphere liver sonar \
            adult-discrete promoters lymphography breast-cancer lenses sick voting
 
-.PHONY: install test lint run figures draw reference guard bench bench-quick clean
+.PHONY: install test lint docs run figures draw reference guard bench bench-quick clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -23,7 +23,11 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check nbvslr tests benchmarks
+	$(BIN)/ruff check nbvslr tests benchmarks docs
+
+# docs/options.md from the code that defines every default (tests/test_docs.py checks it).
+docs: $(STAMP)
+	$(BIN)/python docs/options_page.py > docs/options.md
 
 run: $(STAMP)
 	$(BIN)/nbvslr run configs/adult.yaml

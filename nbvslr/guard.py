@@ -10,74 +10,8 @@ the means, the standard errors (sem) and the split counts of both runs. The new 
 have far fewer splits than the reference; its sems are then larger and every tolerance
 grows with them.
 
-Checks
-------
-1. **Points.** For each (task, model, m) in both runs, with ``s = sqrt(sem_ref^2 +
-   sem_new^2)``::
-
-       |mean_new - mean_ref| <= z * s + floor
-
-2. **Ends** (paired difference NB - LR, from ``paired.csv``). Where the reference's paired
-   interval excludes 0 at the smallest or the largest m (``stats.winner`` says "nb" or
-   "lr"), the new run must agree. Disagreeing means a tie or the other winner (again
-   ``stats.winner``, the new run's own 95 % interval), *and* a paired difference that moved
-   beyond its noise: ``|d_new - d_ref| > z_sign * s + floor`` with ``s`` from the two
-   ``diff_sem``. So a tie is accepted when the reference's effect is small next to the new
-   run's sem (a run with few splits often cannot resolve it): a tie means ``|d_new| <=
-   t * sem_new``, so an accepted tie has ``|d_ref| <= t * sem_new + z_sign * s + floor``. A
-   95 % call alone is never enough to fail: repeated over 32 ends it would raise false
-   alarms, so a reversal counts only when it is also significant at the guard's level.
-3. **New crossovers.** Where the reference's mean difference never changes sign, the new
-   run must not show the other model better at any inner m (the ends are check 2): a
-   violation is a new call for the other model (its 95 % interval excludes 0 on the other
-   side) whose difference also moved beyond ``z_sign * s + floor``. Sign changes of noise
-   inside ties are not crossovers.
-4. **Crossovers.** Where the reference's mean difference changes sign, its first crossover
-   (``stats.crossovers``: linear interpolation between the sizes) must be found again. The
-   accepted interval is the reference's bootstrap interval widened by the new run's
-   uncertainty: curves ``d_ref + s * Z`` (``Z`` standard normal, independent across m,
-   ``s`` the combined sem of each m) are what a new run could show if only noise differed;
-   their first crossovers give the interval. Crossovers are measured from the reference's
-   starting sign: a curve that starts on the far side counts as crossing before the range
-   (``-inf``), one that never crosses as after it (``+inf``), so a lost crossover is
-   ``+inf`` and fails unless the reference itself often has none. The interval is drawn
-   from a parametric bootstrap because the committed reference holds no per-split rows.
-5. **Missing.** A size or model in one run but not the other, or a task without a
-   reference, is a violation (the grid changed: make a new reference).
-
-False alarms
-------------
-``alpha`` (default 0.01) bounds the chance that a run differing from the reference only by
-noise raises any alarm in the whole comparison. It is split in three equal shares (points,
-signs = checks 2 and 3, crossovers) and each share equally among its checks (Bonferroni):
-
-- ``z = t_{1 - alpha / 3 / (2 K_points), n - 1}``, with ``K_points`` the number of points
-  compared and ``n`` the smallest split count of the new run (Student t, since the new
-  sem is estimated from few splits; Welch's df is never below ``n - 1``);
-- ``z_sign`` likewise over ``K_sign`` sign checks, with the paired split counts;
-- a crossover fails when fewer than ``alpha / 3 / K_cross / 2`` of the simulated curves
-  cross beyond it, on either side.
-
-Figure 1 plus ``configs/synthetic.yaml``: 15 panels with 327 sizes in all and two
-synthetic tasks with 15 each, so 357 sizes and ``K_points = 714`` (2 models). With ``n =
-100`` splits per size in the new run that gives ``z = 4.85`` (4.58 as ``n`` grows); with
-about 230 sign checks, ``z_sign = 4.56``. A point's tolerance is then about five
-combined sems: at ``n = 100`` and a per-split error sd of 0.1, ``s ~ 0.0105`` and a point
-may move by ``~ 0.05`` before it fails. ``floor`` (default 0.002) keeps points whose
-splits all have the same error (sem 0, e.g. optdigits 0 vs 1 at large m) from failing on
-a single different test row.
-
-Measured: on fabricated curves (one crossing, one not; 1000 against 50 splits), 6 alarms in
-300 noise-only comparisons, 5 of them crossovers: the first crossing is a non-linear
-function of the curve, and its simulated tail is about half as heavy as the real one (0.4 to
-0.7 % against the 0.17 % share per side). On real data, Figure 1 plus the synthetic tasks
-at 100 splits with seed 1 against a 200-split reference with seed 0: no alarm, the largest
-move 0.70 of its tolerance (the largest of 714 standard normals is ~3.3, i.e. 0.68 of z).
-
-The tolerances assume the two runs are independent. A new run with the same seed as the
-reference draws the reference's first n splits again, so when nothing changed it is closer
-to the reference than the rule allows for: the guard is conservative then, never more
-alarming.
+The rules (points, ends, new crossovers, crossovers, missing sizes) and how their
+thresholds keep the chance of any false alarm at ``alpha``: docs/guard.md.
 """
 
 from __future__ import annotations

@@ -6,14 +6,10 @@ Gaussian is rotation invariant, so the direction of ``theta ~ N(0, I_P)`` condit
 cone is uniform on the cone's part of the unit sphere; this module samples that truncated
 Gaussian and returns unit vectors.
 
-Why not hit-and-run. In the narrow cones of sets that are barely separable (m near the number
-of parameters P: sonar at m = 62, ionosphere at m = 32, promoters, lymphography) hit-and-run
-moves by tiny chords and forgets its start only after tens of thousands of steps: on sonar at
-m = 62 the mean test error of the drawn hyperplanes fell from 0.431 after 200 steps to 0.347
-after 4000 and 0.302 after 16000 steps (100 splits, ``benchmarks/mixing.yaml``), a bias
-larger than the NB-LR gaps the figure is about; HMC's was 0.301 after 2 iterations and 0.297
-after 100. Exact HMC (Pakman & Paninski, "Exact Hamiltonian Monte Carlo for truncated
-multivariate Gaussians", 2014) follows the walls instead: a particle moves on the ellipse
+Why not hit-and-run: it mixes slowly in the narrow cones of barely separable sets (m near
+the number of parameters P; docs/samplers.md has the measurements). Exact HMC (Pakman &
+Paninski, "Exact Hamiltonian Monte Carlo for truncated multivariate Gaussians", 2014)
+follows the walls instead: a particle moves on the ellipse
 ``x(t) = x cos t + v sin t`` for a time of pi/2 with a fresh Gaussian velocity ``v`` per
 iteration, and bounces (specular reflection) off every constraint it meets. Each move is
 exact, the chain leaves the truncated Gaussian invariant, and it needs no tuning.
@@ -31,21 +27,8 @@ The reduced chain (m < P) is exact and simpler than hit-and-run's: with ``A^T = 
 Gaussian splits into ``a = Q^T theta ~ N(0, I_m)`` truncated to ``R^T a > 0`` and an
 independent untruncated Gaussian on the orthogonal complement of Q, drawn directly.
 
-Defaults (``options.MCMC_DEFAULTS["hmc"]``): 1 chain per split, burn-in 5 iterations, 2
-draws 1 iteration apart -- 7 iterations and 2 hyperplanes per split. Measured (mean test
-error of the draws against the number of iterations before the draw): on sonar at m = 22..82
-(100 splits, ``benchmarks/mixing.yaml``) two iterations already agreed with 100; on five
-separable panels (optdigits 0v1 and 2v3, voting, ionosphere, lymphography; m = 10, 20, 40; 400
-splits, paired by split; ``benchmarks/mixing_panels.yaml``) 4, 6 and 8 iterations agreed with
-30 (every difference within 2.7 standard errors, of both signs). One iteration still carries
-the start's bias (the Newton separator is better than a typical one: sonar at m = 62,
-0.018 ± 0.005 below 100 iterations).
-
-Cost: a chain bounces ~30 (optdigits 2v3, m = 154) to ~200 (lymphography, m = 135) times per
-iteration; an event costs ~25 passes over the chain's m margins, which is where the time
-goes. At 1000 splits, one BLAS thread and the default 7 iterations, the whole LR fit and
-score took 0.38 s (optdigits 2v3, m = 154) to 1.46 s (sonar, m = 102; lymphography, m = 135:
-1.08 s; promoters, m = 97: 1.17 s) in ``benchmarks/RESULTS.md``.
+Defaults: ``options.MCMC_DEFAULTS["hmc"]`` (a few iterations: the chain forgets its start
+quickly); why these, and what a chain costs: docs/samplers.md.
 
 Randomness: each split has its own ``numpy.random.Generator`` built from its SeedSequence;
 its velocities are drawn for all its iterations at once, so a split's draws do not depend
@@ -69,11 +52,8 @@ TRAVEL = np.pi / 2
 BLOCK_BYTES = 128e6
 MIN_BLOCK = 16
 #: Events (bounces) per chain and iteration at most; a chain still moving then stops where
-#: it is for this iteration (a valid point of the cone). Near-degenerate corners make some
-#: trajectories bounce without end (pima at m = 20: 5% of its chain-iterations need more than
-#: 1000 events, 0.4% more than 20,000); elsewhere we saw none above 1000 (sonar m = 62,
-#: lymphography m = 135, promoters m = 97, boston m = 14; 200 splits). The cap's effect on
-#: pima at m = 20 (200 splits): mean error 0.3404 against 0.3403 uncapped, in 0.5 s not 9 s.
+#: it is for this iteration (a valid point of the cone): near-degenerate corners make some
+#: trajectories bounce without end (what the cap changes: docs/samplers.md).
 MAX_EVENTS = 1000
 #: Margins are kept >= TINY (a particle on a wall, or pushed past it by rounding).
 TINY = 1e-300

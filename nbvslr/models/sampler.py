@@ -1,9 +1,8 @@
 """Uniform random separating hyperplanes by hit-and-run (``mcmc_method: hit-and-run``).
 
 The default sampler is exact HMC (``nbvslr.models.hmc``): hit-and-run mixes slowly in the
-narrow cones of barely separable sets (on sonar at m = 62 the mean test error of its draws was
-0.431 after 200 steps, 0.347 after 4,000 and 0.302 after 16,000, where HMC's is 0.301 after two
-iterations; ``benchmarks/mixing.yaml``). It stays as an option and a reference.
+narrow cones of barely separable sets (docs/samplers.md). It stays as an option and a
+reference.
 
 When a training set is linearly separable the logistic likelihood has no maximum. The rule
 is then to draw hyperplanes uniformly from the set of separating hyperplanes and average
@@ -38,27 +37,15 @@ the target, the direction of ``theta_perp`` given ``(a, rho)`` is uniform on the
 of ``Q``'s orthogonal complement; each kept point draws it afresh, which is exact.
 ``reduce=False`` runs the full P-dimensional chain (a reference for tests).
 
-A split averages ``chains * draws`` hyperplanes. Defaults (``options.MCMC_DEFAULTS``):
-2 chains, 1 draw per chain, burn-in 150, thinning 50, i.e. 200 steps and 2 hyperplanes per
-split. Why: each split's average only needs to be unbiased, not precise -- a curve averages
-1000 splits, so the Monte Carlo noise of the draws shrinks by ~30 and is small next to the
-split-to-split spread (more draws per split mostly cost test-set evaluations: every kept
-hyperplane is scored on every row of the dataset). What matters is the burn-in: the start
-(the Newton iterate) is a better-than-typical separator, and a chain that has not forgotten
-it biases the error. We measured the mean test error of 200 separable splits against the
-step count on synthetic sets shaped like the paper's (95 one-hot parameters with m = 22 and
-102; 61 continuous parameters with m = 30): from step 200 to step 1000 it moved by at most
-0.004 (0.001 for the continuous set). The real panels are harsher: hit-and-run mixes slowly
-in narrow cones (m close to the number of parameters), and on sonar the error of its draws
-needed thousands of steps (see the top of this docstring); hence HMC by default.
+A split averages ``chains * draws`` hyperplanes; defaults ``options.MCMC_DEFAULTS``. Each
+split's average only needs to be unbiased, not precise (a curve averages 1000 splits); what
+matters is the burn-in, since the start (the Newton iterate) is a better-than-typical
+separator.
 
 Cost: splits are sampled in blocks of about ``BLOCK_BYTES`` (cache sized). The directions
 of ``BLOCK_STEPS`` steps are drawn ahead, so one ``(BLOCK_STEPS * C, r) @ (r, m)`` product
 per split and block gives every ``A d`` (``r = min(m, P)``); a step is then elementwise work
-on (S, C, m) arrays. Measured at 1000 separable splits, one BLAS thread: the reduced chain
-took promoters (P = 172) m = 52 from 3.2-3.7 s to 1.2-1.5 s for the whole LR fit and score;
-the block products then took the sampler alone from 2.2 s to 1.6 s at promoters m = 97 and
-from 1.1 s to 0.75 s at sonar m = 102 (P = 61, not reduced).
+on (S, C, m) arrays. Measurements: docs/samplers.md.
 
 Randomness: each split has its own ``numpy.random.Generator`` built from the SeedSequence
 the caller gives for it, consumed in fixed blocks of ``BLOCK_STEPS`` steps, so the draws of a

@@ -1,0 +1,47 @@
+"""The documentation: the generated options page is current, and every local link resolves."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def _options_page():
+    spec = importlib.util.spec_from_file_location("options_page", ROOT / "docs" / "options_page.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_options_page_is_generated_from_the_code():
+    """docs/options.md is what docs/options_page.py prints (regenerate it after a change)."""
+    assert (ROOT / "docs" / "options.md").read_text("utf-8") == _options_page().render()
+
+
+def test_options_page_names_every_default():
+    """Every config key and model option, with its default from the code, is on the page."""
+    from nbvslr import config
+    from nbvslr.models.options import FAMILIES
+
+    page = _options_page().render()
+    for key in config.KEYS:
+        assert f"| `{key}` |" in page
+    for family, options in FAMILIES.items():
+        for option in options:
+            assert f"| {family} | `{option}` |" in page
+    assert f"| `splits` | {config.DEFAULT_SPLITS} |" in page
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_local_links_resolve(page):
+    """Every relative link of the README and docs/ names a file that exists."""
+    text = page.read_text("utf-8")
+    targets = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
+    missing = [t for t in targets if "://" not in t and not (page.parent / t).exists()]
+    assert not missing, f"{page.name}: {missing}"
