@@ -50,6 +50,7 @@ if str(REPO) not in sys.path:  # run as a script: make ``benchmarks`` importable
 from benchmarks import harness, panels  # noqa: E402
 from nbvslr.data.dataset import Dataset  # noqa: E402
 from nbvslr.models import ModelSpec, resolve_options, score_splits  # noqa: E402
+from nbvslr.models.budget import DEFAULT_BUDGET  # noqa: E402
 from nbvslr.models.design import get_design  # noqa: E402
 from nbvslr.models.logistic import fit_newton  # noqa: E402
 from nbvslr.models.stacks import split_chunks  # noqa: E402
@@ -178,7 +179,7 @@ def newton_rate(data: Dataset, m: int, n_splits: int, peak: dict[str, float]) ->
 
     def run() -> np.ndarray:
         n_iter = np.empty(n_splits, dtype=np.int64)
-        for sl in split_chunks(n_splits, 4 * 8.0 * m * P):
+        for sl in split_chunks(n_splits, 4 * 8.0 * m * P, DEFAULT_BUDGET.stacks):
             res = fit_newton(
                 design.Z1[idx[sl]], design.sign[idx[sl]], stop_when_separable=True
             )

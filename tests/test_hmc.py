@@ -8,6 +8,7 @@ import pytest
 from scipy import stats
 from separable_sets import noisy_problem, seeds, separable_stack
 
+from nbvslr.models.budget import Budget
 from nbvslr.models.hmc import sample_separating_hmc
 from nbvslr.models.sampler import sample_separating
 
@@ -114,16 +115,14 @@ def test_agrees_with_hit_and_run_on_test_error():
 def test_same_seeds_same_draws_whatever_the_grouping(monkeypatch):
     """Draws depend only on each split's seed: blocks of 3 splits give the same numbers as
     one block of all 10, and other seeds give other draws."""
-    import nbvslr.models.hmc as hmc
 
     Z1, sign, theta0 = separable_stack(S=10, m=6, d=8, seed=3)
     kw = dict(chains=2, draws=2, burn_in=3, thin=2)
     whole = sample_separating_hmc(Z1, sign, theta0, seeds(10, 5), **kw)
     again = sample_separating_hmc(Z1, sign, theta0, seeds(10, 5), **kw)
     np.testing.assert_array_equal(whole, again)
-    monkeypatch.setattr(hmc, "BLOCK_BYTES", 1.0)
-    monkeypatch.setattr(hmc, "MIN_BLOCK", 3)
-    blocks = sample_separating_hmc(Z1, sign, theta0, seeds(10, 5), **kw)
+    blocks = sample_separating_hmc(Z1, sign, theta0, seeds(10, 5), **kw,
+                                   budget=Budget(memory=1.0, min_block=3))
     np.testing.assert_array_equal(blocks, whole)
     other = sample_separating_hmc(Z1, sign, theta0, seeds(10, 6), **kw)
     assert not np.allclose(whole, other)

@@ -8,6 +8,7 @@ import pytest
 import statsmodels.api as sm
 from sklearn.linear_model import LogisticRegression
 
+from nbvslr.models.budget import Budget
 from nbvslr.models.logistic import (
     fit_newton,
     logistic_gradient,
@@ -108,17 +109,13 @@ def test_separable_mle_does_not_overflow():
     assert res.separable[0] and np.isfinite(res.theta).all()
 
 
-def test_fit_does_not_depend_on_the_block_size(monkeypatch):
+def test_fit_does_not_depend_on_the_block_size():
     """Blocks of 8 splits (the minimum) give the same fits as one block of all 20."""
-    import nbvslr.models.logistic as logistic
-
     stacks = [_noisy(30 + s, n=12, d=5) for s in range(20)]  # small n: some separable
     Z1 = np.stack([z for z, _ in stacks])  # (20, 12, 6)
     sign = np.stack([s for _, s in stacks])  # (20, 12)
-    monkeypatch.setattr(logistic, "BLOCK_BYTES", 1e12)
-    whole = fit_newton(Z1, sign, stop_when_separable=True)
-    monkeypatch.setattr(logistic, "BLOCK_BYTES", 1.0)
-    blocks = fit_newton(Z1, sign, stop_when_separable=True)
+    whole = fit_newton(Z1, sign, stop_when_separable=True, budget=Budget(memory=1e14))
+    blocks = fit_newton(Z1, sign, stop_when_separable=True, budget=Budget(memory=1.0))
     np.testing.assert_allclose(blocks.theta, whole.theta, rtol=1e-12, atol=1e-14)
     np.testing.assert_array_equal(blocks.n_iter, whole.n_iter)
     np.testing.assert_array_equal(blocks.separable, whole.separable)

@@ -6,6 +6,7 @@ import numpy as np
 from scipy import stats
 from separable_sets import noisy_problem, seeds, separable_stack
 
+from nbvslr.models.budget import Budget
 from nbvslr.models.sampler import sample_separating
 
 
@@ -96,14 +97,11 @@ def test_reduced_and_full_chains_agree_on_test_error():
     assert diff.std() > 0  # the two chains did draw differently
 
 
-def test_blocks_do_not_change_the_draws(monkeypatch):
+def test_blocks_do_not_change_the_draws():
     """Sampling in blocks of 3 splits gives the same draws as one block of all 10."""
-    import nbvslr.models.sampler as sampler
-
     Z1, sign, theta0 = separable_stack(S=10, m=5, d=7, seed=8)
     kw = dict(chains=2, draws=1, burn_in=20, thin=5)
     whole = sample_separating(Z1, sign, theta0, seeds(10, 2), **kw)
-    monkeypatch.setattr(sampler, "BLOCK_BYTES", 1.0)
-    monkeypatch.setattr(sampler, "MIN_BLOCK", 3)
-    blocks = sample_separating(Z1, sign, theta0, seeds(10, 2), **kw)
+    blocks = sample_separating(Z1, sign, theta0, seeds(10, 2), **kw,
+                               budget=Budget(memory=1.0, min_block=3))
     np.testing.assert_array_equal(blocks, whole)

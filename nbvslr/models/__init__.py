@@ -76,6 +76,7 @@ from typing import Any
 import numpy as np
 
 from nbvslr.data.dataset import Dataset
+from nbvslr.models.budget import DEFAULT_BUDGET, Budget
 from nbvslr.models.design import Design, get_design
 from nbvslr.models.evaluate import count_mistakes, heldout_errors
 from nbvslr.models.hmc import sample_separating_hmc
@@ -145,6 +146,7 @@ def _fit_lr(
     opts: Mapping[str, Any],
     seeds: Sequence[np.random.SeedSequence],
     continuous: bool = True,
+    budget: Budget = DEFAULT_BUDGET,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Fit LR to the training rows ``idx`` (S, m) with the separable-set rule.
 
@@ -168,7 +170,8 @@ def _fit_lr(
         U, lo, r = rescale_to_training(Z1[:, :, :-1])
         Z1 = np.concatenate([U, Z1[:, :, -1:]], axis=2)  # (S, m, P), intercept column kept
         scale = (lo, r)
-    theta, todo, draws, separable, n_iter, converged = _fit_lr_scaled(Z1, sign, opts, seeds)
+    theta, todo, draws, separable, n_iter, converged = _fit_lr_scaled(Z1, sign, opts, seeds,
+                                                                      budget)
     if scale is not None:
         lo, r = scale
         theta = theta_to_original(theta, lo, r)
@@ -182,10 +185,11 @@ def _fit_lr_scaled(
     sign: np.ndarray,
     opts: Mapping[str, Any],
     seeds: Sequence[np.random.SeedSequence],
+    budget: Budget = DEFAULT_BUDGET,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``_fit_lr`` on the stacked training rows ``Z1`` (S, m, P) and ``sign`` (S, m)."""
     C, rule = opts["C"], opts["separable"]
-    newton = dict(tol=opts["tol"], max_iter=opts["max_iter"])
+    newton = dict(tol=opts["tol"], max_iter=opts["max_iter"], budget=budget)
     res = fit_newton(Z1, sign, C=C, stop_when_separable=C is None and rule != "mle", **newton)
     theta = res.theta.copy()  # (S, P)
     n_iter, converged = res.n_iter.copy(), res.converged.copy()
@@ -202,6 +206,7 @@ def _fit_lr_scaled(
             draws=opts["mcmc_draws"],
             burn_in=opts["mcmc_burn_in"],
             thin=opts["mcmc_thin"],
+            budget=budget,
         )  # (s, K, P)
         converged[todo] = False
     elif todo.size and rule == "l2":
@@ -221,6 +226,7 @@ def score_splits(
     data: Dataset,
     train_idx: np.ndarray,
     seeds: Sequence[np.random.SeedSequence],
+    budget: Budget = DEFAULT_BUDGET,
 ) -> dict[str, np.ndarray]:
     """Fit ``spec`` to S training sets and score each on the rows it did not train on.
 
@@ -233,6 +239,8 @@ def score_splits(
         Distinct row indices of each split's training set (both classes present).
     seeds : sequence of S SeedSequence
         The model seed of each split (used by the separable-set sampler only).
+    budget : Budget
+        The memory budget of every stage (``nbvslr.models.budget``); never changes a result.
 
     Returns
     -------
@@ -267,14 +275,14 @@ def score_splits(
     else:
         design = get_design(data, _lr_design_name(data, opts))
         width = design.n_params
-    for sl in split_chunks(S, _COPIES * 8.0 * m * width):
+    for sl in split_chunks(S, _COPIES * 8.0 * m * width, budget.stacks):
         idx = train_idx[sl]  # (s, m)
         if spec.family == "nb":
             theta = _fit_nb(data, idx, opts)  # (s, D+1)
             out["error"][sl] = heldout_errors(design, theta, idx, _TIES[opts["ties"]])
             continue
         theta, todo, draws, sep, n_iter, conv = _fit_lr(
-            design, idx, opts, seeds[sl], data.kind == "continuous"
+            design, idx, opts, seeds[sl], data.kind == "continuous", budget
         )
         rest = np.setdiff1d(np.arange(idx.shape[0]), todo)  # splits with one hyperplane
         err = np.empty(idx.shape[0])  # (s,)

@@ -41,6 +41,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from nbvslr.models.budget import DEFAULT_BUDGET, Budget
 from nbvslr.models.options import MCMC_DEFAULTS
 from nbvslr.models.sampler import in_split_blocks
 
@@ -48,8 +49,8 @@ _DEFAULTS = MCMC_DEFAULTS["hmc"]
 
 #: Travel time per iteration (a quarter turn of the ellipse: x and v swap roles).
 TRAVEL = np.pi / 2
-#: Splits per block: about this many bytes of constraint stacks and Gram matrices.
-BLOCK_BYTES = 128e6
+#: Splits per block: about ``budget.hmc`` bytes of constraint stacks and Gram matrices, and
+#: at least this many splits.
 MIN_BLOCK = 16
 #: Events (bounces) per chain and iteration at most; a chain still moving then stops where
 #: it is for this iteration (a valid point of the cone): near-degenerate corners make some
@@ -70,6 +71,7 @@ def sample_separating_hmc(
     burn_in: int = _DEFAULTS["mcmc_burn_in"],
     thin: int = _DEFAULTS["mcmc_thin"],
     reduce: bool = True,
+    budget: Budget = DEFAULT_BUDGET,
 ) -> np.ndarray:
     """Draw separating hyperplanes uniformly for S separable training sets.
 
@@ -109,7 +111,7 @@ def sample_separating_hmc(
         return 8.0 * (m * r + m * m + 4 * int(chains) * (m + r))
 
     return in_split_blocks(_sample_block, Z1, sign, theta0, seeds, int(chains) * int(draws),
-                           split_bytes, BLOCK_BYTES, MIN_BLOCK, **kw)
+                           split_bytes, budget, budget.hmc, MIN_BLOCK, **kw)
 
 
 def _sample_block(

@@ -31,8 +31,8 @@ Penalised fits started at 0 with ``4 (m + 1) <= 3 (D + 1)`` do the same in the s
 training rows' weight parts plus the intercept direction, which holds every iterate and the
 optimum (``w = C X^T a``): ``(m + 1, m + 1)`` systems.
 
-Splits are fitted in blocks of about ``BLOCK_BYTES`` of training rows: every operation acts
-on each split separately, so a split's fit does not depend on the block it shares.
+Splits are fitted in blocks of about ``budget.cache`` bytes of training rows: every operation
+acts on each split separately, so a split's fit does not depend on the block it shares.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from nbvslr.models.budget import DEFAULT_BUDGET, Budget
 from nbvslr.models.stacks import check_both_classes
 
 #: Armijo sufficient-decrease constant and the number of step halvings tried.
@@ -48,10 +49,8 @@ ARMIJO = 1e-4
 MAX_HALVINGS = 40
 #: Largest change of any margin in one Newton step (a guard, see ``fit_newton``).
 MAX_MARGIN_STEP = 1e4
-#: ``fit_newton`` works on blocks of splits whose (m, D+1) stacks total about this many bytes
-#: (at least ``MIN_BLOCK`` splits): small stacks stay in cache and reuse freed memory, which
-#: measured 1.5-4x faster than one large block (fresh large temporaries page-fault).
-BLOCK_BYTES = 2e6
+#: ``fit_newton`` works on blocks of splits whose (m, D+1) stacks total about ``budget.cache``
+#: bytes (``nbvslr.models.budget``), at least ``MIN_BLOCK`` splits.
 MIN_BLOCK = 8
 #: Solve unpenalised Newton systems with 2 m <= D + 1 in the row space of Z (m x m); with
 #: more rows the one-time QR costs more than the smaller systems save (measured).
@@ -201,6 +200,7 @@ def fit_newton(
     max_iter: int = 100,
     stop_when_separable: bool = False,
     theta0: np.ndarray | None = None,
+    budget: Budget = DEFAULT_BUDGET,
 ) -> NewtonResult:
     """Minimise ``logistic_loss`` for S splits at once by damped Newton.
 
@@ -220,6 +220,8 @@ def fit_newton(
         Stop a split at the first iterate with every training margin > 0.
     theta0 : ndarray of shape (S, D+1), optional
         Starting point (default 0).
+    budget : Budget
+        The memory budget; splits are fitted in blocks of ``budget.cache`` bytes.
 
     Returns
     -------
@@ -235,7 +237,7 @@ def fit_newton(
     check_both_classes(sign > 0)
     S, m, P = Z1.shape
     th0 = np.zeros((S, P)) if theta0 is None else np.asarray(theta0, dtype=np.float64)
-    step = max(MIN_BLOCK, int(BLOCK_BYTES // (8.0 * m * P)))
+    step = budget.step(budget.cache, 8.0 * m * P, MIN_BLOCK)
     parts = [
         _fit_block(
             Z1[lo : lo + step],

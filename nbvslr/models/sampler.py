@@ -42,10 +42,10 @@ split's average only needs to be unbiased, not precise (a curve averages 1000 sp
 matters is the burn-in, since the start (the Newton iterate) is a better-than-typical
 separator.
 
-Cost: splits are sampled in blocks of about ``BLOCK_BYTES`` (cache sized). The directions
-of ``BLOCK_STEPS`` steps are drawn ahead, so one ``(BLOCK_STEPS * C, r) @ (r, m)`` product
-per split and block gives every ``A d`` (``r = min(m, P)``); a step is then elementwise work
-on (S, C, m) arrays. Measurements: docs/samplers.md.
+Cost: splits are sampled in blocks of about ``budget.hit_and_run`` bytes (cache sized). The
+directions of ``BLOCK_STEPS`` steps are drawn ahead, so one ``(BLOCK_STEPS * C, r) @ (r, m)``
+product per split and block gives every ``A d`` (``r = min(m, P)``); a step is then
+elementwise work on (S, C, m) arrays. Measurements: docs/samplers.md.
 
 Randomness: each split has its own ``numpy.random.Generator`` built from the SeedSequence
 the caller gives for it, consumed in fixed blocks of ``BLOCK_STEPS`` steps, so the draws of a
@@ -58,6 +58,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from nbvslr.models.budget import DEFAULT_BUDGET, Budget
 from nbvslr.models.options import MCMC_DEFAULTS
 
 _DEFAULTS = MCMC_DEFAULTS["hit-and-run"]
@@ -70,7 +71,6 @@ BLOCK_STEPS = 16
 REFRESH_STEPS = 64
 #: Splits are sampled in blocks whose constraint stacks and products total about this many
 #: bytes (at least ``MIN_BLOCK`` splits): stacks that stay in cache make every step faster.
-BLOCK_BYTES = 8e6
 MIN_BLOCK = 32
 
 
@@ -112,6 +112,7 @@ def sample_separating(
     burn_in: int = _DEFAULTS["mcmc_burn_in"],
     thin: int = _DEFAULTS["mcmc_thin"],
     reduce: bool = True,
+    budget: Budget = DEFAULT_BUDGET,
 ) -> np.ndarray:
     """Draw separating hyperplanes uniformly for S separable training sets.
 
@@ -151,7 +152,7 @@ def sample_separating(
         return 8.0 * m * (r + BLOCK_STEPS * int(chains))
 
     return in_split_blocks(_sample_block, Z1, sign, theta0, seeds, int(chains) * int(draws),
-                           split_bytes, BLOCK_BYTES, MIN_BLOCK, **kw)
+                           split_bytes, budget, budget.hit_and_run, MIN_BLOCK, **kw)
 
 
 def in_split_blocks(
@@ -162,6 +163,7 @@ def in_split_blocks(
     seeds: Sequence[np.random.SeedSequence],
     n_kept: int,
     split_bytes: Callable[[int, int], float],
+    budget: Budget,
     block_bytes: float,
     min_block: int,
     **kw: object,
@@ -184,7 +186,7 @@ def in_split_blocks(
     if not (np.matmul(sign[:, :, None] * Z1, theta0[:, :, None])[:, :, 0] > 0).all():
         raise ValueError("theta0 must strictly separate every training set")
     seeds = list(seeds)
-    step = max(min_block, int(block_bytes // split_bytes(m, P)))
+    step = budget.step(block_bytes, split_bytes(m, P), min_block)
     return np.concatenate([
         sample_block(Z1[lo : lo + step], sign[lo : lo + step], theta0[lo : lo + step],
                      seeds[lo : lo + step], **kw)

@@ -8,9 +8,6 @@ import numpy as np
 
 from nbvslr.errors import DataError
 
-#: Target size of one gathered stack of training rows (bytes).
-STACK_BYTES = 200e6
-
 
 def check_both_classes(y: np.ndarray, first_split: int = 0) -> None:
     """Raise DataError unless every training set holds both classes.
@@ -53,10 +50,9 @@ def check_distinct(train_idx: np.ndarray, n_rows: int) -> None:
         raise DataError(f"training set of split {int(dup[0])} repeats a row; rows must be distinct")
 
 
-def split_chunks(
-    n_splits: int, bytes_per_split: float, budget: float = STACK_BYTES
-) -> Iterator[slice]:
-    """Slices of the split axis whose stacks stay around ``budget`` bytes."""
+def split_chunks(n_splits: int, bytes_per_split: float, budget: float) -> Iterator[slice]:
+    """Slices of the split axis whose stacks stay around ``budget`` bytes
+    (``nbvslr.models.budget.Budget.stacks``)."""
     step = max(1, int(budget // max(bytes_per_split, 1.0)))
     for lo in range(0, n_splits, step):
         yield slice(lo, min(n_splits, lo + step))
