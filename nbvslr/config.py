@@ -42,6 +42,7 @@ from nbvslr.errors import (
 from nbvslr.models import FAMILIES, resolve_options
 from nbvslr.models.options import DEFAULT_PROFILE, PROFILES
 from nbvslr.models.spec import ModelSpec
+from nbvslr.results.layout import DEFAULT_OUT
 from nbvslr.splits import MIN_SIZE
 
 KEYS = ("tasks", "sizes", "splits", "seed", "models", "nested", "block", "profile")
@@ -115,7 +116,7 @@ class Config:
     nested: bool = False
     block: int = DEFAULT_BLOCK
     data: DataSettings = field(default_factory=DataSettings)
-    out: Path = Path("results")
+    out: Path = DEFAULT_OUT
     jobs: int = DEFAULT_JOBS
     backend: str = DEFAULT_BACKEND
     scheduler: str | None = None
@@ -280,7 +281,7 @@ def parse_config(
     splits: int | None = None,
     seed: int | None = None,
     data: DataSettings | None = None,
-    out: str | Path = "results",
+    out: str | Path = DEFAULT_OUT,
     jobs: int = DEFAULT_JOBS,
     backend: str = DEFAULT_BACKEND,
     scheduler: str | None = None,

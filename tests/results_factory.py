@@ -63,7 +63,7 @@ def make_splits(
 
 def run_info(task: str, title: str, sizes: Sequence[int], models: dict[str, str],
              x_range: Sequence[float] | None = None) -> dict:
-    """A run.json with the fields plots and report read (as runner._run_info writes them)."""
+    """A run.json with the fields plots and report read (as the runner's bookkeeping writes it)."""
     return {
         "task": {
             "name": task, "title": title, "kind": "continuous", "rows": 500,

@@ -11,7 +11,7 @@ from nbvslr.catalog import resolve_config
 from nbvslr.cli.data_options import data_options, data_settings
 from nbvslr.config import CLI_JOBS, DEFAULT_BACKEND, load_config
 from nbvslr.progress import progress_for
-from nbvslr.results import task_dir
+from nbvslr.results import DEFAULT_OUT, task_dir
 from nbvslr.runner import run_experiment
 
 INTERRUPTED = 130
@@ -46,7 +46,7 @@ Examples:
               help="Dask scheduler to run on (with --backend dask); its workers must see "
                    "the config's CSV files, the cache and the mirror at the same paths.")
 @click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path),
-              default=Path("results"), show_default=True,
+              default=DEFAULT_OUT, show_default=True,
               help="Results folder; each task writes to OUT/<task>/.")
 @click.option("--force", is_flag=True,
               help="Recompute every size, ignoring checkpoints of an earlier run.")

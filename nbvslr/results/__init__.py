@@ -20,6 +20,7 @@ from nbvslr.results.files import (
 from nbvslr.results.layout import (
     CHECKPOINTS,
     CURVE_FILE,
+    DEFAULT_OUT,
     FLOAT_FORMAT,
     PAIRED_COLUMNS,
     PAIRED_FILE,
@@ -44,10 +45,10 @@ from nbvslr.results.read import (
 from nbvslr.results.write import write_task_outputs
 
 __all__ = [
-    "CHECKPOINTS", "CURVE_FILE", "FLOAT_FORMAT", "PAIRED_COLUMNS", "PAIRED_FILE", "RUN_FILE",
-    "SPLITS_FILE", "SPLIT_COLUMNS", "SUMMARY_COLUMNS", "SUMMARY_FILE", "Checkpoints",
+    "CHECKPOINTS", "CURVE_FILE", "DEFAULT_OUT", "FLOAT_FORMAT", "PAIRED_COLUMNS", "PAIRED_FILE",
+    "RUN_FILE", "SPLITS_FILE", "SPLIT_COLUMNS", "SUMMARY_COLUMNS", "SUMMARY_FILE", "Checkpoints",
     "Tables", "TaskResults", "atomic_write_bytes", "atomic_write_text", "csv_gz_bytes",
     "find_task_dirs", "json_bytes", "load_results", "load_tables", "load_task", "pick_pair",
-    "read_splits", "remove_temp_files", "sort_splits", "task_dir", "write_csv_gz",
-    "write_json", "write_task_outputs",
+    "read_splits", "remove_temp_files", "sort_splits", "task_dir", "write_csv_gz", "write_json",
+    "write_task_outputs",
 ]

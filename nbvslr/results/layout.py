@@ -25,6 +25,9 @@ import pandas as pd
 
 from nbvslr.errors import ResultsError
 
+DEFAULT_OUT = Path("results")
+"""Where ``nbvslr run`` writes, relative to the current folder."""
+
 SPLITS_FILE = "splits.csv.gz"
 SUMMARY_FILE = "summary.csv"
 PAIRED_FILE = "paired.csv"

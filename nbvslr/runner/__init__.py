@@ -30,7 +30,7 @@ def run_experiment(config: Config, progress: Progress | None = None) -> dict[str
     """Run every task of ``config``; return ``{task: splits table}``, files written.
 
     The splits table has one row per (model, m, split) with columns
-    ``results.SPLIT_COLUMNS``. Raises ``ConfigError`` (a size leaves no test row) or
+    ``results.SPLIT_COLUMNS``. Raises ``SizeError`` (a size leaves no test row) or
     ``DataError`` before any model is fitted.
     """
     progress = progress if progress is not None else NoProgress()
