@@ -38,6 +38,15 @@ def test_options_page_names_every_default():
     assert f"| `splits` | {config.DEFAULT_SPLITS} |" in page
 
 
+def test_results_page_lists_the_columns_of_the_code():
+    """docs/results.md shows each file's columns as nbvslr.results.layout defines them."""
+    from nbvslr.results import PAIRED_COLUMNS, SPLIT_COLUMNS, SUMMARY_COLUMNS
+
+    page = (ROOT / "docs" / "results.md").read_text("utf-8")
+    for columns in (SPLIT_COLUMNS, SUMMARY_COLUMNS, PAIRED_COLUMNS):
+        assert f"`{','.join(columns)}`" in page
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_local_links_resolve(page):
     """Every relative link of the README and docs/ names a file that exists."""

@@ -150,3 +150,16 @@ def test_report_no_paper_leaves_the_comparison_out(root):
     assert "Against the paper's Figure 1" in _invoke("report", root, "--n-boot", 10).output
     assert "Against the paper" not in _invoke("report", root, "--n-boot", 10,
                                               "--no-paper").output
+
+
+def test_figure_and_report_are_ordinary_files(root, tmp_path):
+    """The figure and the report go through the results writer: the mode of any new file
+    (0666 minus the umask), not the owner-only mode of a temporary file."""
+    import os
+
+    umask = os.umask(0)
+    os.umask(umask)
+    assert _invoke("plot", root, "-o", tmp_path / "fig.png").exit_code == 0
+    assert _invoke("report", root, "-o", tmp_path / "report.md", "--n-boot", 20).exit_code == 0
+    for name in ("fig.png", "report.md"):
+        assert (tmp_path / name).stat().st_mode & 0o777 == 0o666 & ~umask
