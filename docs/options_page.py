@@ -120,7 +120,7 @@ def render() -> str:
     for name in BUILTIN_TASKS:
         r = get_recipe(name)
         rows, features, positives = r.known
-        out.append(f"| {name} | {r.title} | {r.kind} | {rows} | {features} | {positives} | "
+        out.append(f"| {name} | {r.panel_title()} | {r.kind} | {rows} | {features} | {positives} | "
                    f"{_sizes(tuple(r.sizes))} |")
     out += ["", "## The recipes' choices", "",
             "Every choice the paper leaves open, overridable in a config with "

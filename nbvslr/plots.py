@@ -26,6 +26,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from nbvslr.errors import ConfigError
+from nbvslr.stats import DEFAULT_N_BOOT
 
 LINESTYLES = {"nb": "-", "lr": "--"}
 OTHER_LINESTYLE = ":"
@@ -301,7 +302,7 @@ def caption(tasks: Sequence[Any], *, paper: bool, intervals: bool = True) -> str
 
 def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | None = None,
                     panel_size: tuple[float, float] = PANEL_SIZE, paper: bool = False,
-                    n_boot: int = 1000, seed: int = 0) -> Figure:
+                    n_boot: int = DEFAULT_N_BOOT, seed: int = 0) -> Figure:
     """One panel per task, in the given order, ``ncols`` panels a row.
 
     ``tasks`` are objects with ``name``, ``summary`` and ``run_info`` (e.g.
@@ -343,7 +344,7 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | Non
 
 def figure1(tasks: Sequence[Any], *, suptitle: str | None = None,
             panel_size: tuple[float, float] = PANEL_SIZE, paper: bool = True,
-            n_boot: int = 1000, seed: int = 0) -> Figure:
+            n_boot: int = DEFAULT_N_BOOT, seed: int = 0) -> Figure:
     """The paper's Figure 1: every given task, 3 panels a row (5 x 3 for the 15 tasks),
     built-in tasks in the paper's panel order, other tasks after them; the paper's own
     curves overlaid on its panels unless ``paper`` is False."""

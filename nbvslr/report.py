@@ -15,6 +15,7 @@ import pandas as pd
 from nbvslr import stats
 from nbvslr.errors import ResultsError
 from nbvslr.results.read import PathLike, TaskResults, load_results
+from nbvslr.stats import DEFAULT_N_BOOT
 
 # --------------------------------------------------------------------------------------
 # The Markdown table
@@ -67,7 +68,7 @@ def _row_at(summary: pd.DataFrame, model: str, m: int) -> pd.Series | None:
     return None if hit.empty else hit.iloc[0]
 
 
-def task_crossovers(task: TaskResults, *, n_boot: int = 1000, seed: int = 0,
+def task_crossovers(task: TaskResults, *, n_boot: int = DEFAULT_N_BOOT, seed: int = 0,
                     level: float = 0.95) -> tuple[pd.DataFrame, dict]:
     """The task's paired rows (one pair, increasing m) and their ``stats.crossovers``.
 
@@ -106,9 +107,6 @@ def _task_row(task: TaskResults, *, n_boot: int, seed: int, level: float) -> lis
     cells.append(_num(task.run_info.get("majority_error")))
     return cells
 
-
-DEFAULT_N_BOOT = 1000
-"""Bootstrap resamples of the crossover interval."""
 
 HEADER = (
     "task", "m", "NB @ min m", "LR @ min m", "winner", "NB @ max m", "LR @ max m", "winner",

@@ -39,6 +39,9 @@ import pandas as pd
 from nbvslr.errors import ResultsError
 from nbvslr.results.layout import PAIRED_COLUMNS, STATS_COLUMNS, SUMMARY_COLUMNS, pick_pair
 
+DEFAULT_N_BOOT = 1000
+"""Bootstrap resamples of a crossover's interval (the report, the figures)."""
+
 # --------------------------------------------------------------------------------------
 # Quantiles of the normal and Student t distributions (no scipy inside the package)
 # --------------------------------------------------------------------------------------
@@ -424,7 +427,7 @@ def crossovers(
     splits: pd.DataFrame | None = None,
     *,
     rng: np.random.Generator | None = None,
-    n_boot: int = 1000,
+    n_boot: int = DEFAULT_N_BOOT,
     level: float = 0.95,
 ) -> dict:
     """Where the mean difference ``a - b`` (by default NB - LR) changes sign, for one task.

@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from nbvslr import plots, results
-from nbvslr.report import DEFAULT_N_BOOT, report_table
+from nbvslr.report import report_table
+from nbvslr.stats import DEFAULT_N_BOOT
 
 _RESULTS = click.argument(
     "results_dirs", nargs=-1, required=True, metavar="RESULTS_DIR...",
@@ -70,7 +71,8 @@ Examples:
 @_RESULTS
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               default=None, metavar="FILE", help="Also write the table to FILE (Markdown).")
-@click.option("--n-boot", type=click.IntRange(min=1), default=DEFAULT_N_BOOT, show_default=True,
+@click.option("--n-boot", type=click.IntRange(min=1), default=DEFAULT_N_BOOT,
+              show_default=True,
               metavar="N", help="Bootstrap resamples for the crossover interval.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               metavar="N", help="Seed of the bootstrap (the same seed, the same table).")
