@@ -13,7 +13,7 @@ from typing import Any
 
 from nbvslr import config
 from nbvslr.data.recipes import BUILTIN_TASKS, get_recipe
-from nbvslr.models.options import _RULES, FAMILIES, MCMC_DEFAULTS
+from nbvslr.models.options import _RULES, FAMILIES, MCMC_DEFAULTS, PROFILES
 
 #: What each config key means; its default comes from nbvslr.config.
 CONFIG_KEYS = {
@@ -26,6 +26,9 @@ CONFIG_KEYS = {
                "name -> options; the name is the results' `model` column (below)"),
     "nested": ("false", "true: the training sets of one split grow with m"),
     "block": (f"{config.DEFAULT_BLOCK}", "splits per work unit (never changes the results)"),
+    "profile": (f"`{config.DEFAULT_PROFILE}`",
+                "model defaults for every task: " + ", ".join(f"`{p}`" for p in PROFILES)
+                + " ([configs.md](configs.md))"),
 }
 
 #: What each model option means; its default and valid values come from the code.
@@ -38,6 +41,23 @@ MEANINGS = {
                              "feature variance of the training set, var_floor)`",
     ("nb", "var_floor"): "the smallest epsilon (an all-equal training set keeps a positive "
                          "variance)",
+    ("nb", "prior"): "`empirical`: the Laplace-smoothed class prior, as stated; `uniform`: "
+                     "equal priors; `uniform-gaussian`: equal priors in Gaussian NB only",
+    ("nb", "var_estimator"): "`ml`: the Gaussian variances divide by m (maximum likelihood); "
+                             "`unbiased`: by m − 2 (shared) or the class count − 1",
+    ("nb", "epsilon_form"): "`absolute`: epsilon is `max(var_smoothing, var_floor)` itself, "
+                            "on the [0, 1] scale",
+    ("nb", "epsilon_mode"): "`floor`: the variance is `max(variance, epsilon)` instead of "
+                            "`variance + epsilon`",
+    ("nb", "rescale"): "`dataset`: the [0, 1] rescaling over all rows; `training`: each "
+                       "split's training rows are rescaled again over themselves",
+    ("nb", "ties"): "a test row with log-odds exactly 0 counts half an error; `positive` / "
+                    "`negative` predict class 1 / class 0 there",
+    ("lr", "coding"): "discrete attributes: `reference` one-hot minus the most frequent level; "
+                      "`full`: every level's indicator; `ordinal`: one column, level code / "
+                      "(k − 1)",
+    ("lr", "rescale"): "as for nb; for LR `training` moves only the separable-set rule and a "
+                       "penalty",
     ("lr", "C"): "null: maximum likelihood, as in the paper; a number: L2 penalty "
                  "`C·loss + ‖w‖²/2` (intercept unpenalised)",
     ("lr", "separable"): "a linearly separable training set: `sample` averages the test error "

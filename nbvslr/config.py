@@ -309,8 +309,7 @@ def parse_config(
     grids = tuple(_grid_of(where, t, sizes) for t in tasks)
     profile = raw.get("profile", DEFAULT_PROFILE)
     if profile not in PROFILES:
-        hint = did_you_mean(str(profile), PROFILES).strip().strip("()")
-        problem = f"unknown profile{', ' + hint if hint else ''}"
+        problem = with_hint("unknown profile", profile, PROFILES)
         raise where.error("profile", problem, profile, f"use one of: {', '.join(PROFILES)}")
     models = _models(where, raw.get("models", DEFAULT_MODELS), profile)
     n_splits = where.integer("splits", raw.get("splits", DEFAULT_SPLITS), 1, ">= 1")
