@@ -359,15 +359,22 @@ def parse_config(
     )
 
 
-def check_backend(name: str) -> str:
-    """A joblib backend name, or a ``ConfigError`` listing the known ones."""
-    from joblib import parallel
+BACKENDS = ("loky", "threading", "sequential", "dask")
+"""The joblib backends a run works on: each must stream results as they finish
+(``return_as="generator_unordered"``), which joblib's ``multiprocessing`` backend cannot."""
 
-    known = sorted({*parallel.BACKENDS, *getattr(parallel, "EXTERNAL_BACKENDS", {})})
-    if name not in known:
-        problem = with_hint("unknown joblib backend", name, known)
+
+def check_backend(name: str) -> str:
+    """A backend of ``BACKENDS``, or a ``ConfigError`` listing them."""
+    if name == "multiprocessing":
         raise _Where("command line").error(
-            "--backend", problem, name, f"use one of: {', '.join(known)}"
+            "--backend", "joblib's multiprocessing backend cannot stream results as they "
+            "finish", name, "use loky, which runs the same worker processes",
+        )
+    if name not in BACKENDS:
+        problem = with_hint("unknown backend", name, BACKENDS)
+        raise _Where("command line").error(
+            "--backend", problem, name, f"use one of: {', '.join(BACKENDS)}"
         )
     return name
 

@@ -14,7 +14,7 @@ from typing import Protocol, TextIO
 class Progress(Protocol):
     """What the runner calls while work units finish."""
 
-    def start(self, total: int) -> None: ...
+    def start(self, total: int, label: str = "starting") -> None: ...
 
     def advance(self, label: str) -> None: ...
 
@@ -24,7 +24,7 @@ class Progress(Protocol):
 class NoProgress:
     """Reports nothing (``--quiet``, or stderr is not a terminal)."""
 
-    def start(self, total: int) -> None:
+    def start(self, total: int, label: str = "starting") -> None:
         pass
 
     def advance(self, label: str) -> None:
@@ -51,9 +51,9 @@ class ProgressBar:
         self.done = 0
         self.t0 = 0.0
 
-    def start(self, total: int) -> None:
+    def start(self, total: int, label: str = "starting") -> None:
         self.total, self.done, self.t0 = total, 0, time.monotonic()
-        self._draw("starting")
+        self._draw(label)
 
     def advance(self, label: str) -> None:
         self.done += 1

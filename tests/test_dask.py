@@ -176,7 +176,7 @@ class _KillOnBusy:
         self.done = 0
         self.killed_at: int | None = None
 
-    def start(self, total: int) -> None:
+    def start(self, total: int, label: str = "starting") -> None:
         self.total = total
 
     def advance(self, label: str) -> None:

@@ -75,7 +75,7 @@ def test_plain_names_write_only_under_the_results_folder(tmp_path):
 
 
 def test_out_that_is_a_file_is_refused(tmp_path):
-    """--out naming an existing file: click's one-line usage error, exit 2."""
+    """--out naming an existing file: a one-line error, exit 2."""
     blocker = tmp_path / "results"
     blocker.write_text("not a folder")
     result = _invoke(tmp_path, "toy", out=blocker)

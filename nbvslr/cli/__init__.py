@@ -1,11 +1,19 @@
 """The ``nbvslr`` command: a thin click shell over the Python API.
 
 Every user error is an ``NbvslrError``; ``main`` turns it into one line on stderr and the
-error's exit code, never a traceback.
+error's exit code, never a traceback. So is an ``OSError`` (a read-only or full disk, a file
+where a folder belongs): one line naming the file. Ctrl-C at any moment after start-up exits
+with 130 and one line.
+
+The commands' modules (numpy, pandas, matplotlib) are imported when a command is chosen, not
+when this module is, so that a Ctrl-C during those imports is caught like any other.
 """
 
 from __future__ import annotations
 
+import errno
+import importlib
+import os
 import sys
 
 import click
@@ -13,9 +21,57 @@ import click
 from nbvslr import __version__
 from nbvslr.errors import NbvslrError
 
+INTERRUPTED = 130
+"""Exit code of a command stopped by Ctrl-C (SIGINT), as a shell reports it."""
+
+#: command name -> (module, attribute), imported on first use
+COMMANDS = {
+    "run": ("nbvslr.cli.run_cmd", "run"),
+    "configs": ("nbvslr.cli.configs_cmd", "configs"),
+    "datasets": ("nbvslr.cli.datasets_cmd", "datasets"),
+    "plot": ("nbvslr.cli.figures_cmd", "plot"),
+    "report": ("nbvslr.cli.figures_cmd", "report"),
+    "fidelity": ("nbvslr.cli.fidelity_cmd", "fidelity_cmd"),
+    "compare": ("nbvslr.cli.guard_cmd", "compare_cmd"),
+}
+
+
+_NO_ARGS = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
 
 class _Group(click.Group):
-    """A click group that reports ``NbvslrError`` as ``error: ...`` and its exit code."""
+    """A click group that imports its commands on first use and reports ``NbvslrError``
+    and ``OSError`` as ``error: ...`` with an exit code, Ctrl-C as ``interrupted: ...``."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *COMMANDS})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands and name in COMMANDS:
+            module, attr = COMMANDS[name]
+            self.add_command(getattr(importlib.import_module(module), attr), name)
+        return super().get_command(ctx, name)
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
+             **extra):
+        """As click's, but a usage error (an unknown option, a value of the wrong type) is
+        one line too: ``error: <problem>; see nbvslr <command> --help``."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except _NO_ARGS as exc:  # ``nbvslr`` alone: the help, as click shows it
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            where = exc.ctx.command_path if getattr(exc, "ctx", None) else "nbvslr"
+            problem = one_line(exc.format_message()).rstrip(".")
+            click.echo(f"error: {problem}; see {where} --help", err=True)
+            sys.exit(exc.exit_code)
+        except click.Abort:  # Ctrl-C while the command line is parsed
+            click.echo("interrupted: rerun the same command to start again", err=True)
+            sys.exit(INTERRUPTED)
+        sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: click.Context):
         try:
@@ -23,6 +79,39 @@ class _Group(click.Group):
         except NbvslrError as exc:
             click.echo(f"error: {one_line(str(exc))}", err=True)
             ctx.exit(exc.exit_code)
+        except BrokenPipeError:  # the reader of stdout is gone (| head): stop quietly
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            ctx.exit(1)
+        except OSError as exc:
+            click.echo(f"error: {one_line(os_error_line(exc))}", err=True)
+            ctx.exit(1)
+        except KeyboardInterrupt:
+            click.echo("interrupted: rerun the same command to start again", err=True)
+            ctx.exit(INTERRUPTED)
+
+
+_OS_FIXES = {
+    errno.ENOSPC: "free some space on that disk or choose another --out",
+    errno.EDQUOT: "free some space (the disk quota is reached) or choose another --out",
+    errno.EROFS: "choose a folder on a writable disk (--out)",
+    errno.EACCES: "choose a folder you may write to, or change its permissions",
+    errno.EPERM: "choose a folder you may write to, or change its permissions",
+    errno.ENOTDIR: "a part of that path is a file, not a folder: move it away or choose "
+                   "another path",
+    errno.EEXIST: "a file stands where a folder belongs: move it away or choose another path",
+    errno.EISDIR: "a folder stands where a file belongs: move it away or choose another path",
+    errno.EMFILE: "raise the limit of open files (ulimit -n)",
+    errno.ENOMEM: "close other programs or use fewer --jobs",
+}
+
+
+def os_error_line(exc: OSError) -> str:
+    """One line for an operating-system error: the file, the system's reason, the fix."""
+    where = exc.filename if exc.filename is not None else "a file"
+    reason = exc.strerror or type(exc).__name__
+    fix = _OS_FIXES.get(exc.errno, "check the path and the disk")
+    return f"cannot use {where}: {reason}; {fix}"
 
 
 def one_line(text: str) -> str:
@@ -41,28 +130,6 @@ def one_line(text: str) -> str:
 @click.version_option(__version__, prog_name="nbvslr")
 def cli() -> None:
     """Naive Bayes vs logistic regression learning curves (Ng & Jordan, NIPS 2001)."""
-
-
-def _register() -> None:
-    from nbvslr.cli import (
-        configs_cmd,
-        datasets_cmd,
-        fidelity_cmd,
-        figures_cmd,
-        guard_cmd,
-        run_cmd,
-    )
-
-    cli.add_command(run_cmd.run)
-    cli.add_command(configs_cmd.configs)
-    cli.add_command(datasets_cmd.datasets)
-    cli.add_command(figures_cmd.plot)
-    cli.add_command(figures_cmd.report)
-    cli.add_command(fidelity_cmd.fidelity_cmd)
-    cli.add_command(guard_cmd.compare_cmd)
-
-
-_register()
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -10,12 +15,60 @@ import click
 from nbvslr.catalog import resolve_config
 from nbvslr.cli.data_options import data_options, data_settings
 from nbvslr.config import CLI_JOBS, DEFAULT_BACKEND, load_config
+from nbvslr.errors import ConfigError
 from nbvslr.progress import progress_for
 from nbvslr.results import DEFAULT_OUT, task_dir
 from nbvslr.runner import run_experiment
 
 INTERRUPTED = 130
 """Exit code of a run stopped by Ctrl-C (SIGINT), as a shell reports it."""
+TERMINATED = 143
+"""Exit code of a run stopped by SIGTERM (``kill PID``), as a shell reports it."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread: the run stops exactly as on Ctrl-C (its worker
+    processes are ended, the finished sizes kept), with exit code 143."""
+
+
+@contextmanager
+def _sigterm_stops_the_run() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def check_out(out: str) -> Path:
+    """``--out`` as a Path; ``ConfigError`` (exit 2) before anything is read or written when
+    it is empty, a file, below a file, or on a disk this process cannot write to."""
+    if not out.strip():
+        raise ConfigError("--out: an empty path; name a folder, e.g. --out results")
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"--out {out}: is a file, not a folder; name a folder")
+    existing = path.absolute()
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ConfigError(
+            f"--out {out}: {existing} is a file, so no folder can be made below it; "
+            "name another folder"
+        )
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(
+            f"--out {out}: cannot write in {existing} (a read-only disk, or no permission); "
+            "name a folder you may write to"
+        )
+    return path
 
 
 @click.command(
@@ -40,13 +93,12 @@ Examples:
 @click.option("--jobs", "-j", type=int, default=CLI_JOBS, show_default=True, metavar="N",
               help="Parallel workers; -1 uses every core. Results do not depend on it.")
 @click.option("--backend", default=DEFAULT_BACKEND, show_default=True, metavar="NAME",
-              help="joblib backend: loky, threading, multiprocessing, sequential or dask "
+              help="joblib backend: loky, threading, sequential or dask "
                    "(with --scheduler, or else a local dask cluster of --jobs workers).")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
               help="Dask scheduler to run on (with --backend dask); its workers must see "
                    "the config's CSV files, the cache and the mirror at the same paths.")
-@click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path),
-              default=DEFAULT_OUT, show_default=True,
+@click.option("--out", "-o", default=str(DEFAULT_OUT), show_default=True, metavar="FOLDER",
               help="Results folder; each task writes to OUT/<task>/.")
 @click.option("--force", is_flag=True,
               help="Recompute every size, ignoring checkpoints of an earlier run.")
@@ -66,19 +118,22 @@ def run(configs, splits, seed, jobs, backend, scheduler, out, force, quiet, mirr
 
     Every config file is read and checked before the first one runs.
     """
+    out = check_out(out)
     data = data_settings(mirror, cache, offline, fresh, timeout)
     settings = dict(splits=splits, seed=seed, data=data, out=out, jobs=jobs,
                     backend=backend, scheduler=scheduler, force=force)
     try:
-        loaded = [load_config(resolve_config(arg), **settings) for arg in configs]
-        for arg, config in zip(configs, loaded, strict=True):
-            done = run_experiment(config, progress=progress_for(sys.stderr, quiet=quiet))
-            for name in done:
-                click.echo(f"{arg}: {name}: results in {task_dir(config.out, name)}")
-    except KeyboardInterrupt:
+        with _sigterm_stops_the_run():
+            loaded = [load_config(resolve_config(arg), **settings) for arg in configs]
+            for arg, config in zip(configs, loaded, strict=True):
+                done = run_experiment(config, progress=progress_for(sys.stderr, quiet=quiet))
+                for name in done:
+                    click.echo(f"{arg}: {name}: results in {task_dir(config.out, name)}")
+    except KeyboardInterrupt as exc:
+        what = "terminated" if isinstance(exc, Terminated) else "interrupted"
         click.echo(
-            f"interrupted: the finished sizes are kept in {out}/<task>/.checkpoints; "
+            f"{what}: the finished sizes are kept in {out}/<task>/.checkpoints; "
             "rerun the same command to resume",
             err=True,
         )
-        sys.exit(INTERRUPTED)
+        sys.exit(TERMINATED if isinstance(exc, Terminated) else INTERRUPTED)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -240,6 +241,12 @@ def build_dataset(
 
 
 def _infer_kind(cells: pd.DataFrame, missing: pd.DataFrame, origin: str) -> str:
+    empty = [c for c in cells.columns if missing[c].all()]
+    if empty:
+        raise DataError(
+            f"{origin}: features: columns {_listing(empty, 4)} have no value (every cell is "
+            "empty or missing); features.drop them"
+        )
     numeric = []
     for column in cells.columns:
         values = cells[column][~missing[column]]
@@ -348,8 +355,13 @@ def read_csv(path: Path, *, sep: str = ",", header: bool = True) -> pd.DataFrame
     """
     origin = str(path)
     if not path.is_file():
+        problem = (
+            "file not found" if not path.exists()
+            else "is a folder, not a file" if path.is_dir()
+            else "not a regular file (a device or a pipe)"
+        )
         raise DataError(
-            f"{origin}: source.csv: file not found; check the path (a relative path in a "
+            f"{origin}: source.csv: {problem}; name a CSV file (a relative path in a "
             "config file is read from the config's folder)"
         )
     try:
@@ -369,7 +381,7 @@ def read_csv(path: Path, *, sep: str = ",", header: bool = True) -> pd.DataFrame
         ) from None
     except pd.errors.EmptyDataError:
         raise DataError(f"{origin}: the file is empty; give a CSV with a header row") from None
-    except (pd.errors.ParserError, ValueError, OSError) as exc:
+    except (pd.errors.ParserError, ValueError, OSError, re.error) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise DataError(
             f"{origin}: cannot parse as CSV ({first}); check source.sep and that every row "

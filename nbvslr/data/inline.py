@@ -42,6 +42,7 @@ columns) are in ``nbvslr.data.csvsource``; the synthetic generators in
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -141,6 +142,15 @@ def validate(spec: TaskSpec) -> None:
         sep = source.get("sep", ",")
         if not isinstance(sep, str) or not sep or sep in ('"', "\n"):
             raise _error("source.sep", "must be a separator character", sep, "e.g. sep: ';'")
+        if len(sep) > 1:
+            try:
+                re.compile(sep)
+            except re.error as exc:
+                raise _error(
+                    "source.sep", f"a separator of more than one character is a regular "
+                    f"expression, and this one is not valid ({exc})", sep,
+                    "escape its special characters, e.g. sep: '\\|\\|' for ||",
+                ) from None
         header = source.get("header", True)
         if not isinstance(header, bool):
             raise _error("source.header", "not true or false", header, "write header: true")

@@ -118,8 +118,9 @@ def _number(lo: float, *, strict: bool, none_ok: bool = False) -> Callable[[Any]
     return check
 
 
-def _integer(lo: int, *, none_ok: bool = False) -> Callable[[Any], int | None]:
-    """A validator for an integer ``>= lo`` (a float with an integral value is accepted)."""
+def _integer(lo: int, hi: int, *, none_ok: bool = False) -> Callable[[Any], int | None]:
+    """A validator for an integer in ``lo .. hi`` (a float with an integral value is
+    accepted)."""
 
     def check(value: Any) -> int | None:
         if value is None and none_ok:
@@ -128,7 +129,7 @@ def _integer(lo: int, *, none_ok: bool = False) -> Callable[[Any], int | None]:
             raise ValueError
         if isinstance(value, float) and value.is_integer():
             value = int(value)
-        if not isinstance(value, int) or value < lo:
+        if not isinstance(value, int) or not lo <= value <= hi:
             raise ValueError
         return int(value)
 
@@ -143,6 +144,17 @@ def _choice(*options: str) -> Callable[[Any], str]:
 
     return check
 
+
+#: Upper bounds of the counts: each is far above any useful value, and keeps a typo (an extra
+#: zero or three) from running for days or filling the memory. A split keeps
+#: ``mcmc_chains * mcmc_draws`` hyperplanes of P numbers each (MAX_HYPERPLANES bounds that).
+MAX_ITER = 10_000
+MAX_CHAINS = 1_000
+MAX_DRAWS = 10_000
+MAX_HYPERPLANES = 10_000
+MAX_BURN_IN = 1_000_000
+MAX_THIN = 10_000
+MAX_MCMC_ITERATIONS = 1_000_000  # burn_in + draws * thin, per chain
 
 # option -> (validator, description of the valid range for the error message)
 _RULES: dict[str, dict[str, tuple[Callable[[Any], Any], str]]] = {
@@ -166,12 +178,16 @@ _RULES: dict[str, dict[str, tuple[Callable[[Any], Any], str]]] = {
         "separable": (_choice("sample", "l2", "mle"), "one of 'sample', 'l2', 'mle'"),
         "C_separable": (_number(0.0, strict=True), "a number > 0"),
         "tol": (_number(0.0, strict=True), "a number > 0"),
-        "max_iter": (_integer(1), "an integer >= 1"),
-        "mcmc_chains": (_integer(1, none_ok=True), "an integer >= 1, or null (the default)"),
-        "mcmc_draws": (_integer(1, none_ok=True), "an integer >= 1, or null (the default)"),
+        "max_iter": (_integer(1, MAX_ITER), f"an integer from 1 to {MAX_ITER}"),
+        "mcmc_chains": (_integer(1, MAX_CHAINS, none_ok=True),
+                        f"an integer from 1 to {MAX_CHAINS}, or null (the default)"),
+        "mcmc_draws": (_integer(1, MAX_DRAWS, none_ok=True),
+                       f"an integer from 1 to {MAX_DRAWS}, or null (the default)"),
         "mcmc_method": (_choice("hmc", "hit-and-run"), "one of 'hmc', 'hit-and-run'"),
-        "mcmc_burn_in": (_integer(0, none_ok=True), "an integer >= 0, or null (the default)"),
-        "mcmc_thin": (_integer(1, none_ok=True), "an integer >= 1, or null (the default)"),
+        "mcmc_burn_in": (_integer(0, MAX_BURN_IN, none_ok=True),
+                         f"an integer from 0 to {MAX_BURN_IN}, or null (the default)"),
+        "mcmc_thin": (_integer(1, MAX_THIN, none_ok=True),
+                      f"an integer from 1 to {MAX_THIN}, or null (the default)"),
         "coding": (
             _choice("reference", "full", "ordinal"), "one of 'reference', 'full', 'ordinal'"
         ),
@@ -234,4 +250,17 @@ def resolve_options(
         for key, value in MCMC_DEFAULTS[resolved["mcmc_method"]].items():
             if resolved[key] is None:
                 resolved[key] = value
+        kept = resolved["mcmc_chains"] * resolved["mcmc_draws"]
+        if kept > MAX_HYPERPLANES:
+            raise ConfigError(
+                f"model '{name}': mcmc_chains x mcmc_draws = {kept} hyperplanes per split is "
+                f"more than {MAX_HYPERPLANES}; use fewer chains or draws"
+            )
+        steps = resolved["mcmc_burn_in"] + resolved["mcmc_draws"] * resolved["mcmc_thin"]
+        if steps > MAX_MCMC_ITERATIONS:
+            raise ConfigError(
+                f"model '{name}': mcmc_burn_in + mcmc_draws x mcmc_thin = {steps} iterations "
+                f"per chain is more than {MAX_MCMC_ITERATIONS}; use fewer draws, a smaller "
+                "thinning or a shorter burn-in"
+            )
     return resolved

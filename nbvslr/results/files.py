@@ -46,6 +46,11 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
             os.fsync(fh.fileno())
         os.chmod(tmp, _MODE)
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        if exc.filename is not None:
+            raise
+        raise OSError(exc.errno, exc.strerror, str(path)) from None  # name the file
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -20,7 +20,7 @@ import pandas as pd
 from nbvslr.config import Config
 from nbvslr.progress import NoProgress, Progress
 from nbvslr.runner.backends import unit_stream
-from nbvslr.runner.bookkeeping import _collect, _finish, _prepare, _units
+from nbvslr.runner.bookkeeping import _collect, _finish, _prepare, _units, memory_plan
 from nbvslr.runner.units import FULL
 
 __all__ = ["run_experiment"]
@@ -36,11 +36,12 @@ def run_experiment(config: Config, progress: Progress | None = None) -> dict[str
     progress = progress if progress is not None else NoProgress()
     started = time.perf_counter()
     tasks = _prepare(config)
+    plan = memory_plan(config, tasks)  # refused here if it would not fit
     by_name = {t.spec.name: t for t in tasks}
-    units = list(_units(config, tasks))
+    units = list(_units(config, tasks, plan))
     out: dict[str, pd.DataFrame] = {}
     with unit_stream(config, units) as stream:  # a dask client is started here
-        progress.start(len(units))
+        progress.start(len(units), f"memory {plan.describe()}")
         try:
             for result in stream:
                 task = by_name[result.task]

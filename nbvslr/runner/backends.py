@@ -20,10 +20,12 @@ from threadpoolctl import threadpool_limits
 
 from nbvslr.config import Config
 from nbvslr.errors import ConfigError
+from nbvslr.runner import lifeline
 from nbvslr.runner.units import BLAS_THREADS, Unit, UnitResult, run_unit
 
 
-def _n_workers(jobs: int) -> int:
+def n_workers(jobs: int) -> int:
+    """Worker processes (or threads) of ``--jobs`` on this machine: ``-1`` is every core."""
     cores = os.cpu_count() or 1
     return jobs if jobs > 0 else max(1, cores + 1 + jobs)
 
@@ -105,21 +107,30 @@ def _close_dask(client: Any) -> None:
 
 @contextmanager
 def _workers_ignore_sigint(backend: str) -> Iterator[None]:
-    """Start worker processes with SIGINT ignored (they inherit it), then restore it here.
+    """Start worker processes with SIGINT blocked (they inherit the mask and keep it), and
+    hold back a Ctrl-C that arrives meanwhile until the block ends, then raise it here.
 
     A terminal's Ctrl-C reaches every process of the group: the run stops in this process,
     which then ends the workers, and a worker still importing prints no traceback of its own.
+    This process neither ignores SIGINT meanwhile (the kernel may hand a signal sent to the
+    process to any of its threads, a BLAS thread say, which would drop an ignored one) nor
+    raises it while joblib starts the workers: the handler only notes it.
     """
-    if backend not in ("loky", "multiprocessing", "dask") or (
+    if backend not in ("loky", "dask") or not hasattr(signal, "pthread_sigmask") or (
         threading.current_thread() is not threading.main_thread()
     ):
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    noted: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: noted.append(signum))
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        signal.signal(signal.SIGINT, previous)  # the handler first, then a pending signal
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    if noted:
+        raise KeyboardInterrupt
 
 
 @contextmanager
@@ -130,10 +141,13 @@ def unit_stream(config: Config, units: Sequence[Unit]) -> Iterator[Iterator[Unit
     local cluster) that this run started.
     """
     client, owned = (
-        _dask_client(config, _n_workers(config.jobs)) if config.backend == "dask"
+        _dask_client(config, n_workers(config.jobs)) if config.backend == "dask"
         else (None, False)
     )
-    backend_args = {"client": client} if client is not None else {}
+    backend_args: dict[str, Any] = {"client": client} if client is not None else {}
+    if config.backend == "loky":  # every worker, even one that never gets a unit
+        backend_args["initializer"] = lifeline.watch_parent
+    stream = None
     try:
         with threadpool_limits(limits=BLAS_THREADS), \
                 parallel_config(backend=config.backend, **backend_args), \
@@ -142,12 +156,14 @@ def unit_stream(config: Config, units: Sequence[Unit]) -> Iterator[Iterator[Unit
             warnings.filterwarnings("ignore", message=r".*tasks? which were still being")
             parallel = Parallel(n_jobs=config.jobs, return_as="generator_unordered",
                                 batch_size=1)
-            with _workers_ignore_sigint(config.backend):  # workers start at the first unit
-                stream = parallel(delayed(run_unit)(u) for u in units)
             try:
+                # workers start at the first unit; a Ctrl-C meanwhile is raised on leaving
+                with _workers_ignore_sigint(config.backend):
+                    stream = parallel(delayed(run_unit)(u) for u in units)
                 yield stream
             finally:
-                stream.close()
+                if stream is not None:
+                    stream.close()
     finally:
         if owned:
             _close_dask(client)

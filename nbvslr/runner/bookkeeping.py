@@ -26,6 +26,8 @@ from nbvslr import __version__, results
 from nbvslr.config import Config
 from nbvslr.data.dataset import Dataset, TaskSpec
 from nbvslr.errors import DataError
+from nbvslr.runner import memory
+from nbvslr.runner.backends import n_workers
 from nbvslr.runner.units import FULL, Unit, UnitResult, _plain, dataset_for, portable
 from nbvslr.splits import check_size
 
@@ -45,6 +47,7 @@ class _Task:
     seconds: dict[int, float] | None = None
     skipped: tuple[int, ...] = ()
     remaining: int = 0  # units still to come
+    plan: memory.Plan | None = None
 
 
 def _check_sizes(config: Config, spec: TaskSpec, grid: tuple[int, ...], data: Dataset) -> None:
@@ -112,7 +115,23 @@ def _prepare(config: Config) -> list[_Task]:
     return tasks
 
 
-def _units(config: Config, tasks: list[_Task]) -> Iterator[Unit]:
+def memory_plan(config: Config, tasks: list[_Task], budget: float | None = None) -> memory.Plan:
+    """The run's memory estimate and split count per unit (``nbvslr.runner.memory``);
+    ``ConfigError`` if it would not fit in ``budget`` (default: this machine's memory)."""
+    shapes = [memory.task_shape(t.spec.name, t.data, t.grid, config.models) for t in tasks]
+    local = config.backend == "loky" or (config.backend == "dask" and not config.scheduler)
+    workers = n_workers(config.jobs)
+    plan = memory.plan(
+        shapes, splits=config.splits, block=config.block, workers=workers if local else 0,
+        threads=workers if config.backend == "threading" else 1,
+        budget=memory.machine_bytes() if budget is None else budget,
+    )
+    for task in tasks:
+        task.plan = plan
+    return plan
+
+
+def _units(config: Config, tasks: list[_Task], plan: memory.Plan) -> Iterator[Unit]:
     pid = os.getpid()
     for task in tasks:
         task.checkpoints.prepare(force=config.force)
@@ -127,10 +146,11 @@ def _units(config: Config, tasks: list[_Task]) -> Iterator[Unit]:
         for m in task.grid:
             if m in done:
                 continue
-            starts = range(0, config.splits, config.block)
+            block = plan.block(spec.name, m, config.block)
+            starts = range(0, config.splits, block)
             task.todo[m] = len(starts)
             for start in starts:
-                stop = min(start + config.block, config.splits)
+                stop = min(start + block, config.splits)
                 yield Unit(**common, m=m, start=start, stop=stop, nested_min=nested_min,
                            parent_pid=pid)
                 task.remaining += 1
@@ -203,6 +223,7 @@ def _run_info(config: Config, task: _Task, started: float) -> dict[str, Any]:
         "majority_error": min(pos, n - pos) / n,
         "execution": {"jobs": config.jobs, "backend": config.backend, "block": config.block,
                       "scheduler": config.scheduler},
+        "memory": task.plan.to_dict() if task.plan is not None else None,
         "timings": {
             "wall_seconds": round(time.perf_counter() - started, 3),
             "fit_seconds_by_m": {str(m): round(s, 3) for m, s in sorted(task.seconds.items())},

@@ -27,6 +27,7 @@ from nbvslr import models
 from nbvslr.data import load_task
 from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
 from nbvslr.models.spec import ModelSpec
+from nbvslr.runner import lifeline
 from nbvslr.splits import draw_train_sets, full_seed, nested_train_sets, split_seeds
 
 BLAS_THREADS = 1
@@ -92,9 +93,11 @@ def dataset_for(spec: TaskSpec, settings: DataSettings) -> Dataset:
 def _limit_blas(unit: Unit) -> None:
     # In a worker process (loky, multiprocessing, dask): one BLAS thread for its lifetime.
     # In the calling process (sequential, threading) run_experiment holds the limit.
+    # A worker process also ends soon after the run's process dies (lifeline).
     global _BLAS_SET
     if os.getpid() != unit.parent_pid and not _BLAS_SET:
         threadpool_limits(limits=BLAS_THREADS)
+        lifeline.watch_parent()
         _BLAS_SET = True
 
 

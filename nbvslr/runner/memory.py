@@ -1,0 +1,190 @@
+"""How much memory a run will use, estimated before the workers start and any model is fitted.
+
+A run holds, in each process, the task's data and its designs, and, while a work unit runs,
+that unit's stacks of training sets: ``(S, m, P)`` float64 for S splits of m rows and P
+design columns (``nbvslr.models``), a few copies of it at the peak, plus for logistic
+regression ``(S, P, P)`` Hessians and ``(S, chains * draws, P)`` sampled hyperplanes. The
+unit's split count S is the one thing that can be chosen without changing a result (any
+block gives the same bytes): ``plan`` lowers it, size by size, so that a unit stays within
+``UNIT_BUDGET``, and refuses a run whose estimate is still above the machine's memory.
+
+The factors below are upper bounds of what was measured (``tracemalloc`` peaks of
+``run_unit`` and ``ru_maxrss`` of a whole run on synthetic tasks; docs/what-happens-when.md gives
+the commands): a unit peaks at about 3 stacks, loading a task at about 3 copies of its data.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nbvslr.errors import ConfigError
+
+GiB = 1 << 30
+MiB = 1 << 20
+
+BASE = 200 * MiB
+"""A process with nbvslr, numpy, pandas (and, in the run's own process, matplotlib) loaded."""
+LOAD = 3.5
+"""Bytes held while a task loads and after, per byte of its feature matrix."""
+UNIT_STACKS = 3.5
+"""Peak bytes of a unit per byte of one ``(S, m, P)`` stack."""
+ROW_BYTES = 400
+"""The run's own process, per row of a task's splits table (checkpoints read back, sorted,
+summarised and written)."""
+UNIT_OBJECT_BYTES = 600
+"""One queued work unit (settings only, no arrays)."""
+UNIT_BUDGET = 1 * GiB
+"""The most one work unit may use: units of more are split into fewer splits each."""
+SHARE = 0.9
+"""The share of the machine's memory a run may plan to use."""
+
+
+@dataclass(frozen=True)
+class TaskShape:
+    """What the estimate needs to know of one task.
+
+    rows, features : the data's N and d; width : the widest design a model uses (P, with the
+    intercept); grid : the sizes to run; hyperplanes : the most sampled hyperplanes per split
+    of an LR model (0 without LR); models : how many models.
+    """
+
+    name: str
+    rows: int
+    features: int
+    width: int
+    grid: tuple[int, ...]
+    hyperplanes: int
+    models: int
+
+    @property
+    def data_bytes(self) -> float:
+        return 8.0 * self.rows * self.features
+
+    def split_bytes(self, m: int) -> float:
+        """Peak bytes of a unit, per split, at training-set size ``m``."""
+        P = self.width
+        stack = UNIT_STACKS * 8.0 * m * P
+        return stack + 8.0 * (4 * P * P + 2 * self.hyperplanes * P)
+
+    def loaded_bytes(self) -> float:
+        """A process's copy of the task: the data, then the designs (N x P, twice: all rows
+        and the distinct rows), kept for the rest of the run."""
+        return LOAD * self.data_bytes + 2 * 8.0 * self.rows * self.width
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The estimate of a run and the split count of each of its units."""
+
+    total: float
+    main: float
+    worker: float
+    workers: int
+    budget: float
+    blocks: Mapping[tuple[str, int], int] = field(default_factory=dict)
+
+    def block(self, task: str, m: int, default: int) -> int:
+        return self.blocks.get((task, m), default)
+
+    def describe(self) -> str:
+        """``about 1.4 GiB (this process 0.6 GiB + 2 workers x 0.4 GiB)``."""
+        parts = f"this process {gib(self.main)}"
+        if self.workers:
+            parts += f" + {self.workers} worker{'s' * (self.workers > 1)} x {gib(self.worker)}"
+        return f"about {gib(self.total)} ({parts})"
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {"estimate_bytes": int(self.total), "run_process_bytes": int(self.main),
+                "worker_bytes": int(self.worker), "workers": self.workers,
+                "budget_bytes": int(self.budget)}
+
+
+def gib(n: float) -> str:
+    return f"{n / GiB:.1f} GiB"
+
+
+def plan(
+    shapes: Sequence[TaskShape], *, splits: int, block: int, workers: int, threads: int = 1,
+    budget: float,
+) -> Plan:
+    """Split counts per unit within ``UNIT_BUDGET``, and the run's estimate.
+
+    ``workers`` is the number of worker processes on this machine; 0 when the units run in
+    this process, ``threads`` at a time (sequential: 1; threading: its jobs), or on a remote
+    dask cluster, whose memory is its own. Raises ``ConfigError`` when the estimate is above
+    ``budget``.
+    """
+    blocks: dict[tuple[str, int], int] = {}
+    unit_peak = 0.0
+    units = 0
+    for shape in shapes:
+        for m in shape.grid:
+            per_split = shape.split_bytes(m)
+            fit = max(1, int(UNIT_BUDGET // per_split))
+            chosen = min(block, splits, fit)
+            if chosen < min(block, splits):
+                blocks[(shape.name, m)] = chosen
+            units += -(-splits // chosen)
+            unit_peak = max(unit_peak, chosen * per_split)
+        unit_peak = max(unit_peak, shape.split_bytes(shape.rows))  # the fit on all rows
+    loaded = sum(s.loaded_bytes() for s in shapes)
+    rows = max((splits * len(s.grid) * s.models for s in shapes), default=0)
+    main = BASE + sum(LOAD * s.data_bytes for s in shapes) + ROW_BYTES * rows
+    main += UNIT_OBJECT_BYTES * units
+    if workers:
+        worker = BASE + loaded + unit_peak
+        total = main + workers * worker
+    else:
+        worker = 0.0
+        total = main + loaded + threads * unit_peak
+    result = Plan(total, main, worker, workers, budget, blocks)
+    if total > budget:
+        raise ConfigError(_refusal(result, shapes, unit_peak))
+    return result
+
+
+def _refusal(result: Plan, shapes: Sequence[TaskShape], unit_peak: float) -> str:
+    big = max(shapes, key=lambda s: s.loaded_bytes())
+    if result.workers > 1 and result.main + result.worker <= result.budget:
+        fix = f"use fewer workers (--jobs 1 needs {gib(result.main + result.worker)})"
+    elif unit_peak > UNIT_BUDGET:
+        fix = (f"a fit on all {big.rows} rows of {big.name} alone needs {gib(unit_peak)}: "
+               "use fewer rows or features")
+    else:
+        fix = "use fewer splits, sizes, rows or features, or --jobs 1"
+    return (f"memory: the run would need {result.describe()}, more than the "
+            f"{gib(result.budget)} it may use here; {fix}")
+
+
+def machine_bytes() -> float:
+    """The memory this process may use: the machine's, or its cgroup's limit if lower."""
+    try:
+        total = float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        total = float("inf")
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            text = Path(path).read_text().strip()
+        except OSError:
+            continue
+        if text.isdigit():
+            total = min(total, float(text))
+    return total * SHARE
+
+
+def task_shape(name: str, data, grid: Sequence[int], models: Sequence) -> TaskShape:
+    """The ``TaskShape`` of a loaded ``Dataset`` and the run's ``ModelSpec``s."""
+    d = data.n_features
+    if data.kind == "discrete":
+        width = int(sum(data.n_values)) + 1  # one-hot, the widest design
+    elif any(m.family == "nb" and m.options.get("variance") == "class" for m in models):
+        width = 2 * d + 1  # [X, X**2]
+    else:
+        width = d + 1
+    hyperplanes = max(
+        (int(m.options["mcmc_chains"]) * int(m.options["mcmc_draws"]) for m in models
+         if m.family == "lr" and m.options.get("separable") == "sample"), default=0)
+    return TaskShape(name, data.n_rows, d, width, tuple(grid), hyperplanes, len(models))

@@ -1,0 +1,357 @@
+"""Attacks on a run that must end in one line and the right exit code, with results either
+correct or absent: options out of bounds, memory, operating-system errors (read-only or full
+disk, files where folders belong), bad command lines, signals, orphaned workers."""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from nbvslr import results
+from nbvslr.cli import cli
+from nbvslr.config import parse_config
+from nbvslr.errors import ConfigError
+from nbvslr.runner import memory
+
+TOY = {
+    "tasks": [{
+        "name": "toy",
+        "source": {"synthetic": {"generator": "nb", "rows": 200, "features": 5, "seed": 0}},
+    }],
+    "sizes": [2, 5, 10, 20, 40, 80],
+    "splits": 200,
+    "block": 50,
+    "seed": 0,
+    "models": {"nb": {}, "lr": {}},
+}
+
+
+def _config(folder: Path, raw: dict = TOY, name: str = "toy.yaml") -> Path:
+    path = folder / name
+    path.write_text(yaml.safe_dump(raw))
+    return path
+
+
+def _run(config: Path, out: Path | str, *args: str):
+    return CliRunner().invoke(
+        cli, ["run", str(config), "--out", str(out), "--cache", str(Path(config).parent / "c"),
+              "--offline", "--jobs", "1", "-q", *args],
+    )
+
+
+def _one_line(result, code: int, *words: str) -> str:
+    lines = result.output.strip().splitlines()
+    assert result.exit_code == code, result.output
+    assert len(lines) == 1, result.output
+    assert "Traceback" not in result.output
+    for word in words:
+        assert word in lines[0], lines[0]
+    return lines[0]
+
+
+# The console script's code, with a marker on stdout once the entry point is imported (it
+# imports nothing else: the interpreter's own start-up is out of its reach).
+_ENTRY = ("import os, sys; from nbvslr.__main__ import main; os.write(1, b'up\\n'); "
+          "sys.argv[0] = 'nbvslr'; main()")
+
+
+def _start(config: Path, out: Path, *args: str) -> subprocess.Popen:
+    cmd = [sys.executable, "-c", _ENTRY,
+           "run", str(config), "--out", str(out), "--cache", str(out.parent / "c"),
+           "--offline", "-q", *args]
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True, cwd=out.parent)
+
+
+def _children(pid: int) -> set[int]:
+    """Every live descendant of ``pid`` (from /proc)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z":
+                parents[int(entry.name)] = int(fields[1])
+    found, todo = set(), [pid]
+    while todo:
+        parent = todo.pop()
+        kids = {p for p, pp in parents.items() if pp == parent}
+        found |= kids
+        todo.extend(kids)
+    return found
+
+
+def _alive(pids: set[int]) -> set[int]:
+    alive = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            alive.add(pid)
+    return alive
+
+
+def _wait_until(predicate, limit: float) -> bool:
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+# --------------------------------------------------------------------------- bounds
+
+
+@pytest.mark.parametrize("options, word", [
+    ({"mcmc_draws": 100_000_000}, "mcmc_draws"),
+    ({"mcmc_chains": 10**6}, "mcmc_chains"),
+    ({"mcmc_chains": 1000, "mcmc_draws": 1000}, "hyperplanes per split"),
+    ({"mcmc_burn_in": 10**7}, "mcmc_burn_in"),
+    ({"mcmc_draws": 1000, "mcmc_thin": 5000}, "iterations per chain"),
+    ({"max_iter": 10**9}, "max_iter"),
+])
+def test_every_count_option_has_an_upper_bound(options, word):
+    """An option a typo can make huge (draws, chains, iterations) is refused, naming it."""
+    raw = {**TOY, "models": {"lr": options}}
+    with pytest.raises(ConfigError, match=word):
+        parse_config(raw)
+
+
+# --------------------------------------------------------------------------- memory
+
+
+def _toy_shape(rows: int = 10_000_000, features: int = 10, grid=(10, 100)) -> memory.TaskShape:
+    return memory.TaskShape("big", rows, features, features + 1, tuple(grid), 2, 2)
+
+
+def test_memory_plan_of_the_largest_synthetic_task_fits_the_project_machine():
+    """10^7 rows x 10 features (the largest synthetic task) with the default jobs on a 2-core
+    machine is planned below 24 GiB; with 16 workers it is refused in one line."""
+    shape = _toy_shape()
+    plan = memory.plan([shape], splits=1000, block=250, workers=2, budget=24 * memory.GiB)
+    assert plan.total < 24 * memory.GiB
+    with pytest.raises(ConfigError, match=r"^memory: the run would need about .*--jobs 1"):
+        memory.plan([shape], splits=1000, block=250, workers=16, budget=24 * memory.GiB)
+
+
+def test_memory_plan_lowers_the_splits_of_a_unit_that_would_not_fit():
+    """A size whose (S, m, P) stacks exceed the unit budget gets fewer splits per unit; the
+    small sizes keep the config's block."""
+    shape = _toy_shape(rows=1_000_000, features=10, grid=(10, 100_000))
+    plan = memory.plan([shape], splits=1000, block=250, workers=1, budget=1e15)
+    assert plan.block("big", 10, 250) == 250
+    small = plan.block("big", 100_000, 250)
+    assert 1 <= small < 250
+    assert small * shape.split_bytes(100_000) <= memory.UNIT_BUDGET
+
+
+def test_a_run_that_would_not_fit_is_refused_before_any_fit(tmp_path, monkeypatch):
+    """A budget below the estimate: exit 2, one line with the estimate, no checkpoint."""
+    monkeypatch.setattr(memory, "machine_bytes", lambda: 10 * memory.MiB)
+    out = tmp_path / "out"
+    line = _one_line(_run(_config(tmp_path), out), 2, "memory:", "GiB")
+    assert "more than the 0.0 GiB" in line
+    assert not list(out.rglob("m=*.csv.gz"))
+
+
+def test_chunked_units_give_the_same_bytes(tmp_path, monkeypatch):
+    """Units cut to fewer splits by the memory plan: the same result files, byte for byte."""
+    config = _config(tmp_path)
+    assert _run(config, tmp_path / "a").exit_code == 0
+    monkeypatch.setattr(memory, "UNIT_BUDGET", 20_000)  # a few splits per unit at m = 80
+    assert _run(config, tmp_path / "b").exit_code == 0
+    for name in ("splits.csv.gz", "summary.csv", "paired.csv"):
+        assert (tmp_path / "a/toy" / name).read_bytes() == (tmp_path / "b/toy" / name).read_bytes()
+    import json
+    info = json.loads((tmp_path / "b/toy/run.json").read_text())
+    assert info["memory"]["estimate_bytes"] > 0
+
+
+# --------------------------------------------------------------------------- OS errors
+
+
+@pytest.mark.parametrize("out, word", [
+    ("", "empty path"),
+    ("toy.yaml", "is a file, not a folder"),
+    ("toy.yaml/below", "no folder can be made below it"),
+])
+def test_an_out_folder_that_cannot_be_one_is_a_line(tmp_path, monkeypatch, out, word):
+    """--out empty, a file, or below a file: exit 2, one line, nothing written."""
+    monkeypatch.chdir(tmp_path)
+    config = _config(tmp_path)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    _one_line(_run(config, out), 2, "--out", word)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_a_read_only_out_is_a_line(tmp_path, monkeypatch):
+    """--out on a disk this process may not write: exit 2, one line, before any fit."""
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: False if mode & os.W_OK else
+                        real_access(p, mode))
+    _one_line(_run(_config(tmp_path), tmp_path / "ro" / "out"), 2, "cannot write in")
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS])
+def test_disk_full_or_read_only_while_writing_is_a_line_and_leaves_nothing_partial(
+    tmp_path, monkeypatch, code
+):
+    """ENOSPC / EROFS while the results are written: exit 1, one line naming the file; no
+    temporary file is left and the files of the previous run are untouched."""
+    config = _config(tmp_path, {**TOY, "sizes": [2, 5], "splits": 20})
+    out = tmp_path / "out"
+    assert _run(config, out).exit_code == 0
+    before = {p: p.read_bytes() for p in (out / "toy").iterdir() if p.is_file()}
+    real_fsync = os.fsync
+
+    def full(fd):
+        if os.readlink(f"/proc/self/fd/{fd}").rsplit("/", 1)[-1].startswith(".summary.csv."):
+            raise OSError(code, os.strerror(code))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", full)
+    line = _one_line(_run(config, out, "--force"), 1, "summary.csv", os.strerror(code))
+    assert "Errno" not in line
+    assert not list(out.rglob("*.tmp"))
+    for path, data in before.items():
+        if path.name != "run.json":
+            assert path.read_bytes() == data, path
+
+
+def test_checkpoints_folder_that_is_a_file_is_a_line(tmp_path):
+    """``.checkpoints`` being a file: exit 1, one line naming it."""
+    out = tmp_path / "out"
+    (out / "toy").mkdir(parents=True)
+    (out / "toy" / results.CHECKPOINTS).write_text("not a folder")
+    _one_line(_run(_config(tmp_path), out), 1, ".checkpoints", "move it away")
+
+
+def test_multiprocessing_backend_is_refused_before_the_folder_is_touched(tmp_path):
+    """--backend multiprocessing (cannot stream results): exit 2, one line, no folder."""
+    out = tmp_path / "out"
+    _one_line(_run(_config(tmp_path), out, "--backend", "multiprocessing"), 2, "loky")
+    assert not out.exists()
+
+
+def test_usage_errors_are_one_line(tmp_path):
+    """A click usage error (a value of the wrong type) is one line, exit 2."""
+    _one_line(_run(_config(tmp_path), tmp_path / "o", "--jobs", "two"), 2, "--jobs",
+              "--help")
+
+
+# --------------------------------------------------------------------------- CSV sources
+
+
+def _csv_task(tmp_path: Path, csv: str, **source) -> Path:
+    raw = {"tasks": [{"name": "c", "source": {"csv": csv, **source},
+                      "target": {"column": "y"}}], "sizes": [2], "splits": 2}
+    return _config(tmp_path, raw, "c.yaml")
+
+
+def test_csv_separator_that_is_no_regular_expression_is_a_line(tmp_path):
+    """``sep: "(["`` is a broken regular expression: exit 2, one line naming source.sep."""
+    (tmp_path / "d.csv").write_text("a,y\n1,0\n2,1\n3,0\n")
+    _one_line(_run(_csv_task(tmp_path, "d.csv", sep="(["), tmp_path / "o"), 2, "source.sep")
+
+
+@pytest.mark.parametrize("path, word", [(".", "is a folder"), ("/dev/zero", "not a regular")])
+def test_csv_path_that_is_no_file_says_what_it_is(tmp_path, path, word):
+    """A CSV path naming a folder or a device is reported as such, not as "not found"."""
+    _one_line(_run(_csv_task(tmp_path, path), tmp_path / "o"), 1, word)
+
+
+def test_an_empty_column_is_reported_as_empty_not_as_text(tmp_path):
+    """A column of empty cells with ``missing: drop``: "no value", and the fix."""
+    (tmp_path / "d.csv").write_text("a,b,y\n1,,0\n2,,1\n3,,0\n4,,1\n")
+    line = _one_line(_run(_csv_task(tmp_path, "d.csv", missing="drop"), tmp_path / "o"), 1,
+                     "'b'", "no value", "features.drop")
+    assert "text" not in line
+
+
+# --------------------------------------------------------------------------- file modes
+
+
+def test_every_written_file_has_the_ordinary_mode(tmp_path):
+    """Results, figures and reports are written with mode 0666 & ~umask, like any file."""
+    config = _config(tmp_path, {**TOY, "sizes": [2, 5], "splits": 20})
+    out = tmp_path / "out"
+    assert _run(config, out).exit_code == 0
+    runner = CliRunner()
+    assert runner.invoke(cli, ["plot", str(out / "toy"), "-o", str(tmp_path / "f.png")]
+                         ).exit_code == 0
+    assert runner.invoke(cli, ["report", str(out / "toy"), "-o", str(tmp_path / "r.md")]
+                         ).exit_code == 0
+    umask = os.umask(0)
+    os.umask(umask)
+    files = [p for p in out.rglob("*") if p.is_file()]
+    files += [tmp_path / "f.png", tmp_path / "r.md"]
+    assert len(files) >= 8
+    for path in files:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask, path
+
+
+# --------------------------------------------------------------------------- signals
+
+
+def test_ctrl_c_during_start_up_is_one_line(tmp_path):
+    """SIGINT at moments spread over start-up once the interpreter is up (imports, config,
+    data, workers): exit 130 and one line, never a traceback."""
+    config = _config(tmp_path)
+    for delay in (0.05, 0.1, 0.2, 0.4, 0.7, 1.0):
+        proc = _start(config, tmp_path / "out", "--jobs", "2")
+        assert proc.stdout.readline() == b"up\n"
+        time.sleep(delay)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        err = err.decode()
+        assert "Traceback" not in err and len(err.strip().splitlines()) == 1, (delay, err)
+        assert proc.returncode == 130, (delay, err)
+        assert err.startswith("interrupted: "), err
+
+
+def test_sigterm_stops_the_run_in_one_line_and_ends_its_workers(tmp_path):
+    """SIGTERM to the run's process only: exit 143, one line, no leaked-semaphore warning,
+    and its worker processes are gone soon after."""
+    out = tmp_path / "out"
+    proc = _start(_config(tmp_path), out, "--jobs", "2")
+    assert _wait_until(lambda: list(out.glob("toy/.checkpoints/m=*.csv.gz")), 60)
+    workers = _children(proc.pid)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    err = err.decode()
+    assert proc.returncode == 143, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("terminated: "), err
+    assert "leaked" not in err
+    assert _wait_until(lambda: not _alive(workers), 10), _alive(workers)
+
+
+def test_workers_end_soon_after_the_run_is_killed(tmp_path):
+    """kill -9 of the run's process: its loky workers end within seconds (not minutes)."""
+    out = tmp_path / "out"
+    proc = _start(_config(tmp_path), out, "--jobs", "2")
+    assert _wait_until(lambda: list(out.glob("toy/.checkpoints/m=*.csv.gz")), 60)
+    workers = _children(proc.pid)
+    assert workers
+    proc.kill()
+    proc.communicate(timeout=60)
+    try:
+        assert _wait_until(lambda: not _alive(workers), 10), _alive(workers)
+    finally:
+        for pid in _alive(workers):
+            os.kill(pid, signal.SIGKILL)
