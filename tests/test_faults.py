@@ -178,7 +178,7 @@ def test_unreadable_checkpoint_is_a_one_line_error(tmp_path):
     result = _run_in_process(config, out)
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and "m=5.csv.gz: cannot be read" in lines[0] and "--force" in lines[0]
+    assert len(lines) == 1 and "m=5.csv.gz: damaged" in lines[0] and "--force" in lines[0]
     assert _run_in_process(config, out, "--force").exit_code == 0
     with gzip.open(checkpoint) as fh:
         assert fh.read().startswith(b"task,model,family,m,split,error")

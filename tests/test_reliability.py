@@ -5,6 +5,9 @@ disk, files where folders belong), bad command lines, signals, orphaned workers.
 from __future__ import annotations
 
 import errno
+import gzip
+import hashlib
+import json
 import os
 import signal
 import stat
@@ -13,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 from click.testing import CliRunner
@@ -20,7 +24,7 @@ from click.testing import CliRunner
 from nbvslr import results
 from nbvslr.cli import cli
 from nbvslr.config import parse_config
-from nbvslr.errors import ConfigError
+from nbvslr.errors import ConfigError, ResultsError
 from nbvslr.runner import memory
 
 TOY = {
@@ -177,7 +181,6 @@ def test_chunked_units_give_the_same_bytes(tmp_path, monkeypatch):
     assert _run(config, tmp_path / "b").exit_code == 0
     for name in ("splits.csv.gz", "summary.csv", "paired.csv"):
         assert (tmp_path / "a/toy" / name).read_bytes() == (tmp_path / "b/toy" / name).read_bytes()
-    import json
     info = json.loads((tmp_path / "b/toy/run.json").read_text())
     assert info["memory"]["estimate_bytes"] > 0
 
@@ -355,3 +358,143 @@ def test_workers_end_soon_after_the_run_is_killed(tmp_path):
     finally:
         for pid in _alive(workers):
             os.kill(pid, signal.SIGKILL)
+
+
+# --------------------------------------------------------------------------- two runs, one folder
+
+
+def _result_bytes(out: Path, task: str = "toy") -> dict[str, bytes]:
+    return {n: (out / task / n).read_bytes() for n in ("splits.csv.gz", "summary.csv",
+                                                      "paired.csv")}
+
+
+def test_a_second_run_on_a_task_folder_in_use_is_refused_and_the_first_is_unharmed(tmp_path):
+    """Run A (seed 0) is writing; run B (seed 1, other splits) on the same --out is refused
+    in one line naming A's process, before it touches the folder; A ends with exactly the
+    files of a run that was alone."""
+    config = _config(tmp_path)
+    alone = tmp_path / "alone"
+    assert _run(config, alone).exit_code == 0
+    out = tmp_path / "out"
+    first = _start(config, out, "--jobs", "1")
+    assert first.stdout.readline() == b"up\n"
+    assert _wait_until(lambda: list(out.glob("toy/.checkpoints/m=*.csv.gz")), 60)
+    temp = out / "toy" / ".checkpoints" / ".m=80.csv.gz.live.tmp"  # as if being written
+    temp.write_bytes(b"")
+    for args in (("--seed", "1", "--splits", "150"), ()):
+        line = _one_line(_run(config, out, *args), 1, str(out / "toy"),
+                         f"process {first.pid}", "another --out")
+        assert "Traceback" not in line
+    assert temp.exists()  # the refused run removed nothing
+    temp.unlink()
+    _, err = first.communicate(timeout=120)
+    assert first.returncode == 0, err.decode()
+    assert _result_bytes(out) == _result_bytes(alone)
+
+
+def test_a_killed_run_leaves_no_stale_lock(tmp_path):
+    """kill -9 of a run that holds the lock: the next run takes it and finishes, with the
+    bytes of an uninterrupted run."""
+    config = _config(tmp_path)
+    alone = tmp_path / "alone"
+    assert _run(config, alone).exit_code == 0
+    out = tmp_path / "out"
+    proc = _start(config, out, "--jobs", "1")
+    assert _wait_until(lambda: list(out.glob("toy/.checkpoints/m=*.csv.gz")), 60)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=60)
+    assert (out / "toy" / results.lock.LOCK_FILE).exists()
+    assert _run(config, out).exit_code == 0
+    assert _result_bytes(out) == _result_bytes(alone)
+
+
+def test_task_lock_is_held_by_one_process_and_dies_with_it(tmp_path):
+    """TaskLocks: refused while another process holds the folder; free once it is killed."""
+    folder = tmp_path / "task"
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time; from nbvslr.results import TaskLocks\n"
+         f"with TaskLocks([{str(folder)!r}]):\n    print('held', flush=True); time.sleep(60)"],
+        stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout.readline() == b"held\n"
+        with pytest.raises(ResultsError, match=f"process {holder.pid}"):
+            with results.TaskLocks([folder]):
+                pass
+    finally:
+        holder.kill()
+        holder.communicate()
+    with results.TaskLocks([folder]):  # the kernel released it with the process
+        pass
+
+
+# --------------------------------------------------------------------------- damaged checkpoints
+
+
+def _rewrite(path: Path, change) -> None:
+    frame = pd.read_csv(path)
+    frame = change(frame)
+    path.write_bytes(gzip.compress(frame.to_csv(index=False).encode(), mtime=0))
+
+
+def _record(path: Path) -> None:
+    """Record the checkpoint's current sha256, as if it had been written so."""
+    stamp = path.parent / "fingerprint.json"
+    info = json.loads(stamp.read_text())
+    info["checkpoints"][path.name] = hashlib.sha256(path.read_bytes()).hexdigest()
+    stamp.write_text(json.dumps(info))
+
+
+TAMPERING = {
+    "rows cut": lambda f: f[f["model"] != "nb"],
+    "error nan": lambda f: f.assign(error=f["error"].where(f.index != 3, float("nan"))),
+    "error 7.5": lambda f: f.assign(error=f["error"].where(f.index != 3, 7.5)),
+    "task renamed": lambda f: f.assign(task="other"),
+    "split repeated": lambda f: f.assign(split=f["split"].where(f.index != 1, 0)),
+}
+
+
+@pytest.mark.parametrize("recorded", [False, True], ids=["digest differs", "digest matches"])
+@pytest.mark.parametrize("how", [*TAMPERING, "copied from m=10"])
+def test_a_damaged_checkpoint_is_named_before_anything_is_recomputed(tmp_path, how, recorded):
+    """A checkpoint altered after it was written (and, with ``recorded``, its sha256 forged
+    to match): exit 1, one line naming it and the fix, no size recomputed, the results of
+    the finished run untouched; deleting it recomputes that size to the right bytes."""
+    config = _config(tmp_path, {**TOY, "sizes": [2, 5, 10], "splits": 20})
+    out = tmp_path / "out"
+    assert _run(config, out).exit_code == 0
+    good = _result_bytes(out)
+    folder = out / "toy" / results.CHECKPOINTS
+    target = folder / "m=5.csv.gz"
+    if how == "copied from m=10":
+        target.write_bytes((folder / "m=10.csv.gz").read_bytes())
+    else:
+        _rewrite(target, TAMPERING[how])
+    if recorded:
+        _record(target)
+    before = {p: p.stat().st_mtime_ns for p in folder.iterdir()}
+    line = _one_line(_run(config, out, "--seed", "0"), 1, "m=5.csv.gz", "--force")
+    assert (": damaged (" in line) != recorded
+    assert {p: p.stat().st_mtime_ns for p in folder.iterdir()} == before
+    assert _result_bytes(out) == good
+    target.unlink()
+    assert _run(config, out).exit_code == 0
+    assert _result_bytes(out) == good
+
+
+def test_a_checkpoint_whose_sha256_was_never_recorded_is_recomputed(tmp_path):
+    """A run killed between writing a checkpoint and recording it: that size is recomputed,
+    silently, to the same bytes."""
+    config = _config(tmp_path, {**TOY, "sizes": [2, 5, 10], "splits": 20})
+    out = tmp_path / "out"
+    assert _run(config, out).exit_code == 0
+    good = _result_bytes(out)
+    stamp = out / "toy" / results.CHECKPOINTS / "fingerprint.json"
+    info = json.loads(stamp.read_text())
+    del info["checkpoints"]["m=5.csv.gz"]
+    stamp.write_text(json.dumps(info))
+    (out / "toy" / "summary.csv").unlink()
+    result = _run(config, out)
+    assert result.exit_code == 0 and result.output.count("\n") == 1, result.output
+    assert _result_bytes(out) == good
+    assert "m=5.csv.gz" in json.loads(stamp.read_text())["checkpoints"]

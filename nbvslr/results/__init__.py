@@ -2,12 +2,14 @@
 
 - ``layout``: file names, table columns, the task folder, the default model pair;
 - ``files``: the atomic writer every file goes through (report and figures included);
-- ``checkpoints``: per-size checkpoints of a task, so a run resumes;
+- ``checkpoints``: per-size checkpoints of a task, so a run resumes, each checked against
+  the sha256 recorded when it was written;
+- ``lock``: one run at a time per task folder;
 - ``write``: a finished task's files;
 - ``read``: reading a run back (the report, the figures and the guard).
 """
 
-from nbvslr.results.checkpoints import Checkpoints
+from nbvslr.results.checkpoints import Checkpoints, Expected
 from nbvslr.results.files import (
     atomic_write_bytes,
     atomic_write_text,
@@ -33,6 +35,7 @@ from nbvslr.results.layout import (
     sort_splits,
     task_dir,
 )
+from nbvslr.results.lock import TaskLocks
 from nbvslr.results.read import (
     Tables,
     TaskResults,
@@ -47,6 +50,7 @@ from nbvslr.results.write import write_task_outputs
 __all__ = [
     "CHECKPOINTS", "CURVE_FILE", "DEFAULT_OUT", "FLOAT_FORMAT", "PAIRED_COLUMNS", "PAIRED_FILE",
     "RUN_FILE", "SPLITS_FILE", "SPLIT_COLUMNS", "SUMMARY_COLUMNS", "SUMMARY_FILE", "Checkpoints",
+    "Expected", "TaskLocks",
     "Tables", "TaskResults", "atomic_write_bytes", "atomic_write_text", "csv_gz_bytes",
     "find_task_dirs", "json_bytes", "load_results", "load_tables", "load_task", "pick_pair",
     "read_splits", "remove_temp_files", "sort_splits", "task_dir", "write_csv_gz", "write_json",

@@ -1,65 +1,183 @@
 """Per-size checkpoints of one task: a restarted run skips the sizes already done.
 
 ``<task>/.checkpoints/m=<m>.csv.gz`` holds the rows of one finished size, and
-``.checkpoints/fingerprint.json`` what they were computed for. A restarted run with the
+``.checkpoints/fingerprint.json`` what they were computed for (the fingerprint) and the
+sha256 of each checkpoint's bytes, recorded when it was written. A restarted run with the
 same fingerprint skips those sizes; the final files are always rebuilt from the
 checkpoints, so a resumed run ends with the same bytes as an uninterrupted one.
+
+A checkpoint is used only if its bytes have the recorded sha256 and its rows are what the
+size needs (``check_rows``: the task, the models, its own m, every split once, errors in
+[0, 1]). Every checkpoint to be reused is checked when the run starts, before any size is
+computed, and again when the final files are built; one that fails is named in a one-line
+``ResultsError``: delete it (that size is recomputed) or rerun with ``--force``. A
+checkpoint with no recorded sha256 is what a run killed between writing a checkpoint and
+recording it leaves: it is deleted and its size recomputed.
+
+The caller holds the task's lock (``nbvslr.results.lock``) while it uses this: one run at a
+time writes a task's checkpoints.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from nbvslr.results.files import remove_temp_files, write_csv_gz, write_json
-from nbvslr.results.layout import CHECKPOINTS, FINGERPRINT_FILE, sort_splits
-from nbvslr.results.read import read_splits
+from nbvslr.errors import ResultsError
+from nbvslr.results.files import atomic_write_bytes, csv_gz_bytes, remove_temp_files, write_json
+from nbvslr.results.layout import CHECKPOINTS, FINGERPRINT_FILE, SPLIT_COLUMNS, sort_splits
 
 _CHECKPOINT = re.compile(r"m=(\d+)\.csv\.gz")
+FIX = "delete it to recompute that size, or rerun with --force"
+"""The fix named by every error about a checkpoint."""
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What every checkpoint of a task holds: rows of the task ``task`` only, of the models
+    ``models`` (``(name, family)`` pairs), each with the splits ``0 .. splits - 1`` once."""
+
+    task: str
+    models: tuple[tuple[str, str], ...]
+    splits: int
 
 
 class Checkpoints:
     """Finished sizes of one task, valid for one fingerprint of the experiment."""
 
-    def __init__(self, folder: Path, fingerprint: str) -> None:
+    def __init__(self, folder: Path, fingerprint: str, expected: Expected | None = None) -> None:
         self.folder = Path(folder) / CHECKPOINTS
         self.fingerprint = fingerprint
+        self.expected = expected
+        self.digests: dict[str, str] = {}
 
     def path(self, m: int) -> Path:
         return self.folder / f"m={m}.csv.gz"
 
+    @property
+    def _stamp(self) -> Path:
+        return self.folder / FINGERPRINT_FILE
+
     def prepare(self, *, force: bool = False) -> None:
         """Drop checkpoints made for another fingerprint (or all of them, with ``force``),
-        and the temporary files a killed run left in the task's folder."""
+        those with no recorded sha256, and the temporary files a killed run left in the
+        task's folder."""
         remove_temp_files(self.folder.parent)
         remove_temp_files(self.folder)
-        stamp = self.folder / FINGERPRINT_FILE
-        current = None
-        if stamp.is_file():
+        current, digests = None, {}
+        if self._stamp.is_file():
             try:
-                current = json.loads(stamp.read_text("utf-8")).get("fingerprint")
-            except (ValueError, OSError, AttributeError):
+                stamp = json.loads(self._stamp.read_text("utf-8"))
+                current = stamp.get("fingerprint")
+                digests = dict(stamp.get("checkpoints", {}))
+            except (ValueError, OSError, AttributeError, TypeError):
                 current = None
         if force or current != self.fingerprint:
-            for old in self.folder.glob("m=*.csv.gz"):
-                old.unlink()
-            write_json(stamp, {"fingerprint": self.fingerprint})
+            digests = {}
+        files = {p.name for p in self._files()}
+        for name in files - set(digests):
+            (self.folder / name).unlink()  # a save cut short, or another fingerprint's
+        self.digests = {name: str(d) for name, d in digests.items() if name in files}
+        if force or current != self.fingerprint or self.digests != digests:
+            self._record()
+
+    def _files(self) -> list[Path]:
+        if not self.folder.is_dir():
+            return []
+        return [p for p in self.folder.iterdir() if _CHECKPOINT.fullmatch(p.name)]
+
+    def _record(self) -> None:
+        write_json(self._stamp, {"fingerprint": self.fingerprint,
+                                 "checkpoints": dict(sorted(self.digests.items()))})
 
     def done(self) -> set[int]:
-        """The sizes that have a checkpoint."""
-        if not self.folder.is_dir():
-            return set()
-        found = (_CHECKPOINT.fullmatch(p.name) for p in self.folder.iterdir())
-        return {int(f.group(1)) for f in found if f}
+        """The sizes that have a checkpoint (with a recorded sha256)."""
+        return {int(_CHECKPOINT.fullmatch(name).group(1)) for name in self.digests}
 
     def save(self, m: int, df: pd.DataFrame) -> None:
-        write_csv_gz(self.path(m), sort_splits(df))
+        """Write the checkpoint of size ``m``, then record its sha256."""
+        data = csv_gz_bytes(sort_splits(df))
+        atomic_write_bytes(self.path(m), data)
+        self.digests[self.path(m).name] = hashlib.sha256(data).hexdigest()
+        self._record()
+
+    def check(self, sizes: Sequence[int]) -> None:
+        """``ResultsError`` naming the first checkpoint of ``sizes`` that is damaged."""
+        for m in sizes:
+            self._read(m)
 
     def load(self, sizes: Sequence[int]) -> pd.DataFrame:
-        """All rows of ``sizes``, in file order."""
-        frames = [read_splits(self.path(m), "delete it or rerun with --force") for m in sizes]
+        """All rows of ``sizes``, in file order, each checkpoint checked."""
+        frames = [self._read(m) for m in sizes]
         return sort_splits(pd.concat(frames, ignore_index=True))
+
+    def _read(self, m: int) -> pd.DataFrame:
+        path = self.path(m)
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise ResultsError(f"{path}: cannot be read ({exc.strerror}); {FIX}") from None
+        recorded = self.digests.get(path.name)
+        if recorded is None:
+            raise ResultsError(f"{path}: no sha256 recorded for it in {self._stamp}; {FIX}")
+        if hashlib.sha256(data).hexdigest() != recorded:
+            raise ResultsError(
+                f"{path}: damaged (its sha256 is not the one recorded when it was written); "
+                f"{FIX}"
+            )
+        try:
+            df = pd.read_csv(io.BytesIO(data), compression="gzip")
+        except (OSError, EOFError, ValueError) as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ResultsError(f"{path}: unreadable ({reason}); {FIX}") from None
+        if self.expected is not None:
+            check_rows(df, path, m, self.expected)
+        return df
+
+
+def check_rows(df: pd.DataFrame, path: Path, m: int, expected: Expected) -> None:
+    """``ResultsError`` naming ``path`` unless ``df`` holds the rows of size ``m``: the
+    columns ``SPLIT_COLUMNS``, the task, the models, the splits, errors in [0, 1]."""
+
+    def wrong(problem: str) -> ResultsError:
+        return ResultsError(f"{path}: not the checkpoint of m = {m} ({problem}); {FIX}")
+
+    if list(df.columns) != list(SPLIT_COLUMNS):
+        return_cols = ", ".join(map(str, df.columns))
+        raise wrong(f"columns {return_cols}, not {', '.join(SPLIT_COLUMNS)}")
+    others = sorted(set(df["task"].astype(str)) - {expected.task})
+    if others:
+        raise wrong(f"rows of task {others[0]}, not {expected.task}")
+    sizes = pd.to_numeric(df["m"], errors="coerce")
+    if not (sizes == m).all():
+        raise wrong(f"rows of m = {df['m'][sizes != m].iloc[0]}")
+    pairs = set(zip(df["model"].astype(str), df["family"].astype(str), strict=True))
+    if pairs != set(expected.models):
+        show = ", ".join(f"{n} ({f})" for n, f in sorted(pairs))
+        raise wrong(f"models {show}, not {', '.join(f'{n} ({f})' for n, f in expected.models)}")
+    want = np.arange(expected.splits)
+    for name, _ in expected.models:
+        splits = pd.to_numeric(df.loc[df["model"].astype(str) == name, "split"],
+                               errors="coerce").to_numpy(dtype=np.float64)
+        if splits.shape != want.shape or not np.array_equal(np.sort(splits), want):
+            raise wrong(f"model {name} has {len(splits)} rows, not the splits 0 to "
+                        f"{expected.splits - 1} once each")
+    error = pd.to_numeric(df["error"], errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~((error >= 0) & (error <= 1))  # NaN fails both comparisons
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise wrong(f"error {df['error'].iloc[i]} at data row {i + 1} is not in [0, 1]")
+    n_iter = pd.to_numeric(df["n_iter"], errors="coerce").to_numpy(dtype=np.float64)
+    if not ((n_iter >= 0) & (n_iter == np.floor(n_iter))).all():
+        raise wrong("n_iter holds a value that is not a count")
+    for column in ("separable", "converged"):
+        if not set(df[column].astype(str)) <= {"True", "False"}:
+            raise wrong(f"{column} holds a value other than True and False")

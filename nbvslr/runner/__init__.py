@@ -4,7 +4,8 @@
 
 1. load every task in this process and check the sizes against its rows, before any fit
    (``bookkeeping``);
-2. drop stale checkpoints, skip the sizes already done (``bookkeeping``);
+2. lock the task folders (``nbvslr.results.lock``: a second run on one is refused), drop
+   stale checkpoints, check the others, skip the sizes already done (``bookkeeping``);
 3. send work units (``units``) to a parallel backend (``backends``; results arrive as they
    finish);
 4. save a checkpoint when the last block of a size arrives, and the task's files when its
@@ -17,6 +18,7 @@ import time
 
 import pandas as pd
 
+from nbvslr import results
 from nbvslr.config import Config
 from nbvslr.progress import NoProgress, Progress
 from nbvslr.runner.backends import unit_stream
@@ -38,19 +40,21 @@ def run_experiment(config: Config, progress: Progress | None = None) -> dict[str
     tasks = _prepare(config)
     plan = memory_plan(config, tasks)  # refused here if it would not fit
     by_name = {t.spec.name: t for t in tasks}
-    units = list(_units(config, tasks, plan))
     out: dict[str, pd.DataFrame] = {}
-    with unit_stream(config, units) as stream:  # a dask client is started here
-        progress.start(len(units), f"memory {plan.describe()}")
-        try:
-            for result in stream:
-                task = by_name[result.task]
-                _collect(task, result, config)
-                label = f"{result.task} " + (
-                    "all rows" if result.m == FULL else f"m={result.m}")
-                progress.advance(label)
-                if task.remaining == 0:
-                    out[task.spec.name] = _finish(config, task, started)
-        finally:
-            progress.finish()
+    # One run at a time per task folder: refused here if another run holds one of them.
+    with results.TaskLocks([t.folder for t in tasks]):
+        units = list(_units(config, tasks, plan))
+        with unit_stream(config, units) as stream:  # a dask client is started here
+            progress.start(len(units), f"memory {plan.describe()}")
+            try:
+                for result in stream:
+                    task = by_name[result.task]
+                    _collect(task, result, config)
+                    label = f"{result.task} " + (
+                        "all rows" if result.m == FULL else f"m={result.m}")
+                    progress.advance(label)
+                    if task.remaining == 0:
+                        out[task.spec.name] = _finish(config, task, started)
+            finally:
+                progress.finish()
     return {t.spec.name: out[t.spec.name] for t in tasks}

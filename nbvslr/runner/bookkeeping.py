@@ -110,7 +110,10 @@ def _prepare(config: Config) -> list[_Task]:
         folder = results.task_dir(config.out, spec.name)
         data = dataset_for(*portable(spec, config.data))
         _check_sizes(config, spec, grid, data)
-        checkpoints = results.Checkpoints(folder, fingerprint(config, spec, grid, data))
+        expected = results.Expected(
+            spec.name, tuple((m.name, m.family) for m in config.models), config.splits)
+        checkpoints = results.Checkpoints(
+            folder, fingerprint(config, spec, grid, data), expected)
         tasks.append(_Task(spec, grid, data, folder, checkpoints, {}, defaultdict(list)))
     return tasks
 
@@ -132,9 +135,13 @@ def memory_plan(config: Config, tasks: list[_Task], budget: float | None = None)
 
 
 def _units(config: Config, tasks: list[_Task], plan: memory.Plan) -> Iterator[Unit]:
-    pid = os.getpid()
+    """The units still to do. Every task's checkpoints are prepared and checked first, so a
+    damaged one is reported before any size is computed."""
     for task in tasks:
         task.checkpoints.prepare(force=config.force)
+        task.checkpoints.check(sorted(task.checkpoints.done() & set(task.grid)))
+    pid = os.getpid()
+    for task in tasks:
         done = task.checkpoints.done()
         task.skipped = tuple(m for m in task.grid if m in done)
         task.seconds = {}
