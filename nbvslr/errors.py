@@ -78,3 +78,27 @@ def check_known_keys(where: str, given: Mapping[str, Any], allowed: Iterable[str
             name = f"{where}.{key}" if where else str(key)
             raise setting_error(name, with_hint("unknown key", key, allowed), key,
                                 f"valid keys: {', '.join(allowed)}", source)
+
+
+# --------------------------------------------------------------------------- stopping
+
+INTERRUPTED = 130
+"""Exit code of a command stopped by Ctrl-C (SIGINT), as a shell reports it."""
+TERMINATED = 143
+"""Exit code of a command stopped by SIGTERM (``kill PID``), as a shell reports it."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread by ``stop_on_sigterm``'s handler: a run stops
+    exactly as on Ctrl-C (its worker processes are ended, the finished sizes kept)."""
+
+
+def stop_on_sigterm(signum: int, frame: object) -> None:
+    """A SIGTERM handler: raise ``Terminated``."""
+    raise Terminated
+
+
+def stopped(exc: KeyboardInterrupt) -> tuple[str, int]:
+    """``("interrupted", 130)`` for a Ctrl-C, ``("terminated", 143)`` for a SIGTERM."""
+    return ("terminated", TERMINATED) if isinstance(exc, Terminated) else (
+        "interrupted", INTERRUPTED)

@@ -311,20 +311,27 @@ def test_every_written_file_has_the_ordinary_mode(tmp_path):
 # --------------------------------------------------------------------------- signals
 
 
-def test_ctrl_c_during_start_up_is_one_line(tmp_path):
-    """SIGINT at moments spread over start-up once the interpreter is up (imports, config,
-    data, workers): exit 130 and one line, never a traceback."""
+@pytest.mark.parametrize("sig, code, word", [
+    (signal.SIGINT, 130, "interrupted: "), (signal.SIGTERM, 143, "terminated: "),
+])
+def test_ctrl_c_or_sigterm_during_start_up_is_one_line(tmp_path, sig, code, word):
+    """SIGINT to the process group (a terminal's Ctrl-C) or SIGTERM to the process (kill
+    PID) at moments spread over start-up once the entry point runs (imports, config, data,
+    workers): exit 130 / 143 and one line, never a traceback."""
     config = _config(tmp_path)
     for delay in (0.05, 0.1, 0.2, 0.4, 0.7, 1.0):
         proc = _start(config, tmp_path / "out", "--jobs", "2")
         assert proc.stdout.readline() == b"up\n"
         time.sleep(delay)
-        os.killpg(proc.pid, signal.SIGINT)
+        if sig == signal.SIGINT:
+            os.killpg(proc.pid, sig)
+        else:
+            proc.send_signal(sig)
         _, err = proc.communicate(timeout=60)
         err = err.decode()
         assert "Traceback" not in err and len(err.strip().splitlines()) == 1, (delay, err)
-        assert proc.returncode == 130, (delay, err)
-        assert err.startswith("interrupted: "), err
+        assert proc.returncode == code, (delay, err)
+        assert err.startswith(word), err
 
 
 def test_sigterm_stops_the_run_in_one_line_and_ends_its_workers(tmp_path):

@@ -19,10 +19,7 @@ import sys
 import click
 
 from nbvslr import __version__
-from nbvslr.errors import NbvslrError
-
-INTERRUPTED = 130
-"""Exit code of a command stopped by Ctrl-C (SIGINT), as a shell reports it."""
+from nbvslr.errors import INTERRUPTED, NbvslrError, stopped
 
 #: command name -> (module, attribute), imported on first use
 COMMANDS = {
@@ -86,9 +83,10 @@ class _Group(click.Group):
         except OSError as exc:
             click.echo(f"error: {one_line(os_error_line(exc))}", err=True)
             ctx.exit(1)
-        except KeyboardInterrupt:
-            click.echo("interrupted: rerun the same command to start again", err=True)
-            ctx.exit(INTERRUPTED)
+        except KeyboardInterrupt as exc:
+            what, code = stopped(exc)
+            click.echo(f"{what}: rerun the same command to start again", err=True)
+            ctx.exit(code)
 
 
 _OS_FIXES = {

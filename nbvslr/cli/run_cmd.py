@@ -15,32 +15,20 @@ import click
 from nbvslr.catalog import resolve_config
 from nbvslr.cli.data_options import data_options, data_settings
 from nbvslr.config import CLI_JOBS, DEFAULT_BACKEND, load_config
-from nbvslr.errors import ConfigError
+from nbvslr.errors import ConfigError, stop_on_sigterm, stopped
 from nbvslr.progress import progress_for
 from nbvslr.results import DEFAULT_OUT, task_dir
 from nbvslr.runner import run_experiment
 
-INTERRUPTED = 130
-"""Exit code of a run stopped by Ctrl-C (SIGINT), as a shell reports it."""
-TERMINATED = 143
-"""Exit code of a run stopped by SIGTERM (``kill PID``), as a shell reports it."""
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised in the main thread: the run stops exactly as on Ctrl-C (its worker
-    processes are ended, the finished sizes kept), with exit code 143."""
-
 
 @contextmanager
 def _sigterm_stops_the_run() -> Iterator[None]:
+    """SIGTERM raises ``Terminated`` in the run (``nbvslr.__main__`` sets this for the whole
+    command; this covers a run invoked otherwise, as by click's test runner)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-
-    def stop(signum, frame):
-        raise Terminated
-
-    previous = signal.signal(signal.SIGTERM, stop)
+    previous = signal.signal(signal.SIGTERM, stop_on_sigterm)
     try:
         yield
     finally:
@@ -130,10 +118,10 @@ def run(configs, splits, seed, jobs, backend, scheduler, out, force, quiet, mirr
                 for name in done:
                     click.echo(f"{arg}: {name}: results in {task_dir(config.out, name)}")
     except KeyboardInterrupt as exc:
-        what = "terminated" if isinstance(exc, Terminated) else "interrupted"
+        what, code = stopped(exc)
         click.echo(
             f"{what}: the finished sizes are kept in {out}/<task>/.checkpoints; "
             "rerun the same command to resume",
             err=True,
         )
-        sys.exit(TERMINATED if isinstance(exc, Terminated) else INTERRUPTED)
+        sys.exit(code)
