@@ -131,7 +131,7 @@ def cli() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point."""
+    """The command line with ``argv`` (the console script, ``nbvslr.__main__``, calls this)."""
     cli.main(args=argv, prog_name="nbvslr", standalone_mode=True)
 
 
