@@ -109,6 +109,14 @@ def _alive(pids: set[int]) -> set[int]:
     return alive
 
 
+def _sigint_held_off(pid: int) -> bool:
+    """Whether process ``pid`` blocks or ignores SIGINT (from /proc/PID/status)."""
+    fields = dict(line.split(":\t", 1) for line in
+                  Path(f"/proc/{pid}/status").read_text().splitlines() if ":\t" in line)
+    bit = 1 << (signal.SIGINT - 1)
+    return bool((int(fields["SigBlk"], 16) | int(fields["SigIgn"], 16)) & bit)
+
+
 def _wait_until(predicate, limit: float) -> bool:
     end = time.monotonic() + limit
     while time.monotonic() < end:
@@ -341,6 +349,7 @@ def test_sigterm_stops_the_run_in_one_line_and_ends_its_workers(tmp_path):
     proc = _start(_config(tmp_path), out, "--jobs", "2")
     assert _wait_until(lambda: list(out.glob("toy/.checkpoints/m=*.csv.gz")), 60)
     workers = _children(proc.pid)
+    assert workers and all(_sigint_held_off(pid) for pid in workers)  # Ctrl-C: no traceback
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     err = err.decode()

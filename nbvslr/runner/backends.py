@@ -105,6 +105,19 @@ def _close_dask(client: Any) -> None:
         cluster.close()
 
 
+def _start_resource_trackers() -> None:
+    """Start the resource tracker processes of multiprocessing and of loky now, if they are
+    not running yet. Each is started on first need, and the standard library's unblocks
+    SIGINT in the thread that starts it (it blocks SIGINT and SIGTERM while it spawns the
+    tracker, then unblocks them rather than restoring the mask it found)."""
+    from multiprocessing import resource_tracker
+
+    from joblib.externals.loky.backend import resource_tracker as loky_tracker
+
+    resource_tracker.ensure_running()
+    loky_tracker.ensure_running()
+
+
 @contextmanager
 def _workers_ignore_sigint(backend: str) -> Iterator[None]:
     """Start worker processes with SIGINT blocked (they inherit the mask and keep it), and
@@ -121,6 +134,7 @@ def _workers_ignore_sigint(backend: str) -> Iterator[None]:
     ):
         yield
         return
+    _start_resource_trackers()  # before the block: starting one would lift it
     noted: list[int] = []
     previous = signal.signal(signal.SIGINT, lambda signum, frame: noted.append(signum))
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
