@@ -169,7 +169,7 @@ def test_memory_plan_lowers_the_splits_of_a_unit_that_would_not_fit():
     assert plan.block("big", 10, 250) == 250
     small = plan.block("big", 100_000, 250)
     assert 1 <= small < 250
-    assert small * shape.split_bytes(100_000) <= memory.UNIT_BUDGET
+    assert memory.unit_bytes(shape, 100_000, small) <= memory.UNIT_BUDGET
 
 
 def test_a_run_that_would_not_fit_is_refused_before_any_fit(tmp_path, monkeypatch):

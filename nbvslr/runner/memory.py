@@ -8,9 +8,9 @@ unit's split count S is the one thing that can be chosen without changing a resu
 block gives the same bytes): ``plan`` lowers it, size by size, so that a unit stays within
 ``UNIT_BUDGET``, and refuses a run whose estimate is still above the machine's memory.
 
-The factors below are upper bounds of what was measured (``tracemalloc`` peaks of
-``run_unit`` and ``ru_maxrss`` of a whole run on synthetic tasks; docs/what-happens-when.md gives
-the commands): a unit peaks at about 3 stacks, loading a task at about 3 copies of its data.
+The factors below are set above what was measured: the peaks of single units
+(``benchmarks/memory_units.py``) and of whole runs (docs/what-happens-when.md gives both,
+with their commands).
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ ROW_BYTES = 400
 summarised and written)."""
 UNIT_OBJECT_BYTES = 600
 """One queued work unit (settings only, no arrays)."""
+UNIT_FIXED = 16 * MiB
+"""Peak bytes of a unit whatever its size (the tiles of the test-error products, the seeds)."""
 UNIT_BUDGET = 1 * GiB
 """The most one work unit may use: units of more are split into fewer splits each."""
 SHARE = 0.9
@@ -102,6 +104,11 @@ class Plan:
                 "budget_bytes": int(self.budget)}
 
 
+def unit_bytes(shape: TaskShape, m: int, splits: int) -> float:
+    """The estimated peak of a unit of ``splits`` splits at size ``m``."""
+    return UNIT_FIXED + splits * shape.split_bytes(m)
+
+
 def gib(n: float) -> str:
     return f"{n / GiB:.1f} GiB"
 
@@ -122,14 +129,13 @@ def plan(
     units = 0
     for shape in shapes:
         for m in shape.grid:
-            per_split = shape.split_bytes(m)
-            fit = max(1, int(UNIT_BUDGET // per_split))
+            fit = max(1, int((UNIT_BUDGET - UNIT_FIXED) // shape.split_bytes(m)))
             chosen = min(block, splits, fit)
             if chosen < min(block, splits):
                 blocks[(shape.name, m)] = chosen
             units += -(-splits // chosen)
-            unit_peak = max(unit_peak, chosen * per_split)
-        unit_peak = max(unit_peak, shape.split_bytes(shape.rows))  # the fit on all rows
+            unit_peak = max(unit_peak, unit_bytes(shape, m, chosen))
+        unit_peak = max(unit_peak, unit_bytes(shape, shape.rows, 1))  # the fit on all rows
     loaded = sum(s.loaded_bytes() for s in shapes)
     rows = max((splits * len(s.grid) * s.models for s in shapes), default=0)
     main = BASE + sum(LOAD * s.data_bytes for s in shapes) + ROW_BYTES * rows
