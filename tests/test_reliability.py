@@ -161,15 +161,14 @@ def test_memory_plan_of_the_largest_synthetic_task_fits_the_project_machine():
         memory.plan([shape], splits=1000, block=250, workers=16, budget=24 * memory.GiB)
 
 
-def test_memory_plan_lowers_the_splits_of_a_unit_that_would_not_fit():
-    """A size whose (S, m, P) stacks exceed the unit budget gets fewer splits per unit; the
-    small sizes keep the config's block."""
+def test_a_unit_is_estimated_at_one_chunk_of_the_model_code():
+    """A unit of many splits at a large m holds one chunk of ``score_splits`` at a time:
+    its estimate stops growing with the split count, and stays above one split's."""
     shape = _toy_shape(rows=1_000_000, features=10, grid=(10, 100_000))
-    plan = memory.plan([shape], splits=1000, block=250, workers=1, budget=1e15)
-    assert plan.block("big", 10, 250) == 250
-    small = plan.block("big", 100_000, 250)
-    assert 1 <= small < 250
-    assert memory.unit_bytes(shape, 100_000, small) <= memory.UNIT_BUDGET
+    one = memory.unit_bytes(shape, 100_000, 1)
+    assert memory.unit_bytes(shape, 100_000, 250) == memory.unit_bytes(shape, 100_000, 1000)
+    assert one < memory.unit_bytes(shape, 100_000, 250) < 250 * one
+    assert memory.unit_bytes(shape, 10, 250) == memory.UNIT_FIXED + 250 * shape.split_bytes(10)
 
 
 def test_a_run_that_would_not_fit_is_refused_before_any_fit(tmp_path, monkeypatch):
@@ -181,16 +180,14 @@ def test_a_run_that_would_not_fit_is_refused_before_any_fit(tmp_path, monkeypatc
     assert not list(out.rglob("m=*.csv.gz"))
 
 
-def test_chunked_units_give_the_same_bytes(tmp_path, monkeypatch):
-    """Units cut to fewer splits by the memory plan: the same result files, byte for byte."""
-    config = _config(tmp_path)
-    assert _run(config, tmp_path / "a").exit_code == 0
-    monkeypatch.setattr(memory, "UNIT_BUDGET", 20_000)  # a few splits per unit at m = 80
-    assert _run(config, tmp_path / "b").exit_code == 0
-    for name in ("splits.csv.gz", "summary.csv", "paired.csv"):
-        assert (tmp_path / "a/toy" / name).read_bytes() == (tmp_path / "b/toy" / name).read_bytes()
-    info = json.loads((tmp_path / "b/toy/run.json").read_text())
-    assert info["memory"]["estimate_bytes"] > 0
+def test_the_estimate_is_in_run_json(tmp_path):
+    """run.json records the memory estimate of the run, below the machine's memory."""
+    assert _run(_config(tmp_path, {**TOY, "sizes": [2, 5], "splits": 20}), tmp_path / "o"
+                ).exit_code == 0
+    info = json.loads((tmp_path / "o/toy/run.json").read_text())["memory"]
+    assert 0 < info["estimate_bytes"] < info["budget_bytes"]
+    assert info["estimate_bytes"] >= info["run_process_bytes"] + info["workers"] * info[
+        "worker_bytes"] - 1
 
 
 # --------------------------------------------------------------------------- OS errors

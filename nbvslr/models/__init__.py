@@ -96,7 +96,7 @@ from nbvslr.splits import check_size
 __all__ = ["FAMILIES", "ModelSpec", "resolve_options", "score_full", "score_splits"]
 
 #: Stacks held per split relative to one (m, D+1) float64 array (fits need a few copies).
-_COPIES = 4
+STACK_COPIES = 4
 
 
 # --------------------------------------------------------------------------- fitting
@@ -275,7 +275,7 @@ def score_splits(
     else:
         design = get_design(data, _lr_design_name(data, opts))
         width = design.n_params
-    for sl in split_chunks(S, _COPIES * 8.0 * m * width, budget.stacks):
+    for sl in split_chunks(S, STACK_COPIES * 8.0 * m * width, budget.stacks):
         idx = train_idx[sl]  # (s, m)
         if spec.family == "nb":
             theta = _fit_nb(data, idx, opts)  # (s, D+1)

@@ -43,7 +43,7 @@ def run_experiment(config: Config, progress: Progress | None = None) -> dict[str
     out: dict[str, pd.DataFrame] = {}
     # One run at a time per task folder: refused here if another run holds one of them.
     with results.TaskLocks([t.folder for t in tasks]):
-        units = list(_units(config, tasks, plan))
+        units = list(_units(config, tasks))
         with unit_stream(config, units) as stream:  # a dask client is started here
             progress.start(len(units), f"memory {plan.describe()}")
             try:

@@ -119,8 +119,8 @@ def _prepare(config: Config) -> list[_Task]:
 
 
 def memory_plan(config: Config, tasks: list[_Task], budget: float | None = None) -> memory.Plan:
-    """The run's memory estimate and split count per unit (``nbvslr.runner.memory``);
-    ``ConfigError`` if it would not fit in ``budget`` (default: this machine's memory)."""
+    """The run's memory estimate (``nbvslr.runner.memory``); ``ConfigError`` if it would not
+    fit in ``budget`` (default: this machine's memory)."""
     shapes = [memory.task_shape(t.spec.name, t.data, t.grid, config.models) for t in tasks]
     local = config.backend == "loky" or (config.backend == "dask" and not config.scheduler)
     workers = n_workers(config.jobs)
@@ -134,7 +134,7 @@ def memory_plan(config: Config, tasks: list[_Task], budget: float | None = None)
     return plan
 
 
-def _units(config: Config, tasks: list[_Task], plan: memory.Plan) -> Iterator[Unit]:
+def _units(config: Config, tasks: list[_Task]) -> Iterator[Unit]:
     """The units still to do. Every task's checkpoints are prepared and checked first, so a
     damaged one is reported before any size is computed."""
     for task in tasks:
@@ -153,11 +153,10 @@ def _units(config: Config, tasks: list[_Task], plan: memory.Plan) -> Iterator[Un
         for m in task.grid:
             if m in done:
                 continue
-            block = plan.block(spec.name, m, config.block)
-            starts = range(0, config.splits, block)
+            starts = range(0, config.splits, config.block)
             task.todo[m] = len(starts)
             for start in starts:
-                stop = min(start + block, config.splits)
+                stop = min(start + config.block, config.splits)
                 yield Unit(**common, m=m, start=start, stop=stop, nested_min=nested_min,
                            parent_pid=pid)
                 task.remaining += 1

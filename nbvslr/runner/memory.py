@@ -1,12 +1,13 @@
 """How much memory a run will use, estimated before the workers start and any model is fitted.
 
 A run holds, in each process, the task's data and its designs, and, while a work unit runs,
-that unit's stacks of training sets: ``(S, m, P)`` float64 for S splits of m rows and P
-design columns (``nbvslr.models``), a few copies of it at the peak, plus for logistic
-regression ``(S, P, P)`` Hessians and ``(S, chains * draws, P)`` sampled hyperplanes. The
-unit's split count S is the one thing that can be chosen without changing a result (any
-block gives the same bytes): ``plan`` lowers it, size by size, so that a unit stays within
-``UNIT_BUDGET``, and refuses a run whose estimate is still above the machine's memory.
+the stacks of training sets that ``score_splits`` gathers: ``(S, m, P)`` float64 for S splits
+of m rows and P design columns, a few copies at the peak, plus for logistic regression
+``(S, P, P)`` Hessians and ``(S, chains * draws, P)`` sampled hyperplanes. ``score_splits``
+gathers them in chunks of splits that stay within the models' budget
+(``nbvslr.models.budget``), so a unit holds one chunk at a time, whatever its split count.
+``plan`` adds it all up for the run's processes and refuses, in one line, a run whose
+estimate is above the machine's memory.
 
 The factors below are set above what was measured: the peaks of single units
 (``benchmarks/memory_units.py``) and of whole runs (docs/what-happens-when.md gives both,
@@ -16,11 +17,14 @@ with their commands).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from nbvslr.errors import ConfigError
+from nbvslr.models import STACK_COPIES
+from nbvslr.models.budget import DEFAULT_BUDGET
+from nbvslr.models.stacks import split_chunks
 
 GiB = 1 << 30
 MiB = 1 << 20
@@ -38,8 +42,6 @@ UNIT_OBJECT_BYTES = 600
 """One queued work unit (settings only, no arrays)."""
 UNIT_FIXED = 16 * MiB
 """Peak bytes of a unit whatever its size (the tiles of the test-error products, the seeds)."""
-UNIT_BUDGET = 1 * GiB
-"""The most one work unit may use: units of more are split into fewer splits each."""
 SHARE = 0.9
 """The share of the machine's memory a run may plan to use."""
 
@@ -79,17 +81,13 @@ class TaskShape:
 
 @dataclass(frozen=True)
 class Plan:
-    """The estimate of a run and the split count of each of its units."""
+    """The estimate of a run: its own process, each worker process, and the budget."""
 
     total: float
     main: float
     worker: float
     workers: int
     budget: float
-    blocks: Mapping[tuple[str, int], int] = field(default_factory=dict)
-
-    def block(self, task: str, m: int, default: int) -> int:
-        return self.blocks.get((task, m), default)
 
     def describe(self) -> str:
         """``about 1.4 GiB (this process 0.6 GiB + 2 workers x 0.4 GiB)``."""
@@ -105,8 +103,11 @@ class Plan:
 
 
 def unit_bytes(shape: TaskShape, m: int, splits: int) -> float:
-    """The estimated peak of a unit of ``splits`` splits at size ``m``."""
-    return UNIT_FIXED + splits * shape.split_bytes(m)
+    """The estimated peak of a unit of ``splits`` splits at size ``m``: one chunk of
+    ``score_splits`` (its split count as ``score_splits`` chooses it) at a time."""
+    width = STACK_COPIES * 8.0 * m * shape.width
+    chunk = len(range(splits)[next(split_chunks(splits, width, DEFAULT_BUDGET.stacks))])
+    return UNIT_FIXED + chunk * shape.split_bytes(m)
 
 
 def gib(n: float) -> str:
@@ -117,25 +118,20 @@ def plan(
     shapes: Sequence[TaskShape], *, splits: int, block: int, workers: int, threads: int = 1,
     budget: float,
 ) -> Plan:
-    """Split counts per unit within ``UNIT_BUDGET``, and the run's estimate.
+    """The run's estimate, for units of ``block`` splits.
 
     ``workers`` is the number of worker processes on this machine; 0 when the units run in
     this process, ``threads`` at a time (sequential: 1; threading: its jobs), or on a remote
     dask cluster, whose memory is its own. Raises ``ConfigError`` when the estimate is above
     ``budget``.
     """
-    blocks: dict[tuple[str, int], int] = {}
+    per_unit = min(block, splits)
     unit_peak = 0.0
     units = 0
     for shape in shapes:
-        for m in shape.grid:
-            fit = max(1, int((UNIT_BUDGET - UNIT_FIXED) // shape.split_bytes(m)))
-            chosen = min(block, splits, fit)
-            if chosen < min(block, splits):
-                blocks[(shape.name, m)] = chosen
-            units += -(-splits // chosen)
-            unit_peak = max(unit_peak, unit_bytes(shape, m, chosen))
-        unit_peak = max(unit_peak, unit_bytes(shape, shape.rows, 1))  # the fit on all rows
+        units += len(shape.grid) * -(-splits // per_unit)
+        unit_peak = max([unit_peak, unit_bytes(shape, shape.rows, 1),  # the fit on all rows
+                         *(unit_bytes(shape, m, per_unit) for m in shape.grid)])
     loaded = sum(s.loaded_bytes() for s in shapes)
     rows = max((splits * len(s.grid) * s.models for s in shapes), default=0)
     main = BASE + sum(LOAD * s.data_bytes for s in shapes) + ROW_BYTES * rows
@@ -146,7 +142,7 @@ def plan(
     else:
         worker = 0.0
         total = main + loaded + threads * unit_peak
-    result = Plan(total, main, worker, workers, budget, blocks)
+    result = Plan(total, main, worker, workers, budget)
     if total > budget:
         raise ConfigError(_refusal(result, shapes, unit_peak))
     return result
@@ -156,7 +152,7 @@ def _refusal(result: Plan, shapes: Sequence[TaskShape], unit_peak: float) -> str
     big = max(shapes, key=lambda s: s.loaded_bytes())
     if result.workers > 1 and result.main + result.worker <= result.budget:
         fix = f"use fewer workers (--jobs 1 needs {gib(result.main + result.worker)})"
-    elif unit_peak > UNIT_BUDGET:
+    elif unit_peak > result.budget / 4:
         fix = (f"a fit on all {big.rows} rows of {big.name} alone needs {gib(unit_peak)}: "
                "use fewer rows or features")
     else:
