@@ -151,8 +151,8 @@ def check_rows(df: pd.DataFrame, path: Path, m: int, expected: Expected) -> None
         return ResultsError(f"{path}: not the checkpoint of m = {m} ({problem}); {FIX}")
 
     if list(df.columns) != list(SPLIT_COLUMNS):
-        return_cols = ", ".join(map(str, df.columns))
-        raise wrong(f"columns {return_cols}, not {', '.join(SPLIT_COLUMNS)}")
+        columns = ", ".join(map(str, df.columns))
+        raise wrong(f"columns {columns}, not {', '.join(SPLIT_COLUMNS)}")
     others = sorted(set(df["task"].astype(str)) - {expected.task})
     if others:
         raise wrong(f"rows of task {others[0]}, not {expected.task}")

@@ -13,7 +13,8 @@ For each task, in ``<out>/<task>/``:
   majority-class errors, package versions, timings and the machine.
 - ``CURVE_FILE`` (``curve.png``): ``nbvslr.plots.plot_task``.
 - ``CHECKPOINTS/m=<m>.csv.gz``: the rows of one finished size, plus
-  ``CHECKPOINTS/FINGERPRINT_FILE``.
+  ``CHECKPOINTS/FINGERPRINT_FILE`` (what they were computed for, and the sha256 of each).
+- ``.lock`` (``nbvslr.results.lock.LOCK_FILE``): the lock of the run writing the task.
 """
 
 from __future__ import annotations
