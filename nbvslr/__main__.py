@@ -4,16 +4,32 @@
 modules (click, then numpy, pandas...) take a second or more to import, and a Ctrl-C
 meanwhile ends the command with exit code 130 and one line (a SIGTERM: 143), as at any later
 moment.
+
+A signal's exception can be raised where Python ignores exceptions (a weak reference's
+callback, a ``__del__``): it would print "Exception ignored in ..." with a traceback and be
+lost. ``_resend`` catches that case and sends the signal again a moment later, from another
+thread, once the code that ignores exceptions has returned.
 """
 
+import os
 import signal
 import sys
+import threading
 
-from nbvslr.errors import stop_on_sigterm, stopped
+from nbvslr.errors import Terminated, stop_on_sigterm, stopped
+
+
+def _resend(unraisable) -> None:
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        sig = signal.SIGTERM if isinstance(unraisable.exc_value, Terminated) else signal.SIGINT
+        threading.Timer(0.01, os.kill, (os.getpid(), sig)).start()
+        return
+    sys.__unraisablehook__(unraisable)
 
 
 def main() -> None:
     signal.signal(signal.SIGTERM, stop_on_sigterm)
+    sys.unraisablehook = _resend
     try:
         from nbvslr.cli import main as cli_main
 

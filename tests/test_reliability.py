@@ -511,3 +511,29 @@ def test_a_checkpoint_whose_sha256_was_never_recorded_is_recomputed(tmp_path):
     assert result.exit_code == 0 and result.output.count("\n") == 1, result.output
     assert _result_bytes(out) == good
     assert "m=5.csv.gz" in json.loads(stamp.read_text())["checkpoints"]
+
+
+_IGNORED_CONTEXT = """
+import signal, sys, time, weakref
+import nbvslr.__main__ as entry
+signal.signal(signal.SIGTERM, entry.stop_on_sigterm)
+sys.unraisablehook = entry._resend
+class Thing: pass
+def callback(ref):  # Python ignores exceptions raised here
+    signal.raise_signal(signal.SIGTERM)
+try:
+    thing = Thing(); ref = weakref.ref(thing, callback); del thing
+    time.sleep(5)
+    print("lost")
+except KeyboardInterrupt as exc:
+    print("raised", type(exc).__name__)
+"""
+
+
+def test_a_signal_raised_where_exceptions_are_ignored_is_sent_again():
+    """SIGTERM handled inside a weak reference's callback (where Python ignores exceptions):
+    no "Exception ignored" traceback, and the run still stops."""
+    done = subprocess.run([sys.executable, "-c", _IGNORED_CONTEXT], capture_output=True,
+                          text=True, timeout=60)
+    assert done.stdout.strip() == "raised Terminated", done
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
