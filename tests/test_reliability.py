@@ -365,12 +365,14 @@ def test_workers_end_soon_after_the_run_is_killed(tmp_path):
     workers = _children(proc.pid)
     assert workers
     proc.kill()
-    proc.communicate(timeout=60)
+    proc.wait(timeout=60)
     try:
-        assert _wait_until(lambda: not _alive(workers), 10), _alive(workers)
+        left = {p: Path(f"/proc/{p}/cmdline").read_bytes()[:200] for p in _alive(workers)}
+        assert _wait_until(lambda: not _alive(workers), 10), left
     finally:
         for pid in _alive(workers):
             os.kill(pid, signal.SIGKILL)
+        proc.communicate(timeout=60)
 
 
 # --------------------------------------------------------------------------- two runs, one folder

@@ -161,6 +161,7 @@ def unit_stream(config: Config, units: Sequence[Unit]) -> Iterator[Iterator[Unit
     backend_args: dict[str, Any] = {"client": client} if client is not None else {}
     if config.backend == "loky":  # every worker, even one that never gets a unit
         backend_args["initializer"] = lifeline.watch_parent
+        backend_args["initargs"] = (os.getpid(),)
     stream = None
     try:
         with threadpool_limits(limits=BLAS_THREADS), \

@@ -22,14 +22,22 @@ _started = False
 _lock = threading.Lock()
 
 
-def watch_parent(interval: float = INTERVAL) -> None:
-    """Start (once per process) the thread that ends this process when its parent is gone."""
+def watch_parent(parent: int | None = None, interval: float = INTERVAL) -> None:
+    """Start (once per process) the thread that ends this process when its parent is gone.
+
+    ``parent`` is the process id the parent had when it started this one: a worker that
+    starts after its parent died (it was still importing) ends at once. None: the parent
+    this process has now.
+    """
     global _started
     with _lock:
         if _started:
             return
         _started = True
-    parent = os.getppid()
+    if parent is None:
+        parent = os.getppid()
+    elif os.getppid() != parent:
+        os._exit(ORPHANED)
 
     def watch() -> None:
         while True:
