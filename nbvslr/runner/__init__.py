@@ -18,9 +18,9 @@ import time
 import pandas as pd
 
 from nbvslr.config import Config
-from nbvslr.progress import NoProgress, Progress
+from nbvslr.progress import NoProgress, Progress, TaskPlan
 from nbvslr.runner.backends import unit_stream
-from nbvslr.runner.bookkeeping import _collect, _finish, _prepare, _units
+from nbvslr.runner.bookkeeping import _collect, _finish, _n, _prepare, _units
 from nbvslr.runner.units import FULL
 
 __all__ = ["run_experiment"]
@@ -40,16 +40,20 @@ def run_experiment(config: Config, progress: Progress | None = None) -> dict[str
     units = list(_units(config, tasks))
     out: dict[str, pd.DataFrame] = {}
     with unit_stream(config, units) as stream:  # a dask client is started here
-        progress.start(len(units))
+        progress.start([TaskPlan(t.spec.name, len(t.grid), len(t.skipped), config.splits)
+                        for t in tasks])
         try:
             for result in stream:
                 task = by_name[result.task]
-                _collect(task, result, config)
-                label = f"{result.task} " + (
-                    "all rows" if result.m == FULL else f"m={result.m}")
-                progress.advance(label)
+                size_finished = _collect(task, result, config)
+                if result.m != FULL:
+                    progress.splits_done(result.task, result.m, _n(result))
+                if size_finished:
+                    progress.size_done(result.task, result.m)
                 if task.remaining == 0:
                     out[task.spec.name] = _finish(config, task, started)
+                    progress.task_done(task.spec.name,
+                                       time.perf_counter() - (task.began or started))
         finally:
             progress.finish()
     return {t.spec.name: out[t.spec.name] for t in tasks}
