@@ -30,6 +30,7 @@ from nbvslr.results.layout import (
     SUMMARY_COLUMNS,
     SUMMARY_FILE,
     pick_pair,
+    pick_pairs,
     sort_splits,
     task_dir,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "RUN_FILE", "SPLITS_FILE", "SPLIT_COLUMNS", "SUMMARY_COLUMNS", "SUMMARY_FILE", "Checkpoints",
     "Tables", "TaskResults", "atomic_write_bytes", "atomic_write_text", "csv_gz_bytes",
     "find_task_dirs", "json_bytes", "load_results", "load_tables", "load_task", "pick_pair",
+    "pick_pairs",
     "read_splits", "remove_temp_files", "sort_splits", "task_dir", "write_csv_gz", "write_json",
     "write_task_outputs",
 ]

@@ -265,6 +265,6 @@ def _versions() -> dict[str, str]:
 
 def _finish(config: Config, task: _Task, started: float) -> pd.DataFrame:
     splits = task.checkpoints.load(task.grid)
-    pair = results.pick_pair([(m.name, m.family) for m in config.models])
-    results.write_task_outputs(task.folder, splits, _run_info(config, task, started), pair)
+    results.write_task_outputs(task.folder, splits, _run_info(config, task, started),
+                               config.pairs)
     return splits
