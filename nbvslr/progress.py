@@ -194,7 +194,7 @@ def terminal_width(stream: TextIO) -> int:
 class _Bar(tqdm):
     """tqdm, with the line composed by ``compose`` for the terminal's current width."""
 
-    monitor_interval = 0  # no monitor thread: the bar is redrawn on every update
+    monitor_interval = 0  # no tqdm monitor thread beside the run; it redraws on updates
 
     def __init__(self, owner: TerminalProgress, **kwargs: Any) -> None:
         self.owner = owner
@@ -203,9 +203,7 @@ class _Bar(tqdm):
     @property
     def format_dict(self) -> dict[str, Any]:
         d = super().format_dict
-        owner = getattr(self, "owner", None)
-        if owner is None:  # tqdm reads it once while starting
-            return d
+        owner = self.owner
         # One column short of the width, as tqdm does: a line that fills the last column
         # makes some terminals wrap.
         width = terminal_width(owner.stream) - 1
