@@ -24,6 +24,10 @@ CONFIG_KEYS = {
     "seed": ("0", "base seed of every random draw"),
     "models": (", ".join(f"`{k}`" for k in config.DEFAULT_MODELS),
                "name -> options; the name is the results' `model` column (below)"),
+    "compare": ("every nb model against every lr model",
+                "pairs `[a, b]` of model names compared split by split (a − b), each with its "
+                "paired interval and crossover in `paired.csv` and the report, e.g. "
+                "`[[nb, lr], [nb, lr_l2]]`"),
     "nested": ("false", "true: the training sets of one split grow with m"),
     "block": (f"{config.DEFAULT_BLOCK}", "splits per work unit (never changes the results)"),
     "profile": (f"`{config.DEFAULT_PROFILE}`",

@@ -10,6 +10,8 @@ A config file (YAML, read with ``yaml.safe_load`` only)::
       nb: {}
       lr: {}
       lr_l2: {model: lr, C: 1.0}
+    compare: [[nb, lr], [nb, lr_l2]]       # pairs [a, b] for paired.csv and the report
+                                           # (default: every nb model vs every lr model)
     nested: false                          # training sets of one split grow with m
     block: 250                             # splits per work unit (never changes results)
     profile: stated                        # model defaults for every task (options.PROFILES)
@@ -42,10 +44,11 @@ from nbvslr.errors import (
 from nbvslr.models import FAMILIES, resolve_options
 from nbvslr.models.options import DEFAULT_PROFILE, PROFILES
 from nbvslr.models.spec import ModelSpec
-from nbvslr.results.layout import DEFAULT_OUT
+from nbvslr.results.layout import DEFAULT_OUT, pick_pairs
 from nbvslr.splits import MIN_SIZE
 
-KEYS = ("tasks", "sizes", "splits", "seed", "models", "nested", "block", "profile")
+KEYS = ("tasks", "sizes", "splits", "seed", "models", "compare", "nested", "block",
+        "profile")
 TASK_KEYS = ("name", "source", "target", "features", "overrides")
 RANGE_KEYS = ("start", "stop", "step")
 DEFAULT_MODELS: Mapping[str, Mapping[str, Any]] = {"nb": {}, "lr": {}}
@@ -87,6 +90,10 @@ class Config:
     profile : str
         The model profile (``nbvslr.models.options.PROFILES``): ``stated`` is the paper's
         stated method.
+    pairs : tuple of (str, str)
+        The model pairs ``(a, b)`` compared split by split (``a - b``): the config's
+        ``compare``, by default every nb-family model against every lr-family model
+        (``results.pick_pairs``).
     nested : bool
         Nested training sets across sizes (see ``nbvslr.splits``).
     block : int
@@ -111,6 +118,7 @@ class Config:
     grids: tuple[tuple[int, ...], ...]
     models: tuple[ModelSpec, ...]
     profile: str = DEFAULT_PROFILE
+    pairs: tuple[tuple[str, str], ...] = ()
     splits: int = DEFAULT_SPLITS
     seed: int = 0
     nested: bool = False
@@ -139,6 +147,7 @@ class Config:
             "seed": self.seed,
             "models": {m.name: {"model": m.family, **dict(m.options)} for m in self.models},
             "profile": self.profile,
+            "compare": [list(p) for p in self.pairs],
             "nested": self.nested,
             "block": self.block,
         }
@@ -312,6 +321,8 @@ def parse_config(
         problem = with_hint("unknown profile", profile, PROFILES)
         raise where.error("profile", problem, profile, f"use one of: {', '.join(PROFILES)}")
     models = _models(where, raw.get("models", DEFAULT_MODELS), profile)
+    pairs = _pairs(where, raw["compare"], models) if "compare" in raw else pick_pairs(
+        [(m.name, m.family) for m in models])
     n_splits = where.integer("splits", raw.get("splits", DEFAULT_SPLITS), 1, ">= 1")
     if n_splits > MAX_SPLITS:
         raise where.error("splits", f"more than {MAX_SPLITS}", n_splits, "give fewer splits")
@@ -346,6 +357,7 @@ def parse_config(
         grids=grids,
         models=models,
         profile=profile,
+        pairs=pairs,
         splits=n_splits,
         seed=base_seed,
         nested=nested,
@@ -552,3 +564,29 @@ def _models(where: _Where, raw: Any, profile: str = "stated") -> tuple[ModelSpec
             raise ConfigError(f"{where.source}: {key}: {exc}") from None
         specs.append(ModelSpec(name=name, family=family, options=resolved))
     return tuple(specs)
+
+
+def _pairs(where: _Where, raw: Any, models: tuple[ModelSpec, ...]) -> tuple[tuple[str, str], ...]:
+    names = [m.name for m in models]
+    fix = f"e.g. compare: [[{names[0]}, {names[-1]}]]" if len(names) > 1 else (
+        "add a second model to compare with")
+    if not isinstance(raw, list) or not raw:
+        raise where.error("compare", "must be a non-empty list of pairs [a, b]", raw, fix)
+    pairs: list[tuple[str, str]] = []
+    for i, pair in enumerate(raw):
+        key = f"compare[{i}]"
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise where.error(key, "not a pair of two model names", pair, fix)
+        for j, name in enumerate(pair):
+            if not isinstance(name, str) or name not in names:
+                raise where.error(f"{key}[{j}]", with_hint("unknown model", name, names), name,
+                                  f"use the names under models: {', '.join(names)}")
+        a, b = pair
+        if a == b:
+            raise where.error(key, "a model compared with itself", pair,
+                              "name two different models")
+        if (a, b) in pairs or (b, a) in pairs:
+            raise where.error(key, "this pair is already compared", pair,
+                              "list each pair once")
+        pairs.append((a, b))
+    return tuple(pairs)

@@ -44,6 +44,12 @@ class ResultsError(NbvslrError):
     exit_code = 1
 
 
+class MissingResultsError(ResultsError):
+    """A results folder named on the command line does not exist: a usage error."""
+
+    exit_code = 2
+
+
 def did_you_mean(value: str, options: Iterable[str]) -> str:
     """Return ``" (did you mean 'x'?)"`` for the closest option, or ``""``."""
     close = difflib.get_close_matches(str(value), [str(o) for o in options], n=1, cutoff=0.6)

@@ -251,8 +251,14 @@ def _point_frames(ref: pd.DataFrame, new: pd.DataFrame) -> dict[str, pd.DataFram
 
 
 def _by_task(paired: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    return {str(task): g.sort_values("m", kind="stable").reset_index(drop=True)
-            for task, g in paired.groupby("task", sort=False)}
+    """Each task's rows of its first pair (a run that compared several pairs: the first,
+    by default NB vs LR), by increasing m."""
+    out = {}
+    for task, g in paired.groupby("task", sort=False):
+        first = g.iloc[0]
+        g = g[(g["model_a"] == first["model_a"]) & (g["model_b"] == first["model_b"])]
+        out[str(task)] = g.sort_values("m", kind="stable").reset_index(drop=True)
+    return out
 
 
 def _missing_check(task: str, model: str, m: float, side: str) -> Check:

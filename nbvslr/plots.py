@@ -129,8 +129,8 @@ def plot_task(
         ``run.json``: ``task.title`` (panel title), ``task.x_range`` (x-axis range, else
         0 .. largest m) and ``models`` (the legend order).
     paired : DataFrame, optional
-        ``paired.csv`` (NB - LR per m). When given and its mean difference changes sign,
-        the first crossover is marked with a dotted grey vertical line and its m.
+        ``paired.csv`` (NB - LR per m). When given and the mean difference of its first pair
+        changes sign, the first crossover is marked with a dotted grey vertical line and its m.
     crossover : mapping, optional
         ``stats.crossovers`` of the pair (e.g. ``report.task_crossovers``): used instead of
         ``paired``; its bootstrap ``interval``, when there is one, is shaded.
@@ -170,7 +170,8 @@ def plot_task(
         crossover = _crossover_of(paired)
     ax.set_xlim(*x_limits(run_info, summary["m"].tolist()))
     if crossover is not None and crossover.get("first_crossover") is not None:
-        _mark_crossover(ax, crossover["first_crossover"], crossover.get("interval"))
+        _mark_crossover(ax, crossover["first_crossover"], crossover.get("interval"),
+                        _pair_label(crossover))
     ax.set_title(task_title(run_info, str(summary["task"].iloc[0])), fontsize="medium")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -196,7 +197,9 @@ def _crossover_of(paired: pd.DataFrame) -> Mapping[str, Any] | None:
     from nbvslr import stats
     from nbvslr.errors import ResultsError
 
-    rows = paired[paired["task"] == paired["task"].iloc[0]].dropna(subset=["diff_mean"])
+    first = paired.iloc[0]  # the first task and pair
+    rows = paired[(paired["task"] == first["task"]) & (paired["model_a"] == first["model_a"])
+                  & (paired["model_b"] == first["model_b"])].dropna(subset=["diff_mean"])
     try:
         return stats.crossovers(rows) if not rows.empty else None
     except ResultsError:  # a malformed paired table: draw the curves without the mark
@@ -206,17 +209,26 @@ def _crossover_of(paired: pd.DataFrame) -> Mapping[str, Any] | None:
 CROSSOVER_COLOR = "0.4"
 
 
-def _mark_crossover(ax: Axes, loc: float, interval: Sequence[float] | None) -> None:
+def _pair_label(crossover: Mapping[str, Any]) -> str:
+    """"" for the crossover of nb and lr (what the caption names); " (a vs b)" for the
+    first pair of a run that compared other models."""
+    pair = (str(crossover.get("model_a", "nb")), str(crossover.get("model_b", "lr")))
+    return "" if pair == ("nb", "lr") else f" ({pair[0]} vs {pair[1]})"
+
+
+def _mark_crossover(ax: Axes, loc: float, interval: Sequence[float] | None,
+                    pair: str = "") -> None:
     """A dotted line at the first crossover, its m written beside it at the top of the
-    panel (readable even against the axis), and its interval shaded (clipped to the axes)."""
+    panel (readable even against the axis), and its interval shaded (clipped to the axes).
+    ``pair`` follows "crossover" in the legend (" (nb vs lr_l2)")."""
     ax.axvline(loc, color=CROSSOVER_COLOR, linewidth=1.0, linestyle=":",
-               label="crossover", gid="crossover")
+               label=f"crossover{pair}", gid="crossover")
     if interval is not None:
         lo, hi = ax.get_xlim()
         low, high = max(interval[0], lo), min(interval[1], hi)
         if high > low:
             ax.axvspan(low, high, color=CROSSOVER_COLOR, alpha=0.12, linewidth=0,
-                       label="crossover, 95% interval", gid="crossover-interval")
+                       label=f"crossover{pair}, 95% interval", gid="crossover-interval")
     lo, hi = ax.get_xlim()
     right = loc < lo + 0.6 * (hi - lo)  # the label on the side with more room
     ax.annotate(f"m ≈ {loc:.1f}",

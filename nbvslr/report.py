@@ -1,4 +1,4 @@
-"""Summarise finished results folders as a Markdown table.
+"""Summarise finished results folders: a Markdown table, or the same rows as a tidy CSV.
 
 Everything here works from saved files alone (``summary.csv``, ``run.json``, and
 ``paired.csv`` or ``splits.csv.gz``), read through ``nbvslr.results``; nothing is re-run.
@@ -27,16 +27,6 @@ def _num(x: float, digits: int = 3) -> str:
     text = f"{float(x):.{digits}f}"
     # a rounding residue such as -2.5e-16 (an error of 0 summed in floating point) is 0
     return text[1:] if text.startswith("-") and float(text) == 0 else text
-
-
-def _error_cell(row: pd.Series | None) -> str:
-    """``mean ± half-width`` of the 95% interval (``mean (n=1)`` when it is undefined)."""
-    if row is None:
-        return "n/a"
-    half = (row["ci_high"] - row["ci_low"]) / 2.0
-    if not math.isfinite(half):
-        return f"{_num(row['error_mean'])} (n={int(row['n_splits'])})"
-    return f"{_num(row['error_mean'])} ± {_num(half)}"
 
 
 def _m_text(x: float) -> str:
@@ -68,16 +58,23 @@ def _row_at(summary: pd.DataFrame, model: str, m: int) -> pd.Series | None:
     return None if hit.empty else hit.iloc[0]
 
 
-def task_crossovers(task: TaskResults, *, n_boot: int = DEFAULT_N_BOOT, seed: int = 0,
+def task_crossovers(task: TaskResults, pair: tuple[str, str] | None = None, *,
+                    n_boot: int = DEFAULT_N_BOOT, seed: int = 0,
                     level: float = 0.95) -> tuple[pd.DataFrame, dict]:
-    """The task's paired rows (one pair, increasing m) and their ``stats.crossovers``.
+    """The paired rows of one pair of the task (increasing m) and their ``stats.crossovers``.
 
-    The bootstrap interval needs ``splits.csv.gz``; without it (e.g. committed summaries
-    only) everything but the interval is there. Its seed is derived from (``seed``, task
-    name), so the report and the figure give the same interval whatever the task order.
+    ``pair`` is ``(model_a, model_b)``; None takes the first pair of ``paired.csv`` (the
+    figure's). The bootstrap interval needs ``splits.csv.gz``; without it (e.g. committed
+    summaries only) everything but the interval is there. Its seed is derived from
+    (``seed``, task name), so the report and the figure give the same interval whatever the
+    task order, and every pair of a task is resampled with the same draws of its splits.
     """
     paired = task.paired()
     paired = paired[paired["task"] == paired["task"].iloc[0]] if not paired.empty else paired
+    if not paired.empty:
+        a, b = pair if pair is not None else (paired["model_a"].iloc[0],
+                                               paired["model_b"].iloc[0])
+        paired = paired[(paired["model_a"] == a) & (paired["model_b"] == b)]
     if paired.empty:
         raise ResultsError(f"{task.folder}: no size has results for both models of the pair")
     paired = paired.sort_values("m", kind="stable")
@@ -87,24 +84,92 @@ def task_crossovers(task: TaskResults, *, n_boot: int = DEFAULT_N_BOOT, seed: in
     return paired, stats.crossovers(paired, splits, rng=rng, n_boot=n_boot, level=level)
 
 
-def _task_row(task: TaskResults, *, n_boot: int, seed: int, level: float) -> list[str]:
-    paired, cross = task_crossovers(task, n_boot=n_boot, seed=seed, level=level)
-    model_a, model_b = str(paired["model_a"].iloc[0]), str(paired["model_b"].iloc[0])
+def _half_width(row: pd.Series | None) -> float:
+    if row is None:
+        return math.nan
+    return (float(row["ci_high"]) - float(row["ci_low"])) / 2.0
+
+
+def _value(row: pd.Series | None, column: str) -> float:
+    return math.nan if row is None else float(row[column])
+
+
+def _number(x: Any) -> float:
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def comparison(task: TaskResults, pair: tuple[str, str], *, n_boot: int = DEFAULT_N_BOOT,
+               seed: int = 0, level: float = 0.95) -> dict[str, Any]:
+    """One row of the report as plain values: a task and a pair ``(a, b)`` of its models.
+
+    Keys are ``COLUMNS``; errors are means over the splits, ``*_halfwidth_*`` the
+    half-width of their ``level`` interval (NaN for a single split), winners name a model
+    or ``tie``, ``b_better_from`` is NaN when b is not significantly better at the end, and
+    the crossover's interval ends may be -inf / inf (before / after the range). The
+    crossover fields are NaN when the curves do not cross in the range.
+    """
+    paired, cross = task_crossovers(task, pair, n_boot=n_boot, seed=seed, level=level)
+    a, b = str(paired["model_a"].iloc[0]), str(paired["model_b"].iloc[0])
     m_lo, m_hi = int(paired["m"].iloc[0]), int(paired["m"].iloc[-1])
-    have_splits = task.has_splits()
     asym = task.run_info.get("asymptotic_error") or {}
-    label = task.name if (model_a, model_b) == ("nb", "lr") else (
-        f"{task.name} ({model_a} vs {model_b})")
-    cells = [label, f"{m_lo}–{m_hi}"]
-    for m in (m_lo, m_hi):
-        cells.append(_error_cell(_row_at(task.summary, model_a, m)))
-        cells.append(_error_cell(_row_at(task.summary, model_b, m)))
-        cells.append(stats.winner(paired[paired["m"] == m].iloc[0]))
-    cells.append(_crossover_cell(cross, m_lo, m_hi, have_splits))
+    names = {"nb": a, "lr": b, "tie": "tie"}  # stats names the roles after the default pair
+    row: dict[str, Any] = {"task": task.name, "model_a": a, "model_b": b,
+                           "m_min": m_lo, "m_max": m_hi}
+    for end, m in (("min", m_lo), ("max", m_hi)):
+        for role, model in (("a", a), ("b", b)):
+            hit = _row_at(task.summary, model, m)
+            row[f"{role}_error_{end}_m"] = _value(hit, "error_mean")
+            row[f"{role}_halfwidth_{end}_m"] = _half_width(hit)
+        row[f"winner_{end}_m"] = names[stats.winner(paired[paired["m"] == m].iloc[0])]
+    first, interval = cross["first_crossover"], cross["interval"]
+    row["crossover"] = math.nan if first is None else float(first)
+    row["crossover_low"] = math.nan if interval is None else float(interval[0])
+    row["crossover_high"] = math.nan if interval is None else float(interval[1])
+    row["crossings"] = len(cross["crossings"])
     sig = cross["lr_significant_from"]
-    cells.append("never" if sig is None else str(sig))
-    cells.append(f"{_num(asym.get(model_a))} / {_num(asym.get(model_b))}")
-    cells.append(_num(task.run_info.get("majority_error")))
+    row["b_better_from"] = math.nan if sig is None else int(sig)
+    row["tie_everywhere"] = bool(cross["tie_everywhere"])
+    row["a_asymptotic"] = _number(asym.get(a))
+    row["b_asymptotic"] = _number(asym.get(b))
+    row["majority"] = _number(task.run_info.get("majority_error"))
+    row["splits"] = int(paired["n_splits"].max())
+    row["folder"] = str(task.folder)
+    row["_cross"] = cross
+    return row
+
+
+COLUMNS = (
+    "task", "model_a", "model_b", "m_min", "m_max",
+    "a_error_min_m", "a_halfwidth_min_m", "b_error_min_m", "b_halfwidth_min_m", "winner_min_m",
+    "a_error_max_m", "a_halfwidth_max_m", "b_error_max_m", "b_halfwidth_max_m", "winner_max_m",
+    "crossover", "crossover_low", "crossover_high", "crossings", "b_better_from",
+    "tie_everywhere", "a_asymptotic", "b_asymptotic", "majority", "splits", "folder",
+)
+"""The columns of ``report --format csv``: one row per task and compared pair."""
+
+
+def _markdown_row(row: Mapping[str, Any], have_splits: bool) -> list[str]:
+    a, b = row["model_a"], row["model_b"]
+    label = row["task"] if (a, b) == ("nb", "lr") else f"{row['task']} ({a} vs {b})"
+    cells = [label, f"{row['m_min']}–{row['m_max']}"]
+    for end in ("min", "max"):
+        for role in ("a", "b"):
+            mean, half = row[f"{role}_error_{end}_m"], row[f"{role}_halfwidth_{end}_m"]
+            if math.isnan(mean):
+                cells.append("n/a")
+            elif not math.isfinite(half):
+                cells.append(f"{_num(mean)} (n={row['splits']})")
+            else:
+                cells.append(f"{_num(mean)} ± {_num(half)}")
+        cells.append(row[f"winner_{end}_m"])
+    cells.append(_crossover_cell(row["_cross"], row["m_min"], row["m_max"], have_splits))
+    sig = row["b_better_from"]
+    cells.append("never" if math.isnan(sig) else str(int(sig)))
+    cells.append(f"{_num(row['a_asymptotic'])} / {_num(row['b_asymptotic'])}")
+    cells.append(_num(row["majority"]))
     return cells
 
 
@@ -128,6 +193,54 @@ NOTES = """\
   is linearly separable; majority: the error of always predicting the majority class."""
 
 
+PAIR_NOTE = """\
+- A row `task (a vs b)` compares two other models of the run (the config's `compare`) in the
+  same way: a in the NB columns, b in the LR columns; its winners name the model."""
+
+
+def report_rows(
+    results_dirs: PathLike | Iterable[PathLike],
+    *,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = 0,
+    level: float = 0.95,
+) -> list[dict[str, Any]]:
+    """``comparison`` of every task found under ``results_dirs`` and every pair it compared,
+    tasks in the figure's panel order (``plots.panel_order``), pairs in ``paired.csv`` order.
+
+    A row's ``"_cross"`` holds the full ``stats.crossovers`` result (for the Markdown).
+    """
+    from nbvslr.plots import panel_order
+
+    tasks = load_results(results_dirs)
+    names = [t.name for t in tasks]
+    rows = []
+    for i in panel_order(names):
+        task = tasks[i]
+        for pair in task.pairs():
+            row = comparison(task, pair, n_boot=n_boot, seed=seed, level=level)
+            row["_duplicate"] = names.count(task.name) > 1
+            row["_splits_file"] = task.has_splits()
+            row["_task"] = task
+            rows.append(row)
+    return rows
+
+
+def report_csv(
+    results_dirs: PathLike | Iterable[PathLike],
+    *,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = 0,
+    level: float = 0.95,
+) -> str:
+    """The report as a tidy CSV: one row per task and compared pair, columns ``COLUMNS``,
+    plain numbers (``pandas.read_csv`` reads it back as it is)."""
+    rows = report_rows(results_dirs, n_boot=n_boot, seed=seed, level=level)
+    table = pd.DataFrame([{c: row[c] for c in COLUMNS} for row in rows], columns=list(COLUMNS))
+    table["b_better_from"] = table["b_better_from"].astype("Int64")
+    return table.to_csv(index=False, float_format="%.6g", lineterminator="\n")
+
+
 def report_table(
     results_dirs: PathLike | Iterable[PathLike],
     *,
@@ -137,9 +250,10 @@ def report_table(
     notes: bool = True,
     paper: bool = True,
 ) -> str:
-    """A Markdown table with one row per task found under ``results_dirs``.
+    """A Markdown table with one row per task found under ``results_dirs`` and pair it
+    compared (``report_rows``).
 
-    Per task: the pair's (default NB vs LR) error at the smallest and the largest m with
+    Per row: the pair's (default NB vs LR) error at the smallest and the largest m with
     the 95% interval's half-width, the winner at each end (``stats.winner``), the first
     crossover with its bootstrap interval (``stats.crossovers``, seeded from ``seed`` and
     the task name), the first m from which LR stays significantly better, the asymptotic
@@ -149,23 +263,22 @@ def report_table(
     appends the definitions. ``paper`` appends, when there are panels of Figure 1 among the
     tasks, their comparison with the paper's curves (``fidelity.markdown``).
     """
-    from nbvslr.plots import panel_order
-
-    tasks = load_results(results_dirs)
-    names = [t.name for t in tasks]
-    tasks = [tasks[i] for i in panel_order(names)]  # the rows follow the figure's panels
+    rows = report_rows(results_dirs, n_boot=n_boot, seed=seed, level=level)
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
-    for task in tasks:
-        cells = _task_row(task, n_boot=n_boot, seed=seed, level=level)
-        if names.count(task.name) > 1:
-            cells[0] += f" ({task.folder})"
+    for row in rows:
+        cells = _markdown_row(row, row["_splits_file"])
+        if row["_duplicate"]:
+            cells[0] += f" ({row['folder']})"
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     text = "\n".join(lines) + "\n"
     if notes:
         text += "\n" + NOTES.format(pct=round(100 * level), n_boot=n_boot) + "\n"
+        if any((r["model_a"], r["model_b"]) != ("nb", "lr") for r in rows):
+            text += PAIR_NOTE + "\n"
     if paper:
         from nbvslr import fidelity
 
+        tasks = list({id(row["_task"]): row["_task"] for row in rows}.values())
         panels = fidelity.compare_tasks(tasks, strict=False)
         if panels:
             text += ("\nAgainst the paper's Figure 1:\n\n"

@@ -122,3 +122,43 @@ def test_relative_csv_path_is_read_from_the_config_folder(tmp_path, monkeypatch)
     monkeypatch.chdir(tmp_path)
     cfg = load_config(folder / "toy.yaml")
     assert Path(cfg.tasks[0].source["csv"]) == folder / "toy.csv"
+
+
+MODELS3 = {"nb": {}, "lr": {}, "lr_l2": {"model": "lr", "C": 1.0}}
+
+
+def test_compare_defaults_to_every_nb_model_against_every_lr_model():
+    """No compare: key: nb vs lr and nb vs lr_l2 (config order); one family only: no pair."""
+    cfg = parse_config({"tasks": ["pima"],
+                        "models": {**MODELS3, "nb_class": {"model": "nb", "variance": "class"}}})
+    assert cfg.pairs == (("nb", "lr"), ("nb", "lr_l2"), ("nb_class", "lr"),
+                         ("nb_class", "lr_l2"))
+    assert parse_config({"tasks": ["pima"], "models": {"lr": {}}}).pairs == ()
+    assert cfg.to_dict()["compare"][0] == ["nb", "lr"]
+
+
+def test_compare_names_the_pairs():
+    """compare: [[nb, lr_l2], [lr, lr_l2]] is kept as written, any two models."""
+    cfg = parse_config({"tasks": ["pima"], "models": MODELS3,
+                        "compare": [["nb", "lr_l2"], ["lr", "lr_l2"]]})
+    assert cfg.pairs == (("nb", "lr_l2"), ("lr", "lr_l2"))
+
+
+@pytest.mark.parametrize(
+    ("compare", "expected"),
+    [
+        ([["nb", "lr_12"]], "compare[0][1]: unknown model, did you mean 'lr_l2'? ('lr_12'); "
+                            "use the names under models: nb, lr, lr_l2"),
+        ([["nb"]], "compare[0]: not a pair of two model names"),
+        ("nb, lr", "compare: must be a non-empty list of pairs [a, b]"),
+        ([], "compare: must be a non-empty list of pairs [a, b]"),
+        ([["lr", "lr"]], "compare[0]: a model compared with itself"),
+        ([["nb", "lr"], ["lr", "nb"]], "compare[1]: this pair is already compared"),
+        ([["nb", 3]], "compare[0][1]: unknown model (3)"),
+    ],
+)
+def test_compare_mistakes_are_one_line_errors(compare, expected):
+    """A bad compare: names the entry, the problem and the fix, with "did you mean"."""
+    msg = _err({"tasks": ["pima"], "models": MODELS3, "compare": compare})
+    assert expected in msg
+    assert msg.startswith("c.yaml: compare")

@@ -176,11 +176,17 @@ class _KillOnBusy:
         self.done = 0
         self.killed_at: int | None = None
 
-    def start(self, total: int, label: str = "starting") -> None:
-        self.total = total
+    def start(self, plan) -> None:
+        self.total = sum((p.sizes - p.resumed) * p.splits for p in plan)
 
-    def advance(self, label: str) -> None:
-        self.done += 1
+    def size_done(self, task: str, m: int) -> None:
+        pass
+
+    def task_done(self, task: str, seconds: float) -> None:
+        pass
+
+    def splits_done(self, task: str, m: int, n: int) -> None:
+        self.done += n
         if self.killed_at is None:
             busy = self.client.processing(workers=[self.address]).get(self.address, ())
             if busy:

@@ -21,20 +21,21 @@ def _invoke(*args):
     return CliRunner().invoke(cli, [str(a) for a in args])
 
 
-def test_plot_default_output_is_curves_png_in_the_folder(root):
-    """Without -o the figure goes to RESULTS_DIR/curves.png, atomically (no temp files)."""
+def test_plot_default_output_is_curve_png_in_the_folder(root):
+    """Without -o the figure goes to RESULTS_DIR/curve.png (the name `run` writes),
+    atomically (no temp files)."""
     res = _invoke("plot", root)
     assert res.exit_code == 0, res.output
-    out = root / "curves.png"
+    out = root / "curve.png"
     assert out.read_bytes().startswith(b"\x89PNG")
-    assert sorted(p.name for p in root.iterdir() if p.is_file()) == ["curves.png"]
+    assert sorted(p.name for p in root.iterdir() if p.is_file()) == ["curve.png"]
 
 
 def test_plot_one_task_folder(root):
     """A task folder alone can be plotted."""
     res = _invoke("plot", root / "pima")
     assert res.exit_code == 0, res.output
-    assert (root / "pima" / "curves.png").is_file()
+    assert (root / "pima" / "curve.png").is_file()
 
 
 @pytest.mark.parametrize(("name", "magic"), [("f.pdf", b"%PDF"), ("f.svg", b"<?xml"),
@@ -63,12 +64,17 @@ def test_plot_unknown_extension_exits_2_with_one_line(root, tmp_path):
 
 
 def test_plot_missing_folder_is_one_line_error(tmp_path):
-    """A results folder that does not exist: exit 1, the path and the fix, no traceback."""
+    """A results folder that does not exist: exit 2 (a usage error), the path and the fix,
+    one line, for plot, report and compare alike."""
+    for args in (["plot", tmp_path / "nothing"], ["report", tmp_path / "nothing"],
+                 ["compare", tmp_path / "nothing", tmp_path]):
+        res = _invoke(*args)
+        assert res.exit_code == 2, args
+        assert res.output.startswith(f"error: results folder {tmp_path / 'nothing'} does not "
+                                     "exist"), args
+        assert "Traceback" not in res.output and res.output.strip().count("\n") == 0, args
     res = _invoke("plot", tmp_path / "nothing")
-    assert res.exit_code == 1
-    assert res.output.startswith("error: results folder")
     assert "nbvslr run" in res.output
-    assert "Traceback" not in res.output and res.output.strip().count("\n") == 0
 
 
 def test_report_prints_and_writes_the_same_table(root, tmp_path):

@@ -275,3 +275,21 @@ def test_title_of_an_inline_task_is_its_own():
     info = {"task": {"name": "mine", "title": "mine (discrete)",
                      "recipe": {"target": "label"}}}
     assert plots.task_title(info) == "mine (discrete)"
+
+
+def test_crossover_of_the_first_pair_names_a_pair_other_than_nb_lr():
+    """paired.csv of several pairs: the first pair's crossover is marked, once; a pair other
+    than nb and lr is named in its legend entry."""
+    import pandas as pd
+
+    curves = {"nb": ("nb", nb_curve), "lr": ("lr", lr_curve),
+              "lr_l2": ("lr", lambda m: 0.22 + 0.60 / m)}  # crosses nb at m = 5
+    splits = make_splits("toy", SIZES, 30, seed=1, curves=curves)
+    info = run_info("toy", "toy", SIZES, {n: f for n, (f, _) in curves.items()}, (0, 40))
+    paired = pd.concat([stats.paired_summary(splits, "nb", "lr_l2"),
+                        stats.paired_summary(splits, "nb", "lr")], ignore_index=True)
+    ax = Figure().add_subplot()
+    plots.plot_task(ax, stats.summarize(splits), info, paired=paired)
+    (mark,) = [line for line in ax.get_lines() if line.get_gid() == "crossover"]
+    assert 3 <= mark.get_xdata()[0] <= 7
+    assert mark.get_label() == "crossover (nb vs lr_l2)"

@@ -151,3 +151,81 @@ def test_numbers_never_show_a_negative_zero():
     assert report._num(-0.0004) == "0.000"
     assert report._num(-0.0006) == "-0.001"
     assert report._num(None) == "n/a" and report._num(float("nan")) == "n/a"
+
+
+def test_csv_has_the_hand_computed_values_as_plain_numbers(tmp_path):
+    """--format csv: the Markdown cells as numbers (means, half-widths, crossover at 3)."""
+    _hand_table(tmp_path, nb=[[0.3, 0.4, 0.5], [0.4, 0.4, 0.4]],
+                lr=[[0.5, 0.6, 0.7], [0.2, 0.3, 0.1]])
+    (tmp_path / "report.csv").write_text(report.report_csv(tmp_path, n_boot=50))
+    table = pd.read_csv(tmp_path / "report.csv")
+    assert list(table.columns) == list(report.COLUMNS)
+    row = table.iloc[0]
+    half = T2 * 0.1 / 3 ** 0.5
+    assert (row["task"], row["model_a"], row["model_b"]) == ("hand", "nb", "lr")
+    assert (row["m_min"], row["m_max"]) == (2, 4)
+    assert row["a_error_min_m"] == pytest.approx(0.4) and row["b_error_min_m"] == pytest.approx(0.6)
+    assert row["a_halfwidth_min_m"] == pytest.approx(half, rel=1e-5)
+    assert row["a_halfwidth_max_m"] == 0
+    assert (row["winner_min_m"], row["winner_max_m"]) == ("nb", "tie")
+    assert row["crossover"] == 3 and row["crossover_low"] <= 3 <= row["crossover_high"]
+    assert row["crossings"] == 1 and pd.isna(row["b_better_from"])
+    assert (row["a_asymptotic"], row["b_asymptotic"], row["majority"]) == (0.3, 0.2, 0.4)
+    assert row["splits"] == 3
+
+
+def test_csv_of_several_tasks_loads_with_pandas_in_one_line(tmp_path):
+    """`nbvslr report ROOT --format csv -o F`: one row per task, numeric columns numeric,
+    an interval end outside the range as -inf / inf, and the same text printed."""
+    from click.testing import CliRunner
+
+    from nbvslr.cli import cli
+
+    fabricate(tmp_path / "res", task="pima", title="pima")
+    fabricate(tmp_path / "res", task="mine", title="mine",
+              curves={"nb": ("nb", lambda m: 0.1 + 0 * m), "lr": ("lr", lambda m: 0.3 + 0 * m)})
+    out = tmp_path / "all.csv"
+    res = CliRunner().invoke(cli, ["report", str(tmp_path / "res"), "--format", "csv",
+                                   "--n-boot", "100", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    table = pd.read_csv(out)
+    assert out.read_text() in res.output
+    assert list(table["task"]) == ["pima", "mine"]
+    numeric = [c for c in report.COLUMNS if c not in (
+        "task", "model_a", "model_b", "winner_min_m", "winner_max_m", "tie_everywhere",
+        "folder")]
+    assert all(pd.api.types.is_numeric_dtype(table[c]) for c in numeric), table.dtypes
+    mine = table.set_index("task").loc["mine"]
+    assert pd.isna(mine["crossover"]) and mine["crossings"] == 0
+    assert mine["winner_max_m"] == "nb"
+    assert table.set_index("task").loc["pima", "b_better_from"] > 0
+
+
+def test_every_compared_pair_gets_its_row(tmp_path):
+    """A run of nb, lr and lr_l2 compared as nb-lr and nb-lr_l2: two rows, each with its
+    own paired interval; the second names its models and its winner by name."""
+    curves = {"nb": ("nb", lambda m: 0.30 + 0.20 / m), "lr": ("lr", lambda m: 0.20 + 1.20 / m),
+              "lr_l2": ("lr", lambda m: 0.22 + 0.60 / m)}
+    from results_factory import make_splits
+
+    from nbvslr import stats
+
+    sizes = (2, 4, 8, 16, 32)
+    splits = make_splits("toy", sizes, 40, 0, curves)
+    info = run_info("toy", "toy", sizes, {n: f for n, (f, _) in curves.items()}, (0, 40))
+    info["config"] = {"compare": [["nb", "lr"], ["nb", "lr_l2"]]}
+    folder = write_task(tmp_path, splits, info, paired=False)
+    pd.concat([stats.paired_summary(splits, "nb", "lr"),
+               stats.paired_summary(splits, "nb", "lr_l2")]).to_csv(
+        folder / "paired.csv", index=False)
+    text = report.report_table(tmp_path, n_boot=50, paper=False)
+    assert _row(text, "toy")[0] == "toy"
+    second = _row(text, "toy (nb vs lr_l2)")
+    assert second[4] == "nb" and second[7] == "lr_l2"
+    assert "A row `task (a vs b)`" in text
+    table = pd.read_csv(__import__("io").StringIO(report.report_csv(tmp_path, n_boot=50)))
+    assert [tuple(r) for r in table[["model_a", "model_b"]].to_numpy()] == [
+        ("nb", "lr"), ("nb", "lr_l2")]
+    assert table["crossover"].iloc[0] != table["crossover"].iloc[1]
+    (folder / "paired.csv").unlink()  # the same pairs from run.json's compare and the splits
+    assert report.report_table(tmp_path, n_boot=50, paper=False) == text

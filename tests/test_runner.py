@@ -189,3 +189,38 @@ def test_checkpoints_of_other_code_are_not_reused(csv_task, tmp_path, monkeypatc
     run_experiment(_config(csv_task, out))
     info = json.loads((out / "toy" / "run.json").read_text())
     assert info["timings"]["resumed_sizes"] == []
+
+
+def test_paired_csv_holds_every_compared_pair(csv_task, tmp_path):
+    """Default pairs: nb vs lr, then nb vs lr_l2; compare: names others, in its order."""
+    out = tmp_path / "results"
+    run_experiment(_config(csv_task, out))
+    paired = pd.read_csv(out / "toy" / "paired.csv")
+    pairs = list(dict.fromkeys(zip(paired["model_a"], paired["model_b"], strict=True)))
+    assert pairs == [("nb", "lr"), ("nb", "lr_l2")]
+    assert len(paired) == 2 * len(SIZES)
+    raw = {"tasks": [csv_task], "sizes": SIZES, "splits": SPLITS, "seed": 1,
+           "models": {"nb": {}, "lr": {}, "lr_l2": {"model": "lr", "C": 1.0}},
+           "compare": [["lr_l2", "lr"]]}
+    config = parse_config(raw, source="toy.yaml", out=tmp_path / "other",
+                          data=DataSettings(cache_dir=tmp_path / "cache", download=False))
+    run_experiment(config)
+    paired = pd.read_csv(tmp_path / "other" / "toy" / "paired.csv")
+    assert set(zip(paired["model_a"], paired["model_b"], strict=True)) == {("lr_l2", "lr")}
+    info = json.loads((tmp_path / "other" / "toy" / "run.json").read_text())
+    assert info["config"]["compare"] == [["lr_l2", "lr"]]
+
+
+def test_wall_seconds_is_the_tasks_own_time(csv_task, tmp_path):
+    """Two tasks run one after the other: each run.json's wall_seconds is its own time, so
+    they add up to at most the run's clock when the second finished."""
+    out = tmp_path / "results"
+    raw = {"tasks": [csv_task, {**csv_task, "name": "toy2"}], "sizes": SIZES, "splits": 20}
+    config = parse_config(raw, source="toy.yaml", out=out, backend="sequential",
+                          data=DataSettings(cache_dir=tmp_path / "cache", download=False))
+    run_experiment(config)
+    first, second = (json.loads((out / t / "run.json").read_text())["timings"]
+                     for t in ("toy", "toy2"))
+    assert 0 < first["wall_seconds"] <= first["run_seconds_at_finish"]
+    assert second["wall_seconds"] < second["run_seconds_at_finish"]
+    assert first["wall_seconds"] + second["wall_seconds"] <= second["run_seconds_at_finish"]

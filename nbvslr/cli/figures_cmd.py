@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from nbvslr import plots, results
-from nbvslr.report import report_table
+from nbvslr.report import report_csv, report_table
 from nbvslr.stats import DEFAULT_N_BOOT
 
 _RESULTS = click.argument(
@@ -21,7 +21,7 @@ _RESULTS = click.argument(
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="""\b
 Examples:
-  nbvslr plot results/pima                      # -> results/pima/curves.png
+  nbvslr plot results/pima                      # -> results/pima/curve.png
   nbvslr plot results --figure1 -o results/figure1.png -o results/figure1.pdf
 """,
 )
@@ -29,7 +29,7 @@ Examples:
 @click.option("--output", "-o", "outputs", multiple=True, metavar="FILE",
               type=click.Path(dir_okay=False, path_type=Path),
               help="Figure file; .png, .pdf or .svg (repeat for several formats). "
-                   "Default: RESULTS_DIR/curves.png (the first RESULTS_DIR).")
+                   "Default: RESULTS_DIR/curve.png (the first RESULTS_DIR).")
 @click.option("--figure1", is_flag=True,
               help="The paper's layout: 3 panels a row (5 x 3 for the 15 tasks), built-in "
                    "tasks in Figure 1's order, other tasks after them.")
@@ -45,7 +45,7 @@ def plot(results_dirs, outputs, figure1, paper, dpi):
     folders. NB is solid and LR dashed, with 95% bands; the first crossover is dotted, with
     its bootstrap interval shaded when the folder has splits.csv.gz; nothing is re-run.
     """
-    outputs = list(outputs) or [results_dirs[0] / "curves.png"]
+    outputs = list(outputs) or [results_dirs[0] / results.CURVE_FILE]
     formats = [plots.format_for(path) for path in outputs]  # fail before reading anything
     tasks = results.load_results(results_dirs)
     paper = figure1 if paper is None else paper
@@ -66,11 +66,18 @@ def plot(results_dirs, outputs, figure1, paper, dpi):
 Examples:
   nbvslr report results
   nbvslr report results -o results/report.md
+  nbvslr report results --format csv -o results/report.csv   # pandas.read_csv(...)
 """,
 )
 @_RESULTS
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
-              default=None, metavar="FILE", help="Also write the table to FILE (Markdown).")
+              default=None, metavar="FILE", help="Also write the table to FILE.")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "csv"]), default="markdown",
+              show_default=True,
+              help="markdown: the table with its notes; csv: one row per task and compared "
+                   "pair, plain numbers (errors and interval half-widths at the smallest and "
+                   "largest m, winners, crossover and its interval, b better from, "
+                   "asymptotic and majority errors).")
 @click.option("--n-boot", type=click.IntRange(min=1), default=DEFAULT_N_BOOT,
               show_default=True,
               metavar="N", help="Bootstrap resamples for the crossover interval.")
@@ -81,15 +88,20 @@ Examples:
 @click.option("--paper/--no-paper", default=True, show_default=True,
               help="Append the comparison of the built-in panels with the paper's Figure 1 "
                    "(as `nbvslr fidelity`).")
-def report(results_dirs, output, n_boot, seed, notes, paper):
-    """Print a Markdown table of finished runs, one row per task.
+def report(results_dirs, output, fmt, n_boot, seed, notes, paper):
+    """Print a table of finished runs, one row per task and compared pair (NB vs LR, and
+    the config's other pairs).
 
     NB and LR error at the smallest and largest m, the winner at each end (or "tie" when
     the paired 95% interval contains 0), the crossover with its bootstrap interval, and
-    the asymptotic and majority-class errors; then, for the built-in panels, the comparison
-    with the paper's Figure 1. Made from saved results only.
+    the asymptotic and majority-class errors; then, in Markdown, for the built-in panels,
+    the comparison with the paper's Figure 1. Made from saved results only.
     """
-    text = report_table(results_dirs, n_boot=n_boot, seed=seed, notes=notes, paper=paper)
+    if fmt == "csv":
+        text = report_csv(results_dirs, n_boot=n_boot, seed=seed)
+    else:
+        text = report_table(results_dirs, n_boot=n_boot, seed=seed, notes=notes,
+                            paper=paper)
     click.echo(text, nl=False)
     if output is not None:
         results.atomic_write_text(output, text)

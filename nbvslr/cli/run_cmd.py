@@ -91,7 +91,7 @@ Examples:
 @click.option("--force", is_flag=True,
               help="Recompute every size, ignoring checkpoints of an earlier run.")
 @click.option("--quiet", "-q", is_flag=True,
-              help="No progress bar (it is also hidden when stderr is not a terminal).")
+              help="No progress: no bar on a terminal, no progress lines in a log.")
 @data_options
 def run(configs, splits, seed, jobs, backend, scheduler, out, force, quiet, mirror, cache, offline,
         fresh, timeout):

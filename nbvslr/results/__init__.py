@@ -32,6 +32,7 @@ from nbvslr.results.layout import (
     SUMMARY_COLUMNS,
     SUMMARY_FILE,
     pick_pair,
+    pick_pairs,
     sort_splits,
     task_dir,
 )
@@ -53,6 +54,7 @@ __all__ = [
     "Expected", "TaskLocks",
     "Tables", "TaskResults", "atomic_write_bytes", "atomic_write_text", "csv_gz_bytes",
     "find_task_dirs", "json_bytes", "load_results", "load_tables", "load_task", "pick_pair",
+    "pick_pairs",
     "read_splits", "remove_temp_files", "sort_splits", "task_dir", "write_csv_gz", "write_json",
     "write_task_outputs",
 ]

@@ -7,8 +7,9 @@ For each task, in ``<out>/<task>/``:
   the bytes depend only on the numbers.
 - ``SUMMARY_FILE`` (``summary.csv``): ``nbvslr.stats.summarize`` of it, columns
   ``SUMMARY_COLUMNS``, floats written as ``FLOAT_FORMAT``.
-- ``PAIRED_FILE`` (``paired.csv``): ``nbvslr.stats.paired_summary`` of the first nb-family
-  model against the first lr-family model (``pick_pair``), columns ``PAIRED_COLUMNS``.
+- ``PAIRED_FILE`` (``paired.csv``): ``nbvslr.stats.paired_summary`` of every compared pair
+  (the config's ``compare``; by default every nb-family model against every lr-family
+  model, ``pick_pairs``), one pair after the other, columns ``PAIRED_COLUMNS``.
 - ``RUN_FILE`` (``run.json``): the resolved config, the task, the models, asymptotic and
   majority-class errors, package versions, timings and the machine.
 - ``CURVE_FILE`` (``curve.png``): ``nbvslr.plots.plot_task``.
@@ -77,9 +78,16 @@ def sort_splits(df: pd.DataFrame) -> pd.DataFrame:
     return df.sort_values(["model", "m", "split"], kind="mergesort").reset_index(drop=True)
 
 
+def pick_pairs(models: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    """The default comparisons: every nb-family model against every lr-family model of
+    ``(name, family)`` pairs, in their order; ``()`` when one family is absent."""
+    nb = [name for name, fam in models if fam == "nb"]
+    lr = [name for name, fam in models if fam == "lr"]
+    return tuple((a, b) for a in nb for b in lr)
+
+
 def pick_pair(models: Sequence[tuple[str, str]]) -> tuple[str, str] | None:
-    """The default comparison: (first nb-family model, first lr-family model) of
-    ``(name, family)`` pairs in order, or None when one family is absent."""
-    nb = next((name for name, fam in models if fam == "nb"), None)
-    lr = next((name for name, fam in models if fam == "lr"), None)
-    return (nb, lr) if nb and lr else None
+    """The default comparison: the first of ``pick_pairs`` (first nb-family model, first
+    lr-family model), or None when one family is absent."""
+    pairs = pick_pairs(models)
+    return pairs[0] if pairs else None

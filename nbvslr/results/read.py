@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from nbvslr import stats
-from nbvslr.errors import ResultsError
+from nbvslr.errors import MissingResultsError, ResultsError
 from nbvslr.results.layout import (
     HOW_TO_MAKE,
     PAIRED_COLUMNS,
@@ -109,7 +109,8 @@ class TaskResults:
         return read_splits(self.folder / SPLITS_FILE)
 
     def paired(self) -> pd.DataFrame:
-        """``paired.csv``, or (when absent) the default pair computed from the splits."""
+        """``paired.csv``, or (when absent) the run's pairs (run.json's ``config.compare``,
+        else the default pair) computed from the splits."""
         saved = self.saved_paired()
         if saved is not None:
             return saved
@@ -117,7 +118,17 @@ class TaskResults:
             raise ResultsError(f"{self.folder}: both {PAIRED_FILE} and {SPLITS_FILE} are "
                                f"missing, the report needs one of them; {HOW_TO_MAKE}")
         splits = self.splits()
-        return stats.paired_summary(splits, *stats.default_pair(splits, self.model_order()))
+        compare = (self.run_info.get("config") or {}).get("compare") or []
+        pairs = [(str(a), str(b)) for a, b in compare] or [
+            stats.default_pair(splits, self.model_order())]
+        return pd.concat([stats.paired_summary(splits, a, b) for a, b in pairs],
+                         ignore_index=True)
+
+    def pairs(self) -> list[tuple[str, str]]:
+        """The compared pairs ``(model_a, model_b)``, in ``paired()`` order."""
+        paired = self.paired()
+        return list(dict.fromkeys(zip(paired["model_a"].astype(str),
+                                      paired["model_b"].astype(str), strict=True)))
 
 
 def _is_task_dir(path: Path) -> bool:
@@ -128,8 +139,8 @@ def find_task_dirs(results_dirs: PathLike | Iterable[PathLike]) -> list[Path]:
     """The task folders under each results folder, in the order given (sorted within a root).
 
     A folder holding ``summary.csv`` or ``run.json`` is a task folder; otherwise its
-    sub-folders that do are. Raises ``ResultsError`` for a folder that does not exist or
-    holds no task results.
+    sub-folders that do are. Raises ``MissingResultsError`` (a usage error, exit 2) for a
+    folder that does not exist, ``ResultsError`` for one that holds no task results.
     """
     if isinstance(results_dirs, str | os.PathLike):
         results_dirs = [results_dirs]
@@ -137,7 +148,8 @@ def find_task_dirs(results_dirs: PathLike | Iterable[PathLike]) -> list[Path]:
     for raw in results_dirs:
         path = Path(raw)
         if not path.is_dir():
-            raise ResultsError(f"results folder {path} does not exist; {HOW_TO_MAKE}")
+            what = "is not a folder" if path.exists() else "does not exist"
+            raise MissingResultsError(f"results folder {path} {what}; {HOW_TO_MAKE}")
         if _is_task_dir(path):
             found.append(path)
             continue

@@ -8,7 +8,7 @@ worst a few of them new and the others from the previous finished run.
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,18 +29,19 @@ def write_task_outputs(
     folder: Path,
     splits: pd.DataFrame,
     run_info: Mapping[str, Any],
-    pair: tuple[str, str] | None,
+    pairs: Sequence[tuple[str, str]],
     *,
     plot: bool = True,
 ) -> dict[str, Path]:
-    """Write splits, summary, paired (when ``pair``), curve.png and run.json; return their
-    paths by kind."""
+    """Write splits, summary, paired (every pair of ``pairs``, when there is one), curve.png
+    (marking the first pair's crossover) and run.json; return their paths by kind."""
     from nbvslr import stats
 
     folder = Path(folder)
     splits = sort_splits(splits)
     summary = stats.summarize(splits)
-    paired = stats.paired_summary(splits, *pair) if pair is not None else None
+    paired = pd.concat([stats.paired_summary(splits, a, b) for a, b in pairs],
+                       ignore_index=True) if pairs else None
     files: dict[str, tuple[Path, bytes]] = {
         "splits": (folder / SPLITS_FILE, csv_gz_bytes(splits)),
         "summary": (folder / SUMMARY_FILE, table_bytes(summary)),

@@ -20,9 +20,9 @@ import pandas as pd
 
 from nbvslr import results
 from nbvslr.config import Config
-from nbvslr.progress import NoProgress, Progress
+from nbvslr.progress import NoProgress, Progress, TaskPlan
 from nbvslr.runner.backends import unit_stream
-from nbvslr.runner.bookkeeping import _collect, _finish, _prepare, _units, memory_plan
+from nbvslr.runner.bookkeeping import _collect, _finish, _n, _prepare, _units, memory_plan
 from nbvslr.runner.units import FULL
 
 __all__ = ["run_experiment"]
@@ -38,23 +38,27 @@ def run_experiment(config: Config, progress: Progress | None = None) -> dict[str
     progress = progress if progress is not None else NoProgress()
     started = time.perf_counter()
     tasks = _prepare(config)
-    plan = memory_plan(config, tasks)  # refused here if it would not fit
+    memory_plan(config, tasks)  # refused here if it would not fit
     by_name = {t.spec.name: t for t in tasks}
     out: dict[str, pd.DataFrame] = {}
     # One run at a time per task folder: refused here if another run holds one of them.
     with results.TaskLocks([t.folder for t in tasks]):
         units = list(_units(config, tasks))
         with unit_stream(config, units) as stream:  # a dask client is started here
-            progress.start(len(units), f"memory {plan.describe()}")
+            progress.start([TaskPlan(t.spec.name, len(t.grid), len(t.skipped), config.splits)
+                            for t in tasks])
             try:
                 for result in stream:
                     task = by_name[result.task]
-                    _collect(task, result, config)
-                    label = f"{result.task} " + (
-                        "all rows" if result.m == FULL else f"m={result.m}")
-                    progress.advance(label)
+                    size_finished = _collect(task, result, config)
+                    if result.m != FULL:
+                        progress.splits_done(result.task, result.m, _n(result))
+                    if size_finished:
+                        progress.size_done(result.task, result.m)
                     if task.remaining == 0:
                         out[task.spec.name] = _finish(config, task, started)
+                        progress.task_done(task.spec.name,
+                                           time.perf_counter() - (task.began or started))
             finally:
                 progress.finish()
     return {t.spec.name: out[t.spec.name] for t in tasks}

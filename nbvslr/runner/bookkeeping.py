@@ -48,6 +48,7 @@ class _Task:
     skipped: tuple[int, ...] = ()
     remaining: int = 0  # units still to come
     plan: memory.Plan | None = None
+    began: float | None = None  # perf_counter when its first unit started, as far as known
 
 
 def _check_sizes(config: Config, spec: TaskSpec, grid: tuple[int, ...], data: Dataset) -> None:
@@ -189,17 +190,24 @@ def _n(result: UnitResult) -> int:
     return int(np.asarray(first["error"]).shape[0])
 
 
-def _collect(task: _Task, result: UnitResult, config: Config) -> None:
+def _collect(task: _Task, result: UnitResult, config: Config) -> bool:
+    """Keep a unit's result; True when it was the last block of its size."""
     task.remaining -= 1
+    # The unit began about `seconds` before it arrived (its worker's time to load the data
+    # and to send the result back is not counted).
+    began = time.perf_counter() - result.seconds
+    task.began = began if task.began is None else min(task.began, began)
     if result.m == FULL:
         task.full = result.full
-        return
+        return False
     task.blocks[result.m].append(result)
     task.seconds[result.m] = task.seconds.get(result.m, 0.0) + result.seconds
     task.todo[result.m] -= 1
     if task.todo[result.m] == 0:
         frame = pd.concat([_rows(r, config) for r in task.blocks.pop(result.m)])
         task.checkpoints.save(result.m, frame)
+        return True
+    return False
 
 
 def _run_info(config: Config, task: _Task, started: float) -> dict[str, Any]:
@@ -231,7 +239,10 @@ def _run_info(config: Config, task: _Task, started: float) -> dict[str, Any]:
                       "scheduler": config.scheduler},
         "memory": task.plan.to_dict() if task.plan is not None else None,
         "timings": {
-            "wall_seconds": round(time.perf_counter() - started, 3),
+            # The task's own time: from its first piece of work to its files (tasks
+            # overlap a little in a run of several); the run's clock when it finished.
+            "wall_seconds": round(time.perf_counter() - (task.began or started), 3),
+            "run_seconds_at_finish": round(time.perf_counter() - started, 3),
             "fit_seconds_by_m": {str(m): round(s, 3) for m, s in sorted(task.seconds.items())},
             "resumed_sizes": list(task.skipped),
         },
@@ -281,6 +292,6 @@ def _versions() -> dict[str, str]:
 
 def _finish(config: Config, task: _Task, started: float) -> pd.DataFrame:
     splits = task.checkpoints.load(task.grid)
-    pair = results.pick_pair([(m.name, m.family) for m in config.models])
-    results.write_task_outputs(task.folder, splits, _run_info(config, task, started), pair)
+    results.write_task_outputs(task.folder, splits, _run_info(config, task, started),
+                               config.pairs)
     return splits
