@@ -51,6 +51,7 @@ def _register() -> None:
         figures_cmd,
         guard_cmd,
         run_cmd,
+        study_cmd,
     )
 
     cli.add_command(run_cmd.run)
@@ -60,6 +61,7 @@ def _register() -> None:
     cli.add_command(figures_cmd.report)
     cli.add_command(fidelity_cmd.fidelity_cmd)
     cli.add_command(guard_cmd.compare_cmd)
+    cli.add_command(study_cmd.sample_complexity)
 
 
 _register()
