@@ -214,6 +214,7 @@ def test_study_command_writes_the_tables_and_figure(tmp_path):
     res = CliRunner().invoke(cli, ["sample-complexity", str(study), "--out", str(out),
                                    "--jobs", "1", "-q"])
     assert res.exit_code == 0, res.output
+    assert "bayes-error-fixed, continuous, nb: better fit a + b" in res.output
     table = pd.read_csv(out / "m_star.csv")
     assert tuple(table.columns) == M_STAR_COLUMNS
     assert sorted(table["n_features"].unique()) == [2, 4, 8] and len(table) == 6

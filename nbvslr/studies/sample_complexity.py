@@ -388,7 +388,10 @@ def describe(tables: Mapping[str, pd.DataFrame], delta: float) -> str:
     fits = tables["fits"]
     lines = []
     for _, f in fits[np.isclose(fits["delta"], delta)].iterrows():
+        name = f"{f['variant']}, {f['family']}, {f['model']}"
+        if not f["better"]:
+            lines.append(f"{name}: no fit ({f['points']} n with a finite m*; 3 needed)")
+            continue
         beta = "" if math.isnan(f["power_beta"]) else f", m* ~ n^{f['power_beta']:.2f}"
-        lines.append(f"{f['variant']}, {f['family']}, {f['model']}: better fit "
-                     f"a + b {f['better'] or '?'}{beta}")
+        lines.append(f"{name}: better fit a + b {f['better']}{beta}")
     return "\n".join(lines)
