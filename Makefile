@@ -9,7 +9,8 @@ RESULTS ?= results
 PANELS  := pima adult-continuous boston optdigits-0v1 optdigits-2v3 ionosphere liver sonar \
            adult-discrete promoters lymphography breast-cancer lenses sick voting
 
-.PHONY: install test lint docs run figures draw reference guard bench bench-quick clean
+.PHONY: install test lint docs run figures draw reference guard bench bench-quick sample-complexity \
+        clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -57,6 +58,12 @@ reference: $(STAMP)
 # Rerun every curve with few splits and compare it with the reference; prints what moved.
 guard: $(STAMP)
 	$(BIN)/python -m pytest tests/test_curves.py -m curves -s -q
+
+# m* of NB and LR as the number of features grows (docs/sample-complexity.md); resumes
+# finished sizes: add ARGS=--force to recompute everything.
+sample-complexity: $(STAMP)
+	$(BIN)/nbvslr sample-complexity studies/sample-complexity.yaml \
+	    --out results/sample-complexity $(ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench.py

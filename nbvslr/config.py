@@ -32,6 +32,7 @@ from typing import Any
 
 import yaml
 
+from nbvslr import sweep
 from nbvslr.data import BUILTIN_TASKS, get_recipe, validate_task
 from nbvslr.data.dataset import DataSettings, TaskSpec
 from nbvslr.errors import (
@@ -49,7 +50,7 @@ from nbvslr.splits import MIN_SIZE
 
 KEYS = ("tasks", "sizes", "splits", "seed", "models", "compare", "nested", "block",
         "profile")
-TASK_KEYS = ("name", "source", "target", "features", "overrides")
+TASK_KEYS = ("name", "source", "target", "features", "overrides", sweep.KEY)
 RANGE_KEYS = ("start", "stop", "step")
 DEFAULT_MODELS: Mapping[str, Mapping[str, Any]] = {"nb": {}, "lr": {}}
 DEFAULT_SPLITS = 1000
@@ -415,8 +416,15 @@ def _tasks(where: _Where, raw: Any, base_dir: Path | None) -> tuple[TaskSpec, ..
         )
     specs: list[TaskSpec] = []
     seen: set[str] = set()
+    expanded = []
     for i, item in enumerate(raw):
-        key = f"tasks[{i}]"
+        if isinstance(item, Mapping):
+            where.unknown_keys(f"tasks[{i}]", item, TASK_KEYS)
+        try:
+            expanded += [(f"tasks[{i}]", task) for task in sweep.expand(item, f"tasks[{i}]")]
+        except ConfigError as exc:
+            raise ConfigError(f"{where.source}: {exc}") from None
+    for key, item in expanded:
         spec = _task(where, key, item, base_dir)
         if spec.name in seen:
             raise where.error(key, "task listed twice", spec.name, "list each task once")

@@ -30,6 +30,7 @@ COMMANDS = {
     "report": ("nbvslr.cli.figures_cmd", "report"),
     "fidelity": ("nbvslr.cli.fidelity_cmd", "fidelity_cmd"),
     "compare": ("nbvslr.cli.guard_cmd", "compare_cmd"),
+    "sample-complexity": ("nbvslr.cli.study_cmd", "sample_complexity"),
 }
 
 

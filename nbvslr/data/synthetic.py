@@ -41,10 +41,12 @@ from typing import Any
 
 import numpy as np
 
+from nbvslr.data import symmetric
 from nbvslr.data.dataset import Dataset
+from nbvslr.data.symmetric import SymmetricParams
 from nbvslr.errors import check_known_keys, setting_error, with_hint
 
-GENERATORS = ("nb", "dependent")
+GENERATORS = ("nb", "dependent", "symmetric")  # symmetric: nbvslr.data.symmetric
 KINDS = ("continuous", "discrete")
 DEFAULTS: Mapping[str, Any] = {
     "generator": "nb",
@@ -87,10 +89,12 @@ class SyntheticParams:
 _error = setting_error
 
 
-def parse_params(raw: Any, key: str = "source.synthetic") -> SyntheticParams:
+def parse_params(raw: Any, key: str = "source.synthetic") -> SyntheticParams | SymmetricParams:
     """Check a ``source.synthetic`` mapping and fill in the defaults."""
     if raw is None:
         raw = {}
+    if isinstance(raw, Mapping) and raw.get("generator") == symmetric.GENERATOR:
+        return symmetric.parse_params(raw, key)
     if not isinstance(raw, Mapping):
         raise _error(key, "must be a mapping", raw, "write synthetic: {generator: nb, rows: 1000}")
     check_known_keys(key, raw, DEFAULTS)
@@ -369,8 +373,10 @@ def error_rates(truth: Truth) -> dict[str, float]:
 # --------------------------------------------------------------------------- the task
 
 
-def load(name: str, params: SyntheticParams) -> Dataset:
+def load(name: str, params: SyntheticParams | SymmetricParams) -> Dataset:
     """Draw the task: continuous features rescaled to [0, 1] over all rows."""
+    if isinstance(params, SymmetricParams):
+        return symmetric.load(name, params)
     truth = make_truth(params)
     rng = _rng(params.seed, STREAM_ROWS)
     y = _fixed_labels(params, rng)
