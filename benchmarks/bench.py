@@ -17,9 +17,11 @@ For each (task, m) and model (nb, lr) it prints, per 1000 splits:
   (traced allocations), and how closely the peer's test errors agree with ours on the
   splits both ran (LR: non-separable splits only, where both fit the same maximum).
 
-All per-panel timings run in one process with BLAS limited to one thread, peer and core
-alike. Then the rate of LR's Newton steps on adult-discrete (FLOPs counted from the shapes)
-against a one-thread matmul peak measured in the same run; and, in full mode, a whole
+All per-panel timings run in one process with BLAS and OpenMP limited to one thread, peer
+and core alike, and count this process's CPU time (``harness.CLOCK``: on a quiet machine the same as
+wall time, on a shared one still the work done). Then the rate of LR's Newton steps on
+adult-discrete (FLOPs counted from the shapes) against a one-thread matmul peak measured in
+the same run; and, in full mode, a whole
 Figure-1 run (all panels, 1000 splits, ``jobs = 2``) in a fresh process, with its wall time
 and the peak resident memory of the process tree.
 
@@ -60,6 +62,9 @@ SEED = 0
 #: Per-split loops (peer, our core at S = 1) stop after this many seconds per (task, m, model).
 FULL_BUDGETS = {"peer": 2.0, "loop": 1.0}
 QUICK_BUDGETS = {"peer": 5.0, "loop": 5.0}
+#: Whole-process comparison: these tasks, this many splits per size (full mode).
+WHOLE_TASKS = ("ionosphere", "adult-continuous")
+WHOLE_SPLITS = 200
 
 
 # --------------------------------------------------------------------------- what to measure
@@ -197,6 +202,114 @@ def newton_rate(data: Dataset, m: int, n_splits: int, peak: dict[str, float]) ->
     }
 
 
+# --------------------------------------------------------------------------- the sampler
+def sampler_cost(data: Dataset, m: int, n_splits: int, peak: dict[str, float]) -> dict[str, Any]:
+    """Time per separable split of the HMC sampler alone, against its FLOP floor.
+
+    The separable splits of (task, m) and their Newton separators come from ``fit_newton``
+    (untimed); ``sample_separating_hmc`` with the default options is timed on them (median
+    of 3), and its bounces are counted (``bounces=``). The floor is
+    ``harness.hmc_floor_flops`` at the one-thread matmul peak ``peak``.
+    """
+    from nbvslr.models.hmc import sample_separating_hmc
+
+    design = get_design(data, "onehot_ref" if data.kind == "discrete" else "x")
+    idx, seeds = splits_of(data, m, n_splits)
+    Z1, sign = design.Z1[idx], design.sign[idx]
+    res = fit_newton(Z1, sign, stop_when_separable=True)
+    sep = np.flatnonzero(res.separable)
+    if not sep.size:
+        return {}
+    opts = resolve_options("lr", "lr", {})
+    kw = {k: opts[f"mcmc_{k}"] for k in ("chains", "draws", "burn_in", "thin")}
+    args = (Z1[sep], sign[sep], res.theta[sep], [seeds[i] for i in sep])
+    sample_separating_hmc(*(a[:1] for a in args), **kw)  # warm-up: load the compiled kernel
+    t, _, _ = harness.time_repeated(lambda: sample_separating_hmc(*args, **kw), 3)
+    bounces: list[np.ndarray] = []
+    sample_separating_hmc(*args, **kw, bounces=bounces)
+    b = np.concatenate(bounces)  # (s, chains, n_iter)
+    floor = harness.hmc_floor_flops(b, m, design.n_params) / (peak["peak"] * 1e9)
+    s = len(sep)
+    return {
+        "task": data.name, "m": m, "P": design.n_params, "separable": s,
+        "seconds": t, "us_per_split": 1e6 * t / s, "bounces_per_split": float(b.sum() / s),
+        "floor_us_per_split": 1e6 * floor / s, "x_floor": t / floor,
+    }
+
+
+def compile_time() -> dict[str, Any]:
+    """First-call time of the compiled loops in fresh processes: with an empty numba cache
+    (they compile), then again with the cache that run wrote (they load). The sampler
+    (``hmc_kernel``) and the sparse Newton products (``sparse_gram``) on tiny inputs."""
+    code = (
+        "import json, time\n"
+        "import numpy as np\n"
+        "from nbvslr.models.hmc import sample_separating_hmc\n"
+        "from nbvslr.models.logistic import fit_newton\n"
+        "t1, c1 = time.perf_counter(), time.process_time()\n"
+        "Z1 = np.array([[[2.0, 1.0], [1.0, 1.0]]])\n"
+        "sample_separating_hmc(Z1, np.array([[1.0, -1.0]]), np.array([[1.0, -1.5]]),\n"
+        "                      [np.random.SeedSequence(0)])\n"
+        "t2, c2 = time.perf_counter(), time.process_time()\n"
+        "Z = np.zeros((1, 8, 9)); Z[0, np.arange(8), np.arange(8)] = 1.0; Z[0, :, 8] = 1.0\n"
+        "fit_newton(Z, np.array([[1.0, -1.0] * 4]), C=1.0)\n"
+        "t3, c3 = time.perf_counter(), time.process_time()\n"
+        "print(json.dumps({'sampler_s': t2 - t1, 'sampler_cpu_s': c2 - c1,\n"
+        "                  'newton_s': t3 - t2, 'newton_cpu_s': c3 - c2}))\n"
+    )
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="nbvslr-numba-") as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache,
+               "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+        for label in ("cold", "warm"):
+            proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                  env=env, check=True)
+            out[label] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return out
+
+
+# --------------------------------------------------------------------------- whole process
+def peer_child(task: str, n_splits: int) -> None:
+    """In a fresh process: the plain per-split scikit-learn loop over a task's paper grid
+    (naive Bayes and LR on every split, ``harness.PeerModel``), data loading included."""
+    with tempfile.TemporaryDirectory(prefix="nbvslr-bench-cache-") as cache:
+        data = panels.load_panel(task, Path(cache), False)
+        nb_opts, lr_opts = (resolve_options(f, f, {}) for f in ("nb", "lr"))
+        settings = harness.PeerSettings.matching(nb_opts, lr_opts)
+        models = [harness.PeerModel(data, f, settings) for f in ("nb", "lr")]
+        errors = 0.0
+        for m in panels.panel_shape(task).sizes:
+            idx, _ = splits_of(data, m, n_splits)
+            for train in idx:
+                errors += sum(model.error(train) for model in models)
+    print(json.dumps({"mean_error": errors / (2 * n_splits * len(panels.panel_shape(task).sizes))}))
+
+
+def whole_process(task: str, n_splits: int) -> dict[str, Any]:
+    """Wall and CPU seconds of two fresh processes over the task's paper grid, ``n_splits``
+    splits per size, one core: ``nbvslr run <task> --jobs 1`` (imports, data, fits, every
+    output file) and ``peer_child`` (imports, data, the per-split loop)."""
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+           "MKL_NUM_THREADS": "1",
+           "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    out: dict[str, Any] = {"task": task, "splits": n_splits}
+    with tempfile.TemporaryDirectory(prefix="nbvslr-bench-") as tmp:
+        cmds = {
+            "ours": [sys.executable, "-m", "nbvslr", "run", task, "--splits", str(n_splits),
+                     "--jobs", "1", "--out", str(Path(tmp) / "results"), "--force", "-q"],
+            "peer": [sys.executable, str(Path(__file__).resolve()), "--peer-child", task,
+                     "--splits", str(n_splits)],
+        }
+        for label, cmd in cmds.items():
+            c0, t0 = harness.child_cpu_seconds(), time.perf_counter()
+            subprocess.run(cmd, env=env, check=True, capture_output=True)
+            out[label] = {"wall_s": time.perf_counter() - t0,
+                          "cpu_s": harness.child_cpu_seconds() - c0}
+    out["x_wall"] = out["peer"]["wall_s"] / out["ours"]["wall_s"]
+    out["x_cpu"] = out["peer"]["cpu_s"] / out["ours"]["cpu_s"]
+    return out
+
+
 # --------------------------------------------------------------------------- Figure-1 run
 def figure1_config(quick: bool) -> dict[str, Any]:
     """The raw config of the timed run (as ``configs/figure1.yaml``; a tiny one in quick)."""
@@ -292,6 +405,21 @@ def summary(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def targets(rows: list[dict[str, Any]]) -> str:
+    """The paper's LR against the per-split loop at each panel's largest measured m."""
+    largest: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        if r["model"] == "lr" and r["m"] >= largest.get(r["task"], {"m": -1})["m"]:
+            largest[r["task"]] = r
+    if not largest:
+        return ""
+    worst = min(largest.values(), key=lambda r: r["speedup_vs_peer"])
+    return (f"lr at each panel's largest m, x peer: min {worst['speedup_vs_peer']:.0f}x "
+            f"({worst['task']} m={worst['m']}), median "
+            f"{np.median([r['speedup_vs_peer'] for r in largest.values()]):.0f}x over "
+            f"{len(largest)} panels")
+
+
 def machine() -> dict[str, Any]:
     cpu = platform.processor() or platform.machine()
     try:
@@ -315,7 +443,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--synthetic", action="store_true", help="use synthetic panels")
     ap.add_argument("--no-figure1", action="store_true", help="skip the timed Figure-1 run")
     ap.add_argument("--jobs", type=int, default=2, help="workers of the Figure-1 run")
+    ap.add_argument("--no-whole", action="store_true",
+                    help="skip the whole-process runs against the scikit-learn loop")
     ap.add_argument("--figure1-child", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--peer-child", metavar="TASK", help=argparse.SUPPRESS)
     return ap.parse_args(argv)
 
 
@@ -323,6 +454,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.figure1_child is not None:
         figure1_child(args.figure1_child, args.quick, args.jobs)
+        return 0
+    if args.peer_child is not None:
+        peer_child(args.peer_child, args.splits or WHOLE_SPLITS)
         return 0
     quick = args.quick
     n_splits = args.splits or (50 if quick else 1000)
@@ -347,11 +481,21 @@ def main(argv: list[str] | None = None) -> int:
           f"{peak2['peak']:.1f} on 2 (BLAS {peak2['blas']:.1f}, "
           f"2 Python threads {peak2['python_threads']:.1f})")
 
+    if not quick:
+        compiled = compile_time()
+        report["compile"] = compiled
+        print("compiled loops, first call in a fresh process (imports apart): " + "; ".join(
+            f"{k} numba cache: sampler {v['sampler_s']:.2f} s ({v['sampler_cpu_s']:.2f} s CPU), "
+            f"sparse Newton {v['newton_s']:.2f} s ({v['newton_cpu_s']:.2f} s CPU)"
+            for k, v in compiled.items()), flush=True)
+
     specs = model_specs()
     rows: list[dict[str, Any]] = []
     flops: list[dict[str, Any]] = []
+    sampler: list[dict[str, Any]] = []
     t_start = time.perf_counter()
-    with (threadpool_limits(limits=1, user_api="blas"),
+    # one core for everything: BLAS and OpenMP alike (OMP_NUM_THREADS=1, see the end)
+    with (threadpool_limits(limits=1),
           tempfile.TemporaryDirectory(prefix="nbvslr-bench-cache-") as cache):
         for task, sizes in plan(quick):
             data = panels.load_panel(task, Path(cache), synthetic)
@@ -366,14 +510,17 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"  {task} m={m} {spec.name}: ours {row['ours_s_per_1000']:.3f} s/1000,"
                           f" x{row['speedup_vs_peer']:.0f} vs peer, "
                           f"x{row['speedup_vs_loop']:.0f} vs loop", flush=True)
+                    if spec.name == "lr" and row["separable"] > 0:
+                        sampler.append(sampler_cost(data, m, n_splits, peak1))
                 if task == "adult-discrete":
                     flops.append(newton_rate(data, m, n_splits, peak1))
     report["rows"] = rows
     report["newton"] = flops
+    report["sampler"] = sampler
     report["panel_seconds"] = time.perf_counter() - t_start
 
     print()
-    print(f"## Per (task, m, model): seconds per 1000 splits, 1 core (BLAS 1 thread)"
+    print(f"## Per (task, m, model): CPU seconds per 1000 splits, 1 core (BLAS 1 thread)"
           f"{' -- SYNTHETIC DATA' if synthetic else ''}")
     print("peer/loop: * = extrapolated from the first (n) splits; sep = separable splits; "
           "err diff over the (n) splits compared (LR: non-separable only)")
@@ -382,7 +529,23 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(summary(rows))
     print()
+    print(targets(rows))
+    print()
+    print("## The HMC sampler alone: time per separable split vs its FLOP floor at the "
+          "1-thread matmul peak")
+    print("floor: per iteration 4 m P, per bounce 3 m (harness.hmc_floor_flops)")
+    print()
+    print("| task | m | P | separable | us / split | bounces / split | floor us / split "
+          "| x floor |")
+    print("|---|---|---|---|---|---|---|---|")
+    for c in sampler:
+        print(f"| {c['task']} | {c['m']} | {c['P']} | {c['separable']} "
+              f"| {c['us_per_split']:.0f} | {c['bounces_per_split']:.0f} "
+              f"| {c['floor_us_per_split']:.1f} | {c['x_floor']:.0f} |")
+    print()
     print("## LR Newton steps on adult-discrete (1 BLAS thread vs the 1-thread matmul peak)")
+    print("FLOPs counted as the dense products' (harness.newton_flops); the one-hot design's "
+          "Hessian is formed from its non-zeros (sparse_gram), so above 100% means fewer FLOPs")
     for f in flops:
         print(f"m={f['m']}: width {f['width']}, {f['splits']} splits, mean {f['mean_n_iter']:.1f} "
               f"steps, {f['gflop']:.1f} GFLOP in {f['seconds']:.3f} s = {f['gflops']:.1f} "
@@ -401,6 +564,19 @@ def main(argv: list[str] | None = None) -> int:
               f"{fig['rows']} result rows; peak RSS of the process tree "
               f"{fig['peak_rss_total_mib']:.0f} MiB (largest process "
               f"{fig['peak_rss_single_mib']:.0f} MiB)")
+    if args.no_whole or synthetic:
+        print("\nwhole-process runs: skipped")
+    else:
+        n_whole = args.splits or (20 if quick else WHOLE_SPLITS)
+        print(f"\n## Whole process, one core: `nbvslr run TASK --splits {n_whole} --jobs 1` vs a "
+              "per-split scikit-learn loop (GaussianNB + LogisticRegression) over the same "
+              "sizes and splits, each a fresh process (imports, data, fits)")
+        whole = [whole_process(task, n_whole) for task in WHOLE_TASKS]
+        report["whole"] = whole
+        for w in whole:
+            print(f"{w['task']}: ours {w['ours']['wall_s']:.1f} s wall ({w['ours']['cpu_s']:.1f} "
+                  f"s CPU), peer {w['peer']['wall_s']:.1f} s wall ({w['peer']['cpu_s']:.1f} s "
+                  f"CPU): x{w['x_wall']:.1f} wall, x{w['x_cpu']:.1f} CPU")
     print(f"\nthis process: peak RSS {harness.max_rss_mib():.0f} MiB")
     if args.json:
         args.json.write_text(json.dumps(harness.to_jsonable(report), indent=1))
@@ -409,4 +585,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    if os.environ.get("OMP_NUM_THREADS") != "1":
+        # OpenMP (scikit-learn's loss loops) on one thread from the start: its idle threads
+        # spin, which on a busy machine multiplied the peer's CPU time 10-20x, and
+        # threadpoolctl's limit did not stop it; so run again with the variable set
+        os.execve(sys.executable, [sys.executable, *sys.argv],
+                  {**os.environ, "OMP_NUM_THREADS": "1"})
     sys.exit(main())

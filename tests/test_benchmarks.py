@@ -111,3 +111,11 @@ def test_bench_quick_runs_and_writes_json(tmp_path: Path, monkeypatch, capsys) -
     report = json.loads(out.read_text())
     assert report["synthetic"] and len(report["rows"]) == 6  # 2 (task, m) x nb, lr, lr_l2
     assert all(r["ours_s_per_1000"] > 0 and r["peer"]["done"] >= 1 for r in report["rows"])
+    assert "## The HMC sampler alone" in printed and report["sampler"]
+    assert all(c["us_per_split"] > c["floor_us_per_split"] > 0 for c in report["sampler"])
+
+
+def test_hmc_floor_counts_iterations_and_bounces() -> None:
+    """The sampler's floor: 4 m P per chain-iteration plus 3 m per bounce."""
+    bounces = np.array([[[2, 0, 5]], [[1, 1, 1]]])  # (S=2, chains=1, n_iter=3)
+    assert harness.hmc_floor_flops(bounces, m=10, P=4) == 6 * 4 * 10 * 4 + 10 * 3 * 10

@@ -58,7 +58,7 @@ def test_reduced_chain_is_uniform_on_a_half_sphere():
     sign = np.ones((n, 1))
     theta0 = np.tile(row, (n, 1))
     draws = sample_separating_hmc(Z1, sign, theta0, seeds(n, 11), chains=1, draws=1,
-                                  burn_in=5, thin=1)[:, 0]  # (n, 3)
+                                  burn_in=5, thin=1, reduce=True)[:, 0]  # (n, 3)
     normal = row / np.linalg.norm(row)
     cosine = draws @ normal
     assert (cosine > 0).all()
@@ -166,3 +166,58 @@ def test_function_defaults_are_the_option_defaults(method):
     resolved = resolve_options("lr", "lr", {"mcmc_method": method})
     for key in MCMC_DEFAULTS[method]:
         assert params[key.removeprefix("mcmc_")].default == resolved[key]
+
+
+def test_numba_loads_only_when_the_sampler_runs():
+    """Importing the package and its CLI does not import numba (it costs ~0.5 s per process;
+    NB-only runs and --help never need it)."""
+    import subprocess
+    import sys
+
+    code = "import sys, nbvslr.cli, nbvslr.models; print('numba' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_kernel_compiles_without_a_writable_cache(monkeypatch):
+    """Where numba finds no writable cache folder, the kernel's decorator compiles without
+    a cache instead of failing at import."""
+    from numba.core import caching
+
+    from nbvslr.models.jit import compiled
+
+    def twice(x):
+        return 2.0 * x
+
+    impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # older numba: _CacheImpl
+    monkeypatch.setattr(impl, "_locator_classes", [])
+    monkeypatch.setattr(caching.config, "CACHE_LOCATOR_CLASSES", "", raising=False)
+    with pytest.raises(RuntimeError, match="no locator"):
+        import numba
+
+        numba.njit(cache=True)(twice)
+    assert compiled(twice)(1.5) == 3.0
+
+
+@pytest.mark.slow
+def test_compiled_kernel_is_reused_by_later_processes(tmp_path):
+    """A second process loads the compiled kernel from numba's disk cache (no recompile)."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np\n"
+        "from nbvslr.models.hmc import sample_separating_hmc\n"
+        "from nbvslr.models import hmc_kernel\n"
+        "Z1 = np.array([[[2.0, 1.0], [1.0, 1.0]]])\n"
+        "sample_separating_hmc(Z1, np.array([[1.0, -1.0]]), np.array([[1.0, -1.5]]),\n"
+        "                      [np.random.SeedSequence(0)])\n"
+        "s = hmc_kernel.run_chains.stats\n"
+        "print(sum(s.cache_hits.values()), sum(s.cache_misses.values()))\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env=env, check=True).stdout.split() for _ in range(2)]
+    assert runs == [["0", "1"], ["1", "0"]]

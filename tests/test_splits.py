@@ -47,10 +47,10 @@ def test_task_key_is_stable():
 def test_seeds_separate_draws_models_and_splits():
     """Draw and model seeds of one split differ, and differ across splits, sizes and tasks."""
     draw, model = split_seeds(0, "pima", 5, range(3))
-    states = {tuple(s.generate_state(4)) for s in draw + model}
+    states = {tuple(s.generate_state(4)) for s in [*draw, *model]}
     draw6, _ = split_seeds(0, "pima", 6, range(3))
     drawl, _ = split_seeds(0, "liver", 5, range(3))
-    states |= {tuple(s.generate_state(4)) for s in draw6 + drawl}
+    states |= {tuple(s.generate_state(4)) for s in [*draw6, *drawl]}
     states.add(tuple(full_seed(0, "pima").generate_state(4)))
     assert len(states) == 13
 
@@ -165,3 +165,21 @@ def test_one_class_data_is_refused():
     """Data with a single class cannot give both-class training sets."""
     with pytest.raises(ValueError, match="both classes"):
         draw_train_sets(np.zeros(10), 3, split_seeds(0, "t", 3, range(1))[0])
+
+
+def test_split_seeds_are_made_fresh_on_every_read():
+    """A seed read twice is two unspawned SeedSequences with the documented key; spawning
+    from one read leaves the next read untouched; slices keep the split numbers."""
+    from nbvslr.splits import split_seeds, task_key
+
+    draw, model = split_seeds(3, "pima", 20, range(10, 15))
+    assert len(model) == 5
+    first = model[2]
+    first.spawn(2)
+    again = model[np.int64(2)]
+    assert again is not first and again.n_children_spawned == 0
+    assert again.spawn_key == (task_key("pima"), 20, 12, 1) and again.entropy == 3
+    assert draw[0].spawn_key == (task_key("pima"), 20, 10, 0)
+    sub = model[1:3]
+    assert [s.spawn_key[2] for s in sub] == [11, 12]
+    assert (np.random.default_rng(sub[1]).random(3) == np.random.default_rng(again).random(3)).all()

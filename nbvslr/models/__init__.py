@@ -258,7 +258,8 @@ def score_splits(
     train_idx = np.asarray(train_idx, dtype=np.int64)
     check_distinct(train_idx, data.n_rows)
     S, m = train_idx.shape
-    seeds = list(seeds)
+    if not isinstance(seeds, Sequence):
+        seeds = list(seeds)  # read lazily otherwise (splits.SplitSeeds: made on access)
     if len(seeds) != S:
         raise ValueError(f"{len(seeds)} seeds for {S} splits")
     check_both_classes(np.asarray(data.y)[train_idx])

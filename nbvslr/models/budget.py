@@ -5,7 +5,8 @@ only the speed and the peak memory. ``Budget(memory)`` is the one setting, and e
 takes its block size from it:
 
 - ``stacks`` (= memory): the gathered training rows of one chunk of splits (``score_splits``);
-- ``hmc`` (16/25 of it): HMC's constraint stacks and Gram matrices;
+- ``hmc`` (1/50 of it): HMC's constraint stacks and Gram matrices, a few MB (its chains
+  run one at a time in compiled code; larger blocks only page-fault);
 - ``cache`` (1/100 of it): Newton's blocks, small enough to stay in the CPU cache and reuse
   freed memory (faster than one large block, whose fresh temporaries page-fault);
 - ``hit_and_run`` (4 x cache): hit-and-run's constraint stacks and pre-drawn directions.
@@ -35,7 +36,7 @@ class Budget:
 
     @property
     def hmc(self) -> float:
-        return self.memory * 16 / 25
+        return self.memory / 50
 
     @property
     def cache(self) -> float:

@@ -55,6 +55,10 @@ MIN_BLOCK = 8
 #: Solve unpenalised Newton systems with 2 m <= D + 1 in the row space of Z (m x m); with
 #: more rows the one-time QR costs more than the smaller systems save (measured).
 DUAL = True
+#: Form the Hessian from each row's non-zeros (``sparse_gram``) when at most this share of a
+#: block's entries is non-zero: measured faster than the dense product on every discrete
+#: panel (adult at 0.05: 17x; the densest, voting at 0.25: 1.9x).
+SPARSE_DENSITY = 0.3
 
 
 # ----------------------------------------------------------------------------- pure functions
@@ -296,11 +300,37 @@ def _fit_block(
         Qp = np.linalg.qr(np.concatenate([U, e], axis=2))[0]  # (A, P, m + 1)
         pen_r = np.matmul(Qp.transpose(0, 2, 1) * pen, Qp)  # (A, m + 1, m + 1) = Q^T Pen Q
         QP = (Qp, np.matmul(Z, Qp), pen_r)  # Z Q: (A, m, m + 1)
-    mu = _margins(th, Z, s)  # (A, m)
+    # a sparse design (one-hot) outside the row-space forms: the Hessian from each row's
+    # non-zeros (``sparse_gram``), listed once per block
+    SP = None
+    if QR is None and QP is None and np.count_nonzero(Z) <= SPARSE_DENSITY * Z.size:
+        from nbvslr.models.sparse_gram import (
+            sparse_matvec,
+            sparse_rmatvec,
+            sparse_rows,
+            weighted_gram,
+        )
+
+        SP = sparse_rows(Z)
+
+    def times_Z(x: np.ndarray) -> np.ndarray:  # (A, P) -> (A, m)
+        if SP is not None:
+            return sparse_matvec(*SP, x)
+        return np.matmul(Z, x[:, :, None])[:, :, 0]
+
+    def Z_times(r: np.ndarray) -> np.ndarray:  # (A, m) -> (A, P)
+        if SP is not None:
+            return sparse_rmatvec(*SP, r, P)
+        return np.matmul(r[:, None, :], Z)[:, 0, :]
+
+    mu = s * times_Z(th)  # (A, m)
     it = 0
     while act.size:
         p = sigmoid_neg(mu)  # (A, m)
-        g = gradient_at(p, Z, s, th, pen)  # (A, P)
+        if SP is not None:  # gradient_at from the non-zeros
+            g = -Z_times(s * p) + pen * th  # (A, P)
+        else:
+            g = gradient_at(p, Z, s, th, pen)  # (A, P)
         done = np.zeros(act.size, dtype=bool)
         sep = (mu > 0).all(axis=1)  # (A,) a certificate of strict separability
         separable[act[sep]] = True
@@ -319,6 +349,7 @@ def _fit_block(
             mu, p, g = mu[keep], p[keep], g[keep]
             QR = None if QR is None else (QR[0][keep], QR[1][keep])
             QP = None if QP is None else tuple(a[keep] for a in QP)
+            SP = None if SP is None else tuple(a[keep] for a in SP)
             if not act.size:
                 break
         # Newton direction
@@ -334,8 +365,14 @@ def _fit_block(
             v = _solve(Hr, -np.matmul(g[:, None, :], Qp)[:, 0, :], P)  # (A, m + 1)
             delta = np.matmul(Qp, v[:, :, None])[:, :, 0]  # (A, P)
         else:
-            delta = _solve(hessian_at(p, Z, pen), -g)  # (A, P)
-        dmu = s * np.matmul(Z, delta[:, :, None])[:, :, 0]  # (A, m) margins are linear in t
+            if SP is not None:  # hessian_at from the non-zeros
+                H = np.empty((act.size, P, P))
+                weighted_gram(*SP, p * (1.0 - p), H)  # (A, P, P)
+                H[:, np.arange(P), np.arange(P)] += pen
+            else:
+                H = hessian_at(p, Z, pen)  # (A, P, P)
+            delta = _solve(H, -g)  # (A, P)
+        dmu = s * times_Z(delta)  # (A, m) margins are linear in t
         # guard: a nearly singular H can give a huge step; no margin moves by more than
         # MAX_MARGIN_STEP in one step (the loss saturates long before), and exp stays finite
         big = np.abs(dmu).max(axis=1)  # (A,)
@@ -366,7 +403,7 @@ def _fit_block(
             t[~ok] *= 0.5
         t = np.where(ok, t, 0.0)  # a split whose line search failed stays put...
         th = th + t[:, None] * delta
-        mu = _margins(th, Z, s)  # (A, m) recomputed, so no rounding drift accumulates
+        mu = s * times_Z(th)  # (A, m) recomputed, so no rounding drift accumulates
         it += 1
         stalled = ~ok  # ...and stops, not converged
         if stalled.any():
@@ -376,4 +413,5 @@ def _fit_block(
             act, Z, s, th, mu = act[keep], Z[keep], s[keep], th[keep], mu[keep]
             QR = None if QR is None else (QR[0][keep], QR[1][keep])
             QP = None if QP is None else tuple(a[keep] for a in QP)
+            SP = None if SP is None else tuple(a[keep] for a in SP)
     return NewtonResult(theta=theta_out, n_iter=n_iter, converged=converged, separable=separable)

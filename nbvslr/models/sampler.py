@@ -183,7 +183,7 @@ def in_split_blocks(
     if S == 0:
         return np.empty((S, n_kept, P))
     theta0 = np.asarray(theta0, dtype=np.float64)  # (S, P)
-    if not (np.matmul(sign[:, :, None] * Z1, theta0[:, :, None])[:, :, 0] > 0).all():
+    if not (sign * np.matmul(Z1, theta0[:, :, None])[:, :, 0] > 0).all():  # (S, m) margins
         raise ValueError("theta0 must strictly separate every training set")
     seeds = list(seeds)
     step = budget.step(block_bytes, split_bytes(m, P), min_block)

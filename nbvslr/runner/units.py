@@ -15,7 +15,6 @@ import json
 import os
 import threading
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -101,12 +100,6 @@ def _limit_blas(unit: Unit) -> None:
         _BLAS_SET = True
 
 
-def _fresh(seeds: Sequence[np.random.SeedSequence]) -> list[np.random.SeedSequence]:
-    # A model may spawn children from its seeds; each model gets unspawned copies, so its
-    # draws do not depend on which models ran before it.
-    return [np.random.SeedSequence(s.entropy, spawn_key=s.spawn_key) for s in seeds]
-
-
 def train_sets(unit: Unit, y: np.ndarray) -> np.ndarray:
     """The unit's training sets, ndarray of shape (stop - start, m)."""
     draw, _ = split_seeds(
@@ -130,9 +123,11 @@ def run_unit(unit: Unit) -> UnitResult:
         }
         return UnitResult(unit.task.name, FULL, 0, None, full, time.perf_counter() - t0)
     train_idx = train_sets(unit, data.y)  # (S, m)
+    # SplitSeeds builds a new, unspawned SeedSequence on every read: a model that spawns
+    # children from its seeds cannot change what the next model draws
     _, model_seeds = split_seeds(unit.seed, unit.task.name, unit.m, range(unit.start, unit.stop))
     rows = {
-        spec.name: models.score_splits(spec, data, train_idx, _fresh(model_seeds))
+        spec.name: models.score_splits(spec, data, train_idx, model_seeds)
         for spec in unit.models
     }
     return UnitResult(unit.task.name, unit.m, unit.start, rows, None, time.perf_counter() - t0)

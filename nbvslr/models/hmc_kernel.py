@@ -1,0 +1,125 @@
+"""The compiled inner loop of ``nbvslr.models.hmc``: exact HMC, one chain at a time.
+
+``run_chains`` runs every HMC iteration of every chain of a block of splits (the
+mathematics is in ``hmc``'s docstring). It is plain numba: the functions compile on first
+use (about 4 s of CPU on the project machine, see ``benchmarks/RESULTS.md``) and the machine
+code is cached on disk for later processes (``jit.compiled``). The random velocities come
+in as an array (drawn by each split's own Generator in ``hmc``), so the kernel itself is
+deterministic.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nbvslr.models.jit import compiled
+
+#: Travel time per iteration (a quarter turn of the ellipse: x and v swap roles).
+TRAVEL = np.pi / 2
+#: Margins are kept >= TINY (a particle on a wall, or pushed past it by rounding).
+TINY = 1e-300
+
+
+@compiled
+def run_chains(F, G, g_diag, x0, velocities, burn_in, thin, max_events, kept, events):
+    """Every chain of every split, one after the other: ``n_iter`` HMC iterations each.
+
+    F : (S, m, r) constraint rows; G : (S, m, m) their Gram matrix, g_diag : (S, m) its
+    diagonal; x0 : (S, r) the start of every chain of a split; velocities : (S, n_iter, C, r)
+    the fresh velocity of every iteration. Fills kept : (S, C, draws, r), the positions after
+    iterations ``burn_in + thin``, ``burn_in + 2 thin``, ..., and events : (S, C, n_iter), the
+    bounces of every iteration.
+    """
+    S, m, r = F.shape
+    n_iter, C = velocities.shape[1], velocities.shape[2]
+    x = np.empty(r)
+    v = np.empty(r)
+    work = np.empty((3, m))
+    for s in range(S):
+        for c in range(C):
+            x[:] = x0[s]
+            for it in range(n_iter):
+                v[:] = velocities[s, it, c]
+                events[s, c, it] = _travel(F[s], G[s], g_diag[s], x, v, work, max_events)
+                done = it + 1 - burn_in
+                if done > 0 and done % thin == 0:
+                    kept[s, c, done // thin - 1] = x
+
+
+@compiled
+def _first_wall(ratio):
+    """``(j, ratio[j])`` for the smallest ``ratio[j]`` (the first such j; (0, inf) if none)."""
+    j, k_min = 0, np.inf
+    for i in range(ratio.shape[0]):
+        if ratio[i] < k_min:
+            j, k_min = i, ratio[i]
+    return j, k_min
+
+
+@compiled
+def _travel(F, G, g_diag, x, v, work, max_events):
+    """One HMC iteration of one chain: travel for ``TRAVEL`` from x with velocity v.
+
+    F : (m, r), G : (m, m), g_diag : (m,) as in ``run_chains``; x, v : (r,) updated in place;
+    work : (3, m) scratch (``fx = F x``, ``fv = F v`` and their ratios). Returns the bounces.
+
+    The next wall is the most negative ``fv_i / fx_i`` (``fx >= TINY > 0``), met at
+    ``arctan(fx_i / -fv_i)``. An event moves (x, v) and (fx, fv) along the ellipse by the
+    same rotation and reflects v off the wall j met: ``v -= alpha F_j``, ``fv -= alpha G_j``
+    with ``alpha = 2 fv_j / |F_j|^2``: O(m + r) per event, in two passes over the m
+    constraints (the update and the ratios, which compile to vector instructions, then the
+    smallest ratio). After ``max_events`` bounces the chain moves half way to its next wall
+    and stops (a point strictly inside the cone).
+    """
+    m, r = F.shape
+    fx, fv, ratio = work[0], work[1], work[2]
+    for i in range(m):
+        a, b = 0.0, 0.0
+        for q in range(r):
+            a += F[i, q] * x[q]
+            b += F[i, q] * v[q]
+        fx[i] = max(a, TINY)  # rounding never puts the particle outside
+        fv[i] = b
+        ratio[i] = b / fx[i]
+    j, k_min = _first_wall(ratio)
+    left = TRAVEL
+    n_events = 0
+    while True:
+        t_hit = np.arctan(-1.0 / min(k_min, -TINY)) if k_min < 0 else np.inf
+        if n_events == max_events:
+            # the cap: the chain sits on the wall it just left; move half way to the next
+            # wall (or to the end of its time), strictly inside the cone
+            dt = min(0.5 * t_hit, left)
+            cs, sn = np.cos(dt), np.sin(dt)
+            for q in range(r):
+                x[q] = x[q] * cs + v[q] * sn
+            return n_events
+        hit = t_hit < left
+        dt = min(t_hit, left)
+        cs, sn = np.cos(dt), np.sin(dt)
+        # (x, v) <- (x c + v s, v c - x s)
+        for q in range(r):
+            xq = x[q]
+            x[q] = xq * cs + v[q] * sn
+            v[q] = v[q] * cs - xq * sn
+        left -= dt
+        if not hit:
+            return n_events
+        n_events += 1
+        # specular reflection off wall j: v -= 2 (f_j . v / |f_j|^2) f_j
+        alpha = 2.0 * (fv[j] * cs - fx[j] * sn) / g_diag[j]
+        for q in range(r):
+            v[q] -= alpha * F[j, q]
+        # (fx, fv) rotated like (x, v) and fv reflected like v; the particle is on wall j
+        # (rounding aside)
+        Gj = G[j]
+        for i in range(m):
+            fxi = fx[i] * cs + fv[i] * sn
+            fvi = fv[i] * cs - fx[i] * sn - alpha * Gj[i]
+            fxi = fxi if fxi >= TINY else TINY
+            fx[i] = fxi
+            fv[i] = fvi
+            ratio[i] = fvi / fxi
+        fx[j] = TINY
+        ratio[j] = fv[j] / TINY
+        j, k_min = _first_wall(ratio)

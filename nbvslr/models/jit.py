@@ -1,0 +1,25 @@
+"""``compiled``: numba's ``njit`` as nbvslr uses it (disk cache, no zero-division checks).
+
+The compiled loops (``hmc_kernel``, ``sparse_gram``) are imported only where they run, so
+a process that never needs them never imports numba (~0.5 s).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numba
+
+
+def compiled(fn: Callable[..., Any]) -> Any:
+    """``numba.njit`` with the machine code kept for later processes (``cache=True``: in
+    ``__pycache__`` beside the module when writable, else in numba's per-user cache folder,
+    ``~/.cache/numba`` on Linux; ``NUMBA_CACHE_DIR`` overrides both). Where no folder is
+    writable numba refuses to cache: compile in every process instead.
+    ``error_model="numpy"``: a float division by zero gives inf or nan (never raised), so
+    the loops carry no zero checks."""
+    try:
+        return numba.njit(cache=True, error_model="numpy")(fn)
+    except RuntimeError:  # "cannot cache function ...: no locator available"
+        return numba.njit(cache=False, error_model="numpy")(fn)
