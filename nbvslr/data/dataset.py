@@ -87,6 +87,13 @@ class TaskSpec:
         return self.source is None
 
 
+def rescale_unit(X: np.ndarray) -> np.ndarray:
+    """Each column of ``X`` (N, d) rescaled to [0, 1] by its minimum and maximum; a constant
+    column (span 0, never the case for N >= 3 Gaussian draws) becomes 0."""
+    low, high = X.min(axis=0), X.max(axis=0)
+    return np.clip((X - low) / np.where(high > low, high - low, 1.0), 0.0, 1.0)
+
+
 def default_cache_dir() -> Path:
     """The user's cache folder for nbvslr, by the platform's convention (platformdirs):
     ``$XDG_CACHE_HOME/nbvslr`` or ``~/.cache/nbvslr`` on Linux, ``~/Library/Caches/nbvslr`` on

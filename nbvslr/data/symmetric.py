@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from nbvslr.data.dataset import Dataset
+from nbvslr.data.dataset import Dataset, rescale_unit
 from nbvslr.errors import check_known_keys, setting_error, with_hint
 
 GENERATOR = "symmetric"
@@ -241,9 +241,7 @@ def load(name: str, p: SymmetricParams) -> Dataset:
     y = rng.permutation(np.repeat(np.array([1, 0], dtype=np.int8), [n_pos, p.rows - n_pos]))
     X = sample(p, y, signs, strength, rng)
     if p.kind == "continuous":
-        low, high = X.min(axis=0), X.max(axis=0)
-        # rows >= 3 Gaussian draws are never all equal; guard anyway against span 0.
-        X = np.clip((X - low) / np.where(high > low, high - low, 1.0), 0.0, 1.0)
+        X = rescale_unit(X)
         n_values: tuple[int, ...] = ()
     else:
         n_values = (2,) * p.features

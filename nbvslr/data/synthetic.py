@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from nbvslr.data import symmetric
-from nbvslr.data.dataset import Dataset
+from nbvslr.data.dataset import Dataset, rescale_unit
 from nbvslr.data.symmetric import SymmetricParams
 from nbvslr.errors import check_known_keys, setting_error, with_hint
 
@@ -382,9 +382,7 @@ def load(name: str, params: SyntheticParams | SymmetricParams) -> Dataset:
     y = _fixed_labels(params, rng)
     X, y = sample(truth, params.rows, rng, y=y)
     if params.kind == "continuous":
-        low, high = X.min(axis=0), X.max(axis=0)
-        # rows >= 3 Gaussian draws are never all equal; guard anyway against span 0.
-        X = np.clip((X - low) / np.where(high > low, high - low, 1.0), 0.0, 1.0)
+        X = rescale_unit(X)
         n_values: tuple[int, ...] = ()
     else:
         n_values = (params.levels,) * params.features
