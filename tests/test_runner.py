@@ -224,3 +224,31 @@ def test_wall_seconds_is_the_tasks_own_time(csv_task, tmp_path):
     assert 0 < first["wall_seconds"] <= first["run_seconds_at_finish"]
     assert second["wall_seconds"] < second["run_seconds_at_finish"]
     assert first["wall_seconds"] + second["wall_seconds"] <= second["run_seconds_at_finish"]
+
+
+def test_a_worker_replaced_by_loky_does_not_stop_the_run(csv_task, tmp_path):
+    """loky replaces a worker whose memory grew past its leak threshold and warns from its
+    manager thread. Under warnings-as-errors (this suite's filterwarnings) that warning, if
+    raised, would end the manager thread and leave the run waiting for ever."""
+    import threading
+    import warnings
+
+    from nbvslr.runner.backends import unit_stream
+
+    raised: list[Warning] = []
+
+    def manager_thread() -> None:
+        try:
+            warnings.warn("A worker stopped while some jobs were given to the executor. This "
+                          "can be caused by a too short worker timeout or by a memory leak.",
+                          UserWarning, stacklevel=1)
+        except UserWarning as exc:
+            raised.append(exc)
+
+    config = _config(csv_task, tmp_path / "out", jobs=2)
+    with unit_stream(config, []) as stream:
+        thread = threading.Thread(target=manager_thread)
+        thread.start()
+        thread.join()
+        assert list(stream) == []
+    assert raised == []

@@ -169,6 +169,13 @@ def unit_stream(config: Config, units: Sequence[Unit]) -> Iterator[Iterator[Unit
                 warnings.catch_warnings():
             # An interrupted run cancels its queued units on purpose: joblib need not warn.
             warnings.filterwarnings("ignore", message=r".*tasks? which were still being")
+            # loky replaces a worker whose memory grew by 300 MB since its first unit (it
+            # takes that for a leak; here it is the worker's datasets and compiled kernels)
+            # and warns from its manager thread. The units are seeded, so the replacement
+            # changes no result; and a warning turned into an error there (python -W error,
+            # pytest's filterwarnings) would end that thread and leave the run waiting.
+            warnings.filterwarnings("ignore", message=r"A worker stopped while some jobs",
+                                    category=UserWarning)
             parallel = Parallel(n_jobs=config.jobs, return_as="generator_unordered",
                                 batch_size=1)
             try:
