@@ -36,7 +36,8 @@ def _description(text: str) -> str:
         if not line.startswith("#"):
             break
         lines.append(line.lstrip("#").strip())
-    return re.split(r"(?<=\.)\s+(?=[A-Z])", " ".join(lines).strip(), maxsplit=1)[0]
+    # a sentence ends at a full stop before a capital or a "name:" (synthetic's "nb-data:")
+    return re.split(r"(?<=\.)\s+(?=[A-Z]|[\w-]+:)", " ".join(lines).strip(), maxsplit=1)[0]
 
 
 def shipped_configs() -> list[ShippedConfig]:

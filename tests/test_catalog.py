@@ -23,6 +23,11 @@ def test_every_panel_has_a_shipped_config_with_a_description():
         assert config.description and "\n" not in config.description
         load_config(config.path)  # every shipped config is valid
     assert found["adult"].description.endswith("discrete attributes only.")
+    # the first sentence only, not the list of tasks that follows it
+    assert found["synthetic"].description == (
+        "Synthetic data with a known truth: runs offline, in seconds, with no download.")
+    # a line of `nbvslr configs` fits a wide terminal
+    assert max(len(c.description) for c in found.values()) <= 110
 
 
 def test_the_checkout_configs_folder_is_the_shipped_one():
