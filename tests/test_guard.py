@@ -275,7 +275,7 @@ def test_compare_command_prints_the_table_and_sets_the_exit_code(reference, tmp_
     empty = tmp_path / "empty"
     empty.mkdir()
     bad = CliRunner().invoke(cli, ["compare", str(ref_dir), str(empty)])
-    assert bad.exit_code == 1
+    assert bad.exit_code == 2  # a usage error, as a folder that does not exist
     assert "holds no task results" in bad.output
     assert "Traceback" not in bad.output
 

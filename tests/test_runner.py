@@ -179,6 +179,26 @@ def test_cli_run_and_bad_config(csv_task, tmp_path):
     assert len(lines) == 1 and lines[0].startswith("error: ")
 
 
+
+def test_the_data_of_every_config_is_checked_before_the_first_runs(csv_task, tmp_path):
+    """`nbvslr run good.yaml bad.yaml`: bad.yaml's missing CSV is reported before good.yaml
+    runs, so nothing is computed and no results folder is written."""
+    import yaml
+
+    good = tmp_path / "good.yaml"
+    good.write_text(yaml.safe_dump({"tasks": [csv_task], "sizes": [2, 4], "splits": 5}))
+    bad = tmp_path / "bad.yaml"
+    missing = dict(csv_task, name="gone", source={"csv": str(tmp_path / "nothere.csv")})
+    bad.write_text(yaml.safe_dump({"tasks": [missing], "sizes": [2, 4], "splits": 5}))
+    out = tmp_path / "res"
+    result = CliRunner().invoke(cli, ["run", str(good), str(bad), "--out", str(out),
+                                      "--quiet", "--cache", str(tmp_path / "cache")])
+    assert result.exit_code == 1, result.output
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "nothere.csv" in lines[0] and "file not found" in lines[0]
+    assert not (out / "toy").exists()
+
+
 def test_checkpoints_of_other_code_are_not_reused(csv_task, tmp_path, monkeypatch):
     """A checkpoint made by different model code is recomputed, never mixed in."""
     from nbvslr.runner import bookkeeping

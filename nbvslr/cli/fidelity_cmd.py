@@ -21,8 +21,8 @@ class BelowThreshold(NbvslrError):
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="""\b
 Examples:
-  nbvslr fidelity results
-  nbvslr fidelity results --min-within 13 --min-agree 14     # a check: exit 1 below
+  nbvslr fidelity results/reference
+  nbvslr fidelity results/as-published --min-within 13 --min-agree 14   # exit 1 below
   nbvslr fidelity /tmp/study --nb nb_noprior --lr lr         # another pair of models
 """,
 )

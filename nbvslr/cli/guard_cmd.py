@@ -14,7 +14,7 @@ from nbvslr.guard import DEFAULT_ALPHA, DEFAULT_FLOOR, compare
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="""\b
 Examples:
-  nbvslr compare results results/quick         # a quick rerun against the committed run
+  nbvslr compare results/reference results     # your run against the committed reference
   nbvslr compare results/pima new/pima --largest 20
 """,
 )

@@ -18,7 +18,7 @@ from nbvslr.config import CLI_JOBS, DEFAULT_BACKEND, load_config
 from nbvslr.errors import ConfigError, stop_on_sigterm, stopped
 from nbvslr.progress import progress_for
 from nbvslr.results import DEFAULT_OUT, task_dir
-from nbvslr.runner import run_experiment
+from nbvslr.runner import check_experiment, run_experiment
 
 
 @contextmanager
@@ -104,7 +104,8 @@ def run(configs, splits, seed, jobs, backend, scheduler, out, force, quiet, mirr
     curve.png. Finished sizes are checkpointed: rerunning an interrupted run with the same
     config picks up where it stopped and ends with the same files.
 
-    Every config file is read and checked before the first one runs.
+    Every config file is read and checked, and every task's data loaded, before the first
+    one runs.
     """
     out = check_out(out)
     data = data_settings(mirror, cache, offline, fresh, timeout)
@@ -113,10 +114,14 @@ def run(configs, splits, seed, jobs, backend, scheduler, out, force, quiet, mirr
     try:
         with _sigterm_stops_the_run():
             loaded = [load_config(resolve_config(arg), **settings) for arg in configs]
+            if len(loaded) > 1:  # the data of every config, before the first one runs
+                for config in loaded:
+                    check_experiment(config)
             for arg, config in zip(configs, loaded, strict=True):
                 done = run_experiment(config, progress=progress_for(sys.stderr, quiet=quiet))
                 for name in done:
-                    click.echo(f"{arg}: {name}: results in {task_dir(config.out, name)}")
+                    where = name if arg == name else f"{arg}: {name}"  # `nbvslr run pima`
+                    click.echo(f"{where}: results in {task_dir(config.out, name)}")
     except KeyboardInterrupt as exc:
         what, code = stopped(exc)
         click.echo(

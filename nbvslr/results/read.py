@@ -140,7 +140,7 @@ def find_task_dirs(results_dirs: PathLike | Iterable[PathLike]) -> list[Path]:
 
     A folder holding ``summary.csv`` or ``run.json`` is a task folder; otherwise its
     sub-folders that do are. Raises ``MissingResultsError`` (a usage error, exit 2) for a
-    folder that does not exist, ``ResultsError`` for one that holds no task results.
+    folder that does not exist or holds no task results.
     """
     if isinstance(results_dirs, str | os.PathLike):
         results_dirs = [results_dirs]
@@ -155,7 +155,7 @@ def find_task_dirs(results_dirs: PathLike | Iterable[PathLike]) -> list[Path]:
             continue
         tasks = sorted(p for p in path.iterdir() if p.is_dir() and _is_task_dir(p))
         if not tasks:
-            raise ResultsError(
+            raise MissingResultsError(
                 f"results folder {path} holds no task results (no {SUMMARY_FILE} and "
                 f"{RUN_FILE}, nor sub-folders with them); {HOW_TO_MAKE}"
             )

@@ -25,7 +25,14 @@ from nbvslr.runner.backends import unit_stream
 from nbvslr.runner.bookkeeping import _collect, _finish, _n, _prepare, _units, memory_plan
 from nbvslr.runner.units import FULL
 
-__all__ = ["run_experiment"]
+__all__ = ["check_experiment", "run_experiment"]
+
+
+def check_experiment(config: Config) -> None:
+    """What ``run_experiment`` checks before its first fit, alone: every task loads, every
+    size leaves a test row, the memory plan fits. Raises as ``run_experiment`` would; a
+    dataset loaded here is not loaded again by the run (the per-process cache)."""
+    memory_plan(config, _prepare(config))
 
 
 def run_experiment(config: Config, progress: Progress | None = None) -> dict[str, pd.DataFrame]:
