@@ -143,14 +143,23 @@ SEP = "  "
 def compose(label: str, tally: Tally, width: int) -> tuple[str, str, bool]:
     """The text left and right of the bar, and whether a bar fits, in ``width`` columns.
 
-    The counts and times come first; the bar and the label (the current task and size) get
-    the room left: both, or the bar alone, or the label alone (shortened if need be). When
+    The counts and times come first; the label (the current task and size) and the bar get
+    the room left: both, or the label alone, even if the splits count has to give way to
+    it; else the bar alone, or the label shortened. When
     even the counts do not fit, the splits go, then the tasks, then the sizes; the times
     always stay (cut to the width on a terminal too narrow even for them).
     """
     parts = tally.counts()
     drop = ["splits", "tasks", "sizes"]
     bar = MIN_BAR + 4  # " |" bar "| "
+    if label:  # which task and size run matters more than the splits count (sizes stay)
+        for gone in ((), ("splits",)):
+            tail = SEP.join(v for k, v in parts.items() if k not in gone)
+            room = width - len(tail)
+            if len(label) + bar <= room:
+                return label + " ", " " + tail, True
+            if len(label) + len(SEP) <= room:
+                return label + SEP, tail, False
     while True:
         tail = SEP.join(parts.values())
         room = width - len(tail)  # for the label, the bar and their separators

@@ -151,6 +151,8 @@ def test_compose_fits_every_width_and_keeps_the_times():
         assert used <= width, width
         if width >= 30:
             assert "elapsed" in right and "left" in right, width
+        if width >= 72:  # an 80-column terminal names the task and size while it runs
+            assert left.strip() == "adult-continuous m=382", width
 
 
 def _tiny_config(tmp_path: Path) -> Path:
