@@ -9,6 +9,7 @@ from nbvslr.catalog import shipped_config, shipped_configs
 
 @click.group(
     "configs", invoke_without_command=True,
+    short_help="List the shipped configs, or show one.",
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="""\b
 Examples:
@@ -28,7 +29,7 @@ def configs(ctx):
             click.echo(f"{config.name.ljust(width)}  {config.description}".rstrip())
 
 
-@configs.command("show")
+@configs.command("show", short_help="Print a shipped config, to start one of your own.")
 @click.argument("name")
 def show(name):
     """Print the shipped config NAME, as a starting point for a config of your own."""

@@ -63,6 +63,7 @@ def _csv(rows: list[dict[str, object]]) -> str:
 
 @click.group(
     "datasets", invoke_without_command=True,
+    short_help="List the 15 built-in tasks and where their files are.",
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="""\b
 Examples:
@@ -85,7 +86,7 @@ def datasets(ctx, fmt, mirror, cache, offline, fresh, timeout):
         click.echo(_csv(rows) if fmt == "csv" else _table(rows))
 
 
-@datasets.command("fetch")
+@datasets.command("fetch", short_help="Put verified copies of the tasks' files in the cache.")
 @click.argument("tasks", nargs=-1, metavar="TASK...")
 @data_options
 @click.pass_context

@@ -18,6 +18,7 @@ class BelowThreshold(NbvslrError):
 
 @click.command(
     "fidelity",
+    short_help="Compare finished runs with the paper's Figure 1.",
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="""\b
 Examples:

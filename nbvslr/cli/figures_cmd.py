@@ -18,6 +18,7 @@ _RESULTS = click.argument(
 
 @click.command(
     "plot",
+    short_help="Draw the learning curves of finished runs.",
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="""\b
 Examples:
@@ -61,6 +62,7 @@ def plot(results_dirs, outputs, figure1, paper, dpi):
 
 @click.command(
     "report",
+    short_help="Tabulate finished runs: errors, NB - LR, crossovers.",
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="""\b
 Examples:

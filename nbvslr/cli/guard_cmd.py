@@ -11,6 +11,7 @@ from nbvslr.guard import DEFAULT_ALPHA, DEFAULT_FLOOR, compare
 
 @click.command(
     "compare",
+    short_help="Check a run's curves against a reference run.",
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="""\b
 Examples:

@@ -61,6 +61,7 @@ def check_out(out: str) -> Path:
 
 @click.command(
     "run",
+    short_help="Run the learning-curve experiments of each config.",
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="""\b
 Examples:

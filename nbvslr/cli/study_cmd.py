@@ -14,6 +14,7 @@ from nbvslr.studies.sample_complexity import analyse, describe, load_study, run_
 
 @click.command(
     "sample-complexity",
+    short_help="Run a study of m* (NB and LR) as n grows.",
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="""\b
 Examples:
