@@ -272,3 +272,14 @@ def test_a_worker_replaced_by_loky_does_not_stop_the_run(csv_task, tmp_path):
         thread.join()
         assert list(stream) == []
     assert raised == []
+
+
+def test_the_runs_curve_is_the_one_plot_draws_from_the_folder(csv_task, tmp_path):
+    """curve.png written by a run is, byte for byte, what `nbvslr plot <task folder>` draws
+    from the saved files (the crossover's bootstrap interval included)."""
+    out = tmp_path / "out"
+    run_experiment(_config(csv_task, out))
+    again = tmp_path / "again.png"
+    result = CliRunner().invoke(cli, ["plot", str(out / "toy"), "-o", str(again)])
+    assert result.exit_code == 0, result.output
+    assert (out / "toy" / "curve.png").read_bytes() == again.read_bytes()

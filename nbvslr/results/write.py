@@ -7,8 +7,8 @@ worst a few of them new and the others from the previous finished run.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from nbvslr.results.layout import (
     SUMMARY_FILE,
     sort_splits,
 )
+from nbvslr.results.read import TaskResults
 
 
 def write_task_outputs(
@@ -49,22 +50,37 @@ def write_task_outputs(
     if paired is not None:
         files["paired"] = (folder / PAIRED_FILE, table_bytes(paired))
     if plot:
-        files["curve"] = (folder / CURVE_FILE, _curve_png(summary, run_info, paired))
+        task = _Written(name=str((run_info.get("task") or {}).get("name") or folder.name),
+                        folder=folder, summary=summary, run_info=run_info,
+                        table=splits, pairs_table=paired)
+        files["curve"] = (folder / CURVE_FILE, _curve_png(task))
     files["run"] = (folder / RUN_FILE, json_bytes(run_info))
     for path, data in files.values():
         atomic_write_bytes(path, data)
     return {key: path for key, (path, _) in files.items()}
 
 
-def _curve_png(summary: pd.DataFrame, run_info: Mapping[str, Any], paired) -> bytes:
-    from matplotlib.figure import Figure
+@dataclass(frozen=True)
+class _Written(TaskResults):
+    """A task as it is being written: its tables in memory, read as ``nbvslr plot`` reads
+    them from the folder."""
 
+    table: pd.DataFrame | None = None
+    pairs_table: pd.DataFrame | None = None
+
+    def has_splits(self) -> bool:
+        return self.table is not None
+
+    def splits(self) -> pd.DataFrame:
+        return self.table
+
+    def saved_paired(self) -> pd.DataFrame | None:
+        return self.pairs_table
+
+
+def _curve_png(task: TaskResults) -> bytes:
+    """The task's curve.png: the figure ``nbvslr plot <task folder>`` draws from the files,
+    byte for byte (the crossover and its bootstrap interval included)."""
     from nbvslr import plots
 
-    fig = Figure(figsize=(5, 3.6), dpi=100)  # no pyplot: no global state, Agg canvas
-    ax = fig.add_subplot()
-    plots.plot_task(ax, summary, run_info, paired=paired)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})
-    return buf.getvalue()
+    return plots.render(plots.figure_of_tasks([task]), "png")
