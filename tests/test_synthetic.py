@@ -151,3 +151,31 @@ def test_synthetic_config_parses_and_loads_offline(tmp_path):
     assert nb_data["nb_limit_error"] == pytest.approx(nb_data["bayes_error"])
     assert dependent["nb_limit_error"] > dependent["bayes_error"] + 0.05
     assert not (tmp_path / "cache").exists()  # nothing was fetched or cached
+
+
+def test_discrete_draws_beyond_the_limit_are_refused_before_any_allocation():
+    """rows x features x levels is bounded (the inverse-CDF draw's work): 10^7 rows x 10
+    features x 1000 levels is one ConfigError naming the key, not a MemoryError."""
+    import pytest
+
+    from nbvslr.errors import ConfigError
+
+    raw = {"kind": "discrete", "rows": 10_000_000, "features": 10, "levels": 1000}
+    with pytest.raises(ConfigError, match=r"source\.synthetic\.levels: rows x features x "
+                                          r"levels is more than"):
+        synthetic.parse_params(raw)
+    synthetic.parse_params(dict(raw, levels=20))  # 2 x 10^9: allowed
+
+
+def test_discrete_draw_in_chunks_is_the_draw_in_one_piece():
+    """The chunked inverse-CDF draw consumes the same uniforms in the same order as one
+    (n, r, 1) draw, so it gives the same rows."""
+    p = synthetic.parse_params({"kind": "discrete", "rows": 3000, "features": 7, "levels": 300})
+    truth = synthetic.make_truth(p)
+    x, y = synthetic.sample(truth, 3000, np.random.default_rng(3))
+    rng = np.random.default_rng(3)
+    y1 = (rng.random(3000) < p.prior).astype(np.int8)
+    cdf = np.cumsum(np.exp(truth.log_probs[y1]), axis=-1)
+    z = np.minimum((rng.random((3000, 7, 1)) > cdf).sum(-1), p.levels - 1)
+    np.testing.assert_array_equal(y, y1)
+    np.testing.assert_array_equal(x, z)

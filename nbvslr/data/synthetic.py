@@ -64,6 +64,11 @@ NOISE_DEFAULT = {"continuous": 0.5, "discrete": 0.2}
 MC_ROWS = 50_000
 MAX_ROWS, MAX_FEATURES, MAX_CELLS = 10_000_000, 10_000, 100_000_000  # memory
 MAX_LEVELS = 1000
+MAX_DRAWS = 2_000_000_000
+"""Discrete data: at most this many rows x features x levels (the inverse-CDF draw compares
+each row's uniform with every level's cumulative probability)."""
+_DRAW_CHUNK = 1 << 22
+"""Entries (rows x features x levels) of one chunk of that draw: 32 MB of float64."""
 STREAM_PARAMS, STREAM_ROWS, STREAM_MC = 0, 1, 2
 
 
@@ -152,6 +157,11 @@ def parse_params(raw: Any, key: str = "source.synthetic") -> SyntheticParams | S
                 f"{key}.{name}", f"only used with {what}", raw[name], f"remove {name}:"
             )
     levels = integer("levels", 2, MAX_LEVELS, f"between 2 and {MAX_LEVELS}")
+    if kind == "discrete" and rows * features * levels > MAX_DRAWS:
+        raise _error(
+            f"{key}.levels", f"rows x features x levels is more than {MAX_DRAWS}",
+            rows * features * levels, "ask for fewer rows, features or levels",
+        )
     if generator == "dependent":
         factors = integer("factors", 1, features, f"between 1 and features ({features})")
     else:
@@ -289,9 +299,15 @@ def sample(truth: Truth, n: int, rng: np.random.Generator, y: np.ndarray | None 
             return z, y
         return z[:, truth.copy_of] + p.noise * rng.standard_normal((n, d)), y
     assert truth.log_probs is not None
-    cdf = np.cumsum(np.exp(truth.log_probs[y]), axis=-1)  # (n, r, k)
-    # Inverse-CDF draw; min() guards a last cumulative sum that rounds below u.
-    z = np.minimum((rng.random((n, r, 1)) > cdf).sum(-1), p.levels - 1)  # (n, r)
+    cdf = np.cumsum(np.exp(truth.log_probs), axis=-1)  # (2, r, k), per class
+    # Inverse-CDF draw, in chunks of rows (the same uniforms, in the same order, as one
+    # draw of (n, r, 1)); min() guards a last cumulative sum that rounds below u.
+    z = np.empty((n, r), dtype=np.int64)
+    step = max(1, _DRAW_CHUNK // (r * p.levels))
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        u = rng.random((hi - lo, r, 1))
+        z[lo:hi] = np.minimum((u > cdf[y[lo:hi]]).sum(-1), p.levels - 1)
     if p.generator == "nb":
         return z.astype(np.int64), y
     x = z[:, truth.copy_of]  # (n, d)
