@@ -227,6 +227,8 @@ def test_keyboard_interrupt_in_the_runner_is_reported_not_raised(tmp_path, monke
     assert result.output.strip().startswith("interrupted: ")
     assert "rerun the same command to resume" in result.output
     assert "Traceback" not in result.output
+    # one task: its own checkpoint folder is named
+    assert str(tmp_path / "results" / "toy" / ".checkpoints") in result.output
 
 
 # --------------------------------------------------------------------------- cache and mirror

@@ -112,6 +112,7 @@ def run(configs, splits, seed, jobs, backend, scheduler, out, force, quiet, mirr
     data = data_settings(mirror, cache, offline, fresh, timeout)
     settings = dict(splits=splits, seed=seed, data=data, out=out, jobs=jobs,
                     backend=backend, scheduler=scheduler, force=force)
+    loaded = []
     try:
         with _sigterm_stops_the_run():
             loaded = [load_config(resolve_config(arg), **settings) for arg in configs]
@@ -125,8 +126,10 @@ def run(configs, splits, seed, jobs, backend, scheduler, out, force, quiet, mirr
                     click.echo(f"{where}: results in {task_dir(config.out, name)}")
     except KeyboardInterrupt as exc:
         what, code = stopped(exc)
+        names = {spec.name for config in loaded for spec in config.tasks}
+        task = names.pop() if len(names) == 1 else "<task>"
         click.echo(
-            f"{what}: the finished sizes are kept in {out}/<task>/.checkpoints; "
+            f"{what}: the finished sizes are kept in {Path(out) / task / '.checkpoints'}; "
             "rerun the same command to resume",
             err=True,
         )
