@@ -16,7 +16,7 @@ import signal
 import sys
 import threading
 
-from nbvslr.errors import Terminated, stop_on_sigterm, stopped
+from nbvslr.errors import Terminated, raise_if_stopped, stop_on_signal, stopped
 
 
 def _resend(unraisable) -> None:
@@ -28,11 +28,13 @@ def _resend(unraisable) -> None:
 
 
 def main() -> None:
-    signal.signal(signal.SIGTERM, stop_on_sigterm)
+    signal.signal(signal.SIGTERM, stop_on_signal)
+    signal.signal(signal.SIGINT, stop_on_signal)
     sys.unraisablehook = _resend
     try:
         from nbvslr.cli import main as cli_main
 
+        raise_if_stopped()
         cli_main(sys.argv[1:])
     except KeyboardInterrupt as exc:
         what, code = stopped(exc)

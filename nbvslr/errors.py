@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import signal
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -114,9 +115,32 @@ class Terminated(KeyboardInterrupt):
     exactly as on Ctrl-C (its worker processes are ended, the finished sizes kept)."""
 
 
+_received: list[int] = []
+"""The stopping signals this process's handlers have received (``stop_on_signal``)."""
+
+
 def stop_on_sigterm(signum: int, frame: object) -> None:
     """A SIGTERM handler: raise ``Terminated``."""
     raise Terminated
+
+
+def stop_on_signal(signum: int, frame: object) -> None:
+    """The ``nbvslr`` command's handler of SIGINT and SIGTERM: note the signal, then raise
+    ``KeyboardInterrupt`` (``Terminated`` for SIGTERM).
+
+    The note is kept because C code can swallow the exception: a signal that arrives while
+    an extension module initialises (numpy.random's, during the command's imports) has its
+    exception cleared there, and the command would run on. ``raise_if_stopped`` raises it
+    again at the next point that checks."""
+    _received.append(signum)
+    raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+
+
+def raise_if_stopped() -> None:
+    """Raise the exception of a stopping signal received earlier whose exception was lost
+    (see ``stop_on_signal``); nothing if there was none."""
+    if _received:
+        raise Terminated if _received[-1] == signal.SIGTERM else KeyboardInterrupt
 
 
 def stopped(exc: KeyboardInterrupt) -> tuple[str, int]:

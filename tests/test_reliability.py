@@ -518,7 +518,7 @@ def test_a_checkpoint_whose_sha256_was_never_recorded_is_recomputed(tmp_path):
 _IGNORED_CONTEXT = """
 import signal, sys, time, weakref
 import nbvslr.__main__ as entry
-signal.signal(signal.SIGTERM, entry.stop_on_sigterm)
+signal.signal(signal.SIGTERM, entry.stop_on_signal)
 sys.unraisablehook = entry._resend
 class Thing: pass
 def callback(ref):  # Python ignores exceptions raised here
@@ -539,3 +539,36 @@ def test_a_signal_raised_where_exceptions_are_ignored_is_sent_again():
                           text=True, timeout=60)
     assert done.stdout.strip() == "raised Terminated", done
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
+
+
+_SWALLOWED = """
+import os, signal, sys, time
+import nbvslr.__main__ as entry
+import nbvslr.cli as cli
+real = cli.main
+def swallowing(argv):
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+    except KeyboardInterrupt:
+        pass  # as C code that clears the error (numpy.random's module init, seen here)
+    real(argv)
+cli.main = swallowing
+sys.argv = ["nbvslr", *sys.argv[1:]]
+entry.main()
+"""
+
+
+def test_a_ctrl_c_whose_exception_was_swallowed_still_stops_the_command(tmp_path):
+    """A Ctrl-C during the command's imports whose KeyboardInterrupt some C code cleared:
+    the command stops at its next check (exit 130, one line), it does not run on."""
+    config = _config(tmp_path)
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, "-c", _SWALLOWED, "run", str(config), "--out", str(out),
+         "--cache", str(tmp_path / "c"), "--offline", "-q", "--jobs", "1"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 130, done
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr, done
+    assert done.stderr.startswith("interrupted: "), done
+    assert not (out / "toy" / "summary.csv").exists()

@@ -19,7 +19,7 @@ import sys
 import click
 
 from nbvslr import __version__
-from nbvslr.errors import INTERRUPTED, NbvslrError, stopped
+from nbvslr.errors import INTERRUPTED, NbvslrError, raise_if_stopped, stopped
 
 #: command name -> (module, attribute), imported on first use
 COMMANDS = {
@@ -48,6 +48,7 @@ class _Group(click.Group):
         if name not in self.commands and name in COMMANDS:
             module, attr = COMMANDS[name]
             self.add_command(getattr(importlib.import_module(module), attr), name)
+            raise_if_stopped()  # a Ctrl-C whose exception the imports swallowed
         return super().get_command(ctx, name)
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,

@@ -15,7 +15,7 @@ import click
 from nbvslr.catalog import resolve_config
 from nbvslr.cli.data_options import data_options, data_settings
 from nbvslr.config import CLI_JOBS, DEFAULT_BACKEND, load_config
-from nbvslr.errors import ConfigError, stop_on_sigterm, stopped
+from nbvslr.errors import ConfigError, stop_on_signal, stop_on_sigterm, stopped
 from nbvslr.progress import progress_for
 from nbvslr.results import DEFAULT_OUT, task_dir
 from nbvslr.runner import check_experiment, run_experiment
@@ -25,7 +25,8 @@ from nbvslr.runner import check_experiment, run_experiment
 def _sigterm_stops_the_run() -> Iterator[None]:
     """SIGTERM raises ``Terminated`` in the run (``nbvslr.__main__`` sets this for the whole
     command; this covers a run invoked otherwise, as by click's test runner)."""
-    if threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread() or (
+            signal.getsignal(signal.SIGTERM) is stop_on_signal):  # the command's own
         yield
         return
     previous = signal.signal(signal.SIGTERM, stop_on_sigterm)

@@ -20,6 +20,7 @@ import pandas as pd
 
 from nbvslr import results
 from nbvslr.config import Config
+from nbvslr.errors import raise_if_stopped
 from nbvslr.progress import NoProgress, Progress, TaskPlan
 from nbvslr.runner.backends import unit_stream
 from nbvslr.runner.bookkeeping import _collect, _finish, _n, _prepare, _units, memory_plan
@@ -44,6 +45,7 @@ def run_experiment(config: Config, progress: Progress | None = None) -> dict[str
     """
     progress = progress if progress is not None else NoProgress()
     started = time.perf_counter()
+    raise_if_stopped()
     tasks = _prepare(config)
     memory_plan(config, tasks)  # refused here if it would not fit
     by_name = {t.spec.name: t for t in tasks}
@@ -56,6 +58,7 @@ def run_experiment(config: Config, progress: Progress | None = None) -> dict[str
                             for t in tasks])
             try:
                 for result in stream:
+                    raise_if_stopped()
                     task = by_name[result.task]
                     size_finished = _collect(task, result, config)
                     if result.m != FULL:
