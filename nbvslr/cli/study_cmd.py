@@ -29,11 +29,12 @@ Examples:
               help="Parallel workers; -1 uses every core. Results do not depend on it.")
 @click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path),
               default=Path("results/sample-complexity"), show_default=True,
-              help="Study folder: m_star.csv, fits.csv, tasks.csv, m_star.png, study.json; "
-                   "the runs in OUT/runs/<task>/.")
+              help="Study folder: m_star.csv, m_star_fixed_separation.csv, fits.csv, "
+                   "tasks.csv, m_star.png, study.json; the runs in OUT/runs/<task>/.")
 @click.option("--force", is_flag=True,
               help="Recompute every size, ignoring checkpoints of an earlier run.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="No progress: no bar on a terminal, no progress lines in a log.")
 @click.option("--draw-only", is_flag=True,
               help="Run nothing: recompute the tables and the figure from the saved runs "
                    "(study.json is left as the last run wrote it).")

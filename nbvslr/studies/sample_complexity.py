@@ -196,7 +196,11 @@ def m_star_table(run_dirs: Sequence[Path], deltas: Sequence[float], *, n_boot: i
         info = _task_info(folder)
         name = info["task"]["name"]
         task = tasks.loc[name]
-        splits = results.read_splits(folder / "splits.csv.gz")
+        if not (folder / results.SPLITS_FILE).is_file():  # m*'s interval resamples splits
+            raise ResultsError(
+                f"{folder / results.SPLITS_FILE}: missing (a committed study keeps only the "
+                f"summaries); run the study, without --draw-only, to make it")
+        splits = results.read_splits(folder / results.SPLITS_FILE)
         for m_i, spec in enumerate(info["models"]):
             asymptotic = float(task[f"{spec['family']}_asymptotic"])
             part = splits[splits["model"] == spec["name"]].dropna(subset=["error"])
