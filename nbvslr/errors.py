@@ -136,6 +136,11 @@ def stop_on_signal(signum: int, frame: object) -> None:
     raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
 
 
+def stop_received() -> bool:
+    """Whether the command's handler has received Ctrl-C or SIGTERM."""
+    return bool(_received)
+
+
 def raise_if_stopped() -> None:
     """Raise the exception of a stopping signal received earlier whose exception was lost
     (see ``stop_on_signal``); nothing if there was none."""

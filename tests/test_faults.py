@@ -302,3 +302,33 @@ def test_a_cache_inside_the_mirror_is_never_written(mini_mirror, tmp_path):
     assert result.exit_code == 1
     assert "inside the mirror" in result.output and "--cache" in result.output
     assert _tree_state(mini_mirror) == before
+
+
+def test_loky_manager_thread_error_during_a_stop_is_not_printed(capsys, monkeypatch):
+    """While a run is being stopped, an exception of loky's manager thread (it races the
+    cancelled queue) goes unprinted; at any other time, and from any other thread, it is
+    printed as usual."""
+    import threading
+
+    from nbvslr.runner import backends
+
+    def crash() -> None:
+        raise KeyError(1)
+
+    def run_thread(name: str) -> str:
+        thread = threading.Thread(target=crash, name=name)
+        thread.start()
+        thread.join()
+        return capsys.readouterr().err
+
+    monkeypatch.setattr(backends, "_stopped_at", [])
+    monkeypatch.setattr(backends, "_previous_hook", backends._previous_hook)
+    monkeypatch.setattr(threading, "excepthook", threading.__excepthook__)
+    backends._quiet_loky_on_stop()
+    try:
+        assert "KeyError" in run_thread("ExecutorManagerThread")  # no stop under way
+        backends._stopped_at.append(time.monotonic())
+        assert run_thread("ExecutorManagerThread") == ""
+        assert "KeyError" in run_thread("some-other-thread")
+    finally:
+        threading.excepthook = threading.__excepthook__

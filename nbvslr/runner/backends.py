@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
+import time
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -19,7 +21,7 @@ from joblib import Parallel, delayed, parallel_config
 from threadpoolctl import threadpool_limits
 
 from nbvslr.config import Config
-from nbvslr.errors import ConfigError
+from nbvslr.errors import ConfigError, stop_received
 from nbvslr.runner import lifeline
 from nbvslr.runner.units import BLAS_THREADS, Unit, UnitResult, run_unit
 
@@ -105,6 +107,9 @@ def _close_dask(client: Any) -> None:
         cluster.close()
 
 
+_TRACKER_WARNINGS = "ignore::UserWarning"
+
+
 def _start_resource_trackers() -> None:
     """Start the resource tracker processes of multiprocessing and of loky now, if they are
     not running yet. Each is started on first need, and the standard library's unblocks
@@ -114,8 +119,15 @@ def _start_resource_trackers() -> None:
 
     from joblib.externals.loky.backend import resource_tracker as loky_tracker
 
-    resource_tracker.ensure_running()
-    loky_tracker.ensure_running()
+    # A tracker outlives a stopped run and removes what the run could not; it need not
+    # warn about it on the user's terminal ("leaked semlock objects"). It takes its warning
+    # filters from this process's -W options, read when it starts.
+    sys.warnoptions.append(_TRACKER_WARNINGS)
+    try:
+        resource_tracker.ensure_running()
+        loky_tracker.ensure_running()
+    finally:
+        sys.warnoptions.remove(_TRACKER_WARNINGS)
 
 
 @contextmanager
@@ -147,6 +159,41 @@ def _workers_ignore_sigint(backend: str) -> Iterator[None]:
         raise KeyboardInterrupt
 
 
+QUIET_SECONDS = 30.0
+"""How long after a stopped run an exception in loky's manager thread goes unprinted."""
+_stopped_at: list[float] = []
+
+
+def _stopping() -> bool:
+    """A run of this process is being stopped: the command's handler received Ctrl-C or
+    SIGTERM, or a run saw its KeyboardInterrupt less than ``QUIET_SECONDS`` ago."""
+    return stop_received() or bool(
+        _stopped_at and time.monotonic() - _stopped_at[-1] < QUIET_SECONDS)
+
+
+def _quiet_after_stop(args: threading.ExceptHookArgs) -> None:
+    """``threading.excepthook`` while runs use loky: when a run is stopped, joblib cancels
+    its queue and loky's manager thread can race it (``KeyError`` in
+    ``add_call_item_to_queue``), printing a traceback after the one line of the
+    interruption. That one exception goes unprinted while a stop is under way; every other
+    thread's exception, and the manager's at any other time, is printed as usual."""
+    thread = args.thread
+    if thread is not None and thread.name == "ExecutorManagerThread" and _stopping():
+        return
+    _previous_hook(args)
+
+
+_previous_hook = threading.excepthook
+
+
+def _quiet_loky_on_stop() -> None:
+    """Install ``_quiet_after_stop`` (once; it stays, and filters only during a stop)."""
+    global _previous_hook
+    if threading.excepthook is not _quiet_after_stop:
+        _previous_hook = threading.excepthook
+        threading.excepthook = _quiet_after_stop
+
+
 @contextmanager
 def unit_stream(config: Config, units: Sequence[Unit]) -> Iterator[Iterator[UnitResult]]:
     """The results of ``units``, in the order they finish, on ``config.backend``.
@@ -160,6 +207,7 @@ def unit_stream(config: Config, units: Sequence[Unit]) -> Iterator[Iterator[Unit
     )
     backend_args: dict[str, Any] = {"client": client} if client is not None else {}
     if config.backend == "loky":  # every worker, even one that never gets a unit
+        _quiet_loky_on_stop()
         backend_args["initializer"] = lifeline.watch_parent
         backend_args["initargs"] = (os.getpid(),)
     stream = None
@@ -183,6 +231,9 @@ def unit_stream(config: Config, units: Sequence[Unit]) -> Iterator[Iterator[Unit
                 with _workers_ignore_sigint(config.backend):
                     stream = parallel(delayed(run_unit)(u) for u in units)
                 yield stream
+            except KeyboardInterrupt:
+                _stopped_at.append(time.monotonic())
+                raise
             finally:
                 if stream is not None:
                     stream.close()
