@@ -16,10 +16,18 @@ import signal
 import sys
 import threading
 
-from nbvslr.errors import Terminated, raise_if_stopped, stop_on_signal, stopped
+from nbvslr.errors import (
+    Terminated,
+    raise_if_stopped,
+    stop_on_signal,
+    stop_received,
+    stopped,
+)
 
 
 def _resend(unraisable) -> None:
+    if isinstance(unraisable.exc_value, KeyboardInterrupt) and stop_received():
+        return  # noted by the command's handler: the next raise_if_stopped() raises it
     if isinstance(unraisable.exc_value, KeyboardInterrupt):
         sig = signal.SIGTERM if isinstance(unraisable.exc_value, Terminated) else signal.SIGINT
         threading.Timer(0.01, os.kill, (os.getpid(), sig)).start()

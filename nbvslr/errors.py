@@ -8,7 +8,6 @@ with ``exit_code``; nothing below the CLI prints or exits.
 from __future__ import annotations
 
 import difflib
-import re
 import signal
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -74,19 +73,15 @@ def setting_error(key: str, problem: str, value: Any, fix: str,
                   source: str | None = None, cls: type[ConfigError] = ConfigError) -> ConfigError:
     """The one shape of a message about a setting: ``[source: ]key: problem (value); fix``.
 
-    The value is left out where it would only repeat the message: an empty string, or a
-    value the key or the problem already names (``splitz: unknown key``, ``must not be 0``).
+    The value is left out where it would only repeat the message: an empty string, or the
+    key itself (``splitz: unknown key``, ``models.nb.foo: unknown key``).
     """
     prefix = f"{source}: " if source else ""
-    return cls(f"{prefix}{key}: {problem}{_value_part(value, f'{key} {problem}')}; {fix}")
+    return cls(f"{prefix}{key}: {problem}{_value_part(value, key)}; {fix}")
 
 
-def _value_part(value: Any, said: str) -> str:
-    if value == "":
-        return ""
-    plain = str(value) if isinstance(value, str | int | float) else None
-    if plain and len(plain) <= 60 and re.search(
-            rf"(?<![\w.'\"]){re.escape(plain)}(?![\w.'\"])", said):
+def _value_part(value: Any, key: str) -> str:
+    if isinstance(value, str) and (value == "" or key == value or key.endswith(f".{value}")):
         return ""
     return f" ({show(value)})"
 

@@ -312,17 +312,21 @@ def test_loky_manager_thread_error_during_a_stop_is_not_printed(capsys, monkeypa
 
     from nbvslr.runner import backends
 
-    def crash() -> None:
+    def add_call_item_to_queue() -> None:  # where loky's manager thread races the stop
         raise KeyError(1)
 
-    def run_thread(name: str) -> str:
-        thread = threading.Thread(target=crash, name=name)
+    def other_failure() -> None:
+        raise ValueError("a real failure of the manager thread")
+
+    def run_thread(name: str, target=add_call_item_to_queue) -> str:
+        thread = threading.Thread(target=target, name=name)
         thread.start()
         thread.join()
         return capsys.readouterr().err
 
     monkeypatch.setattr(backends, "_stopped_at", [])
     monkeypatch.setattr(backends, "_previous_hook", backends._previous_hook)
+    monkeypatch.setattr(backends, "_hook_installed", False)
     monkeypatch.setattr(threading, "excepthook", threading.__excepthook__)
     backends._quiet_loky_on_stop()
     try:
@@ -330,5 +334,6 @@ def test_loky_manager_thread_error_during_a_stop_is_not_printed(capsys, monkeypa
         backends._stopped_at.append(time.monotonic())
         assert run_thread("ExecutorManagerThread") == ""
         assert "KeyError" in run_thread("some-other-thread")
+        assert "a real failure" in run_thread("ExecutorManagerThread", other_failure)
     finally:
         threading.excepthook = threading.__excepthook__

@@ -518,7 +518,8 @@ def test_a_checkpoint_whose_sha256_was_never_recorded_is_recomputed(tmp_path):
 _IGNORED_CONTEXT = """
 import signal, sys, time, weakref
 import nbvslr.__main__ as entry
-signal.signal(signal.SIGTERM, entry.stop_on_signal)
+from nbvslr import errors
+signal.signal(signal.SIGTERM, errors.stop_on_sigterm)  # a handler that does not note it
 sys.unraisablehook = entry._resend
 class Thing: pass
 def callback(ref):  # Python ignores exceptions raised here
@@ -572,3 +573,26 @@ def test_a_ctrl_c_whose_exception_was_swallowed_still_stops_the_command(tmp_path
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr, done
     assert done.stderr.startswith("interrupted: "), done
     assert not (out / "toy" / "summary.csv").exists()
+
+
+def test_a_noted_signal_is_not_sent_again(monkeypatch):
+    """A KeyboardInterrupt lost where Python ignores exceptions is sent again, unless the
+    command's handler noted it: then raise_if_stopped raises it, and a second signal would
+    only interrupt the clean-up."""
+    import types
+
+    import nbvslr.__main__ as entry
+    from nbvslr import errors
+
+    sent: list[tuple] = []
+    monkeypatch.setattr(entry.threading, "Timer",
+                        lambda *args: types.SimpleNamespace(start=lambda: sent.append(args)))
+    lost = types.SimpleNamespace(exc_value=KeyboardInterrupt())
+    monkeypatch.setattr(errors, "_received", [])
+    entry._resend(lost)
+    assert len(sent) == 1  # not noted: sent again
+    monkeypatch.setattr(errors, "_received", [signal.SIGINT])
+    entry._resend(lost)
+    assert len(sent) == 1  # noted: left to raise_if_stopped
+    with pytest.raises(KeyboardInterrupt):
+        errors.raise_if_stopped()

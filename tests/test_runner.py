@@ -274,12 +274,28 @@ def test_a_worker_replaced_by_loky_does_not_stop_the_run(csv_task, tmp_path):
     assert raised == []
 
 
-def test_the_runs_curve_is_the_one_plot_draws_from_the_folder(csv_task, tmp_path):
+def test_the_runs_curve_is_the_one_plot_draws_from_the_folder(tmp_path):
     """curve.png written by a run is, byte for byte, what `nbvslr plot <task folder>` draws
-    from the saved files (the crossover's bootstrap interval included)."""
+    from the saved files, the crossover's bootstrap interval included (which needs the
+    splits: without them the drawing differs)."""
+    import shutil
+
+    dependent = {"name": "dep", "source": {"synthetic": {
+        "generator": "dependent", "kind": "continuous", "rows": 1000, "features": 10,
+        "factors": 3, "noise": 0.5, "separation": 2.5, "seed": 0}}}
+    raw = {"tasks": [dependent], "sizes": [2, 16, 40, 70, 100], "splits": 60, "seed": 0}
     out = tmp_path / "out"
-    run_experiment(_config(csv_task, out))
+    run_experiment(parse_config(raw, source="dep.yaml", out=out,
+                                data=DataSettings(cache_dir=tmp_path / "c", download=False)))
+    paired = pd.read_csv(out / "dep" / "paired.csv")
+    assert (paired["diff_mean"].iloc[0] < 0) and (paired["diff_mean"].iloc[-1] > 0)  # crosses
     again = tmp_path / "again.png"
-    result = CliRunner().invoke(cli, ["plot", str(out / "toy"), "-o", str(again)])
+    result = CliRunner().invoke(cli, ["plot", str(out / "dep"), "-o", str(again)])
     assert result.exit_code == 0, result.output
-    assert (out / "toy" / "curve.png").read_bytes() == again.read_bytes()
+    assert (out / "dep" / "curve.png").read_bytes() == again.read_bytes()
+    bare = tmp_path / "bare" / "dep"
+    shutil.copytree(out / "dep", bare)
+    (bare / "splits.csv.gz").unlink()
+    result = CliRunner().invoke(cli, ["plot", str(bare), "-o", str(tmp_path / "bare.png")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "bare.png").read_bytes() != again.read_bytes()  # the interval shows

@@ -154,8 +154,9 @@ def test_synthetic_config_parses_and_loads_offline(tmp_path):
 
 
 def test_discrete_draws_beyond_the_limit_are_refused_before_any_allocation():
-    """rows x features x levels is bounded (the inverse-CDF draw's work): 10^7 rows x 10
-    features x 1000 levels is one ConfigError naming the key, not a MemoryError."""
+    """rows x features x levels is bounded (the inverse-CDF draw's work, the task's rows or
+    the error estimate's, whichever is more): 10^7 rows x 10 features x 1000 levels is one
+    ConfigError naming the key, not a MemoryError."""
     import pytest
 
     from nbvslr.errors import ConfigError
@@ -164,7 +165,11 @@ def test_discrete_draws_beyond_the_limit_are_refused_before_any_allocation():
     with pytest.raises(ConfigError, match=r"source\.synthetic\.levels: rows x features x "
                                           r"levels is more than"):
         synthetic.parse_params(raw)
-    synthetic.parse_params(dict(raw, levels=20))  # 2 x 10^9: allowed
+    synthetic.parse_params(dict(raw, levels=5))  # 5 x 10^8: allowed
+    # few rows, but the error estimate draws MC_ROWS of them
+    with pytest.raises(ConfigError, match="rows x features x levels"):
+        synthetic.parse_params({"kind": "discrete", "rows": 100, "features": 10_000,
+                                "levels": 1000})
 
 
 def test_discrete_draw_in_chunks_is_the_draw_in_one_piece():

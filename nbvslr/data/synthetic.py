@@ -64,9 +64,10 @@ NOISE_DEFAULT = {"continuous": 0.5, "discrete": 0.2}
 MC_ROWS = 50_000
 MAX_ROWS, MAX_FEATURES, MAX_CELLS = 10_000_000, 10_000, 100_000_000  # memory
 MAX_LEVELS = 1000
-MAX_DRAWS = 2_000_000_000
-"""Discrete data: at most this many rows x features x levels (the inverse-CDF draw compares
-each row's uniform with every level's cumulative probability)."""
+MAX_DRAWS = 500_000_000
+"""Discrete data: at most this many rows x features x levels, the rows being the task's or
+the error estimate's ``MC_ROWS``, whichever is more (the inverse-CDF draw compares each
+row's uniform with every level's cumulative probability)."""
 _DRAW_CHUNK = 1 << 22
 """Entries (rows x features x levels) of one chunk of that draw: 32 MB of float64."""
 STREAM_PARAMS, STREAM_ROWS, STREAM_MC = 0, 1, 2
@@ -157,10 +158,12 @@ def parse_params(raw: Any, key: str = "source.synthetic") -> SyntheticParams | S
                 f"{key}.{name}", f"only used with {what}", raw[name], f"remove {name}:"
             )
     levels = integer("levels", 2, MAX_LEVELS, f"between 2 and {MAX_LEVELS}")
-    if kind == "discrete" and rows * features * levels > MAX_DRAWS:
+    draws = max(rows, MC_ROWS) * features * levels
+    if kind == "discrete" and draws > MAX_DRAWS:
         raise _error(
-            f"{key}.levels", f"rows x features x levels is more than {MAX_DRAWS}",
-            rows * features * levels, "ask for fewer rows, features or levels",
+            f"{key}.levels", f"rows x features x levels is more than {MAX_DRAWS} (rows: at "
+            f"least the {MC_ROWS} of the error estimate)", draws,
+            "ask for fewer rows, features or levels",
         )
     if generator == "dependent":
         factors = integer("factors", 1, features, f"between 1 and features ({features})")

@@ -107,7 +107,7 @@ def _close_dask(client: Any) -> None:
         cluster.close()
 
 
-_TRACKER_WARNINGS = "ignore::UserWarning"
+_TRACKER_WARNINGS = "ignore::UserWarning:joblib.externals.loky.backend.resource_tracker"
 
 
 def _start_resource_trackers() -> None:
@@ -119,15 +119,16 @@ def _start_resource_trackers() -> None:
 
     from joblib.externals.loky.backend import resource_tracker as loky_tracker
 
-    # A tracker outlives a stopped run and removes what the run could not; it need not
-    # warn about it on the user's terminal ("leaked semlock objects"). It takes its warning
-    # filters from this process's -W options, read when it starts.
+    resource_tracker.ensure_running()
+    # loky's tracker (loky's alone) outlives a stopped run and removes what the run could
+    # not; it need not warn about it on the user's terminal ("leaked semlock objects"). It
+    # takes its warning filters from this process's -W options, read when it starts.
+    saved = list(sys.warnoptions)
     sys.warnoptions.append(_TRACKER_WARNINGS)
     try:
-        resource_tracker.ensure_running()
         loky_tracker.ensure_running()
     finally:
-        sys.warnoptions.remove(_TRACKER_WARNINGS)
+        sys.warnoptions[:] = saved
 
 
 @contextmanager
@@ -178,18 +179,31 @@ def _quiet_after_stop(args: threading.ExceptHookArgs) -> None:
     interruption. That one exception goes unprinted while a stop is under way; every other
     thread's exception, and the manager's at any other time, is printed as usual."""
     thread = args.thread
-    if thread is not None and thread.name == "ExecutorManagerThread" and _stopping():
+    if (thread is not None and thread.name == "ExecutorManagerThread"
+            and args.exc_type is KeyError and _raised_in(args.exc_traceback,
+                                                         "add_call_item_to_queue")
+            and _stopping()):
         return
     _previous_hook(args)
 
 
+def _raised_in(tb: Any, function: str) -> bool:
+    """Whether the innermost frame of traceback ``tb`` is a call of ``function``."""
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_code.co_name == function
+
+
 _previous_hook = threading.excepthook
+_hook_installed = False
 
 
 def _quiet_loky_on_stop() -> None:
-    """Install ``_quiet_after_stop`` (once; it stays, and filters only during a stop)."""
-    global _previous_hook
-    if threading.excepthook is not _quiet_after_stop:
+    """Install ``_quiet_after_stop`` once per process, in front of the hook found then (a
+    hook installed later that calls ours is never put behind ours: no loop)."""
+    global _previous_hook, _hook_installed
+    if not _hook_installed:
+        _hook_installed = True
         _previous_hook = threading.excepthook
         threading.excepthook = _quiet_after_stop
 
