@@ -93,6 +93,26 @@ class SplitSeeds(Sequence[np.random.SeedSequence]):
             self._entropy, spawn_key=(self._key, self._m, split, self._child)
         )
 
+    def entropy_words(self) -> tuple[np.ndarray, np.ndarray, int]:
+        """What ``draw_kernel.draw_sets`` needs to rebuild these seeds in compiled code.
+
+        Returns
+        -------
+        prefix : ndarray of uint64
+            The 32-bit entropy words shared by every seed: the base seed (zero-padded to
+            the pool size, as ``SeedSequence`` pads it when a spawn key follows), the task
+            key and m.
+        splits : ndarray of shape (S,), int64
+        child : int
+        """
+        from nbvslr.draw_kernel import POOL_SIZE, int_words
+
+        words = int_words(self._entropy)
+        words += [0] * (POOL_SIZE - len(words))
+        words += int_words(self._key) + int_words(self._m)
+        splits = np.fromiter((int(s) for s in self._splits), dtype=np.int64)
+        return np.array(words, dtype=np.uint64), splits, self._child
+
 
 def split_seeds(
     seed: int, task: str, m: int, splits: Sequence[int], *, nested: bool = False
@@ -183,19 +203,36 @@ def draw_train_sets(
     """
     y = np.asarray(y)
     _check(y, m)
-    n = y.size
     out = np.empty((len(seeds), m), dtype=np.int64)  # (S, m)
-    for i, ss in enumerate(seeds):
-        rng = np.random.default_rng(ss)
-        for _ in range(MAX_TRIES):
-            idx = rng.choice(n, size=m, replace=False, shuffle=False)
-            labels = y[idx]
-            if labels.min() != labels.max():  # both classes present
-                break
-        else:
-            idx = _forced_order(y, rng, m)
-        out[i] = np.sort(idx)
+    if not isinstance(seeds, SplitSeeds) or not len(seeds):
+        for i, ss in enumerate(seeds):
+            out[i] = _draw_one(y, m, ss)
+        return out
+    from nbvslr.draw_kernel import draw_sets
+
+    prefix, splits, child = seeds.entropy_words()
+    failed = np.zeros(len(seeds), dtype=bool)
+    labels = np.ascontiguousarray(y == 1, dtype=np.int8)  # (N,)
+    draw_sets(labels, m, prefix, splits, child, MAX_TRIES, out, failed)
+    for i in np.flatnonzero(failed):  # every try missed a class: the forced draw
+        out[i] = _draw_one(y, m, seeds[int(i)])
     return out
+
+
+def _draw_one(y: np.ndarray, m: int, ss: np.random.SeedSequence) -> np.ndarray:
+    """One split's training set, drawn by numpy (``draw_kernel`` draws the same rows).
+
+    Returns ndarray of shape (m,), int64, sorted.
+    """
+    rng = np.random.default_rng(ss)
+    for _ in range(MAX_TRIES):
+        idx = rng.choice(y.size, size=m, replace=False, shuffle=False)
+        labels = y[idx]
+        if labels.min() != labels.max():  # both classes present
+            break
+    else:
+        idx = _forced_order(y, rng, m)
+    return np.sort(idx)
 
 
 def _ordering_prefix(rng: np.random.Generator, n: int, start: int, k: int, swaps: dict) -> list:

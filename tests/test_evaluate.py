@@ -48,3 +48,59 @@ def test_ties_count_half():
     assert err[0] == 0.5
     zero = heldout_errors(design, np.zeros((1, 2)), train)
     assert zero[0] == 0.5
+
+
+def _numpy_counts(design, theta, train_idx, ties):
+    """count_mistakes as numpy passes over the whole score matrix (the compiled pass's oracle)."""
+    tau = np.maximum(1e-10 * np.abs(theta).sum(axis=1), 1e-300)
+
+    def steps(scores):  # (rows, models)
+        with np.errstate(over="ignore", invalid="ignore"):
+            s = np.trunc(np.clip(scores / tau, -1.5, 1.5))
+        if ties:
+            s[s == 0.0] = ties
+        return s
+
+    all_rows = 0.5 * (design.n_rows - design.sign @ steps(design.Z1 @ theta.T))
+    tr = np.einsum("smk,sk->ms", design.Z1[train_idx], theta)  # (m, S)
+    agree = (design.sign[train_idx].T * steps(tr)).sum(axis=0)
+    return all_rows, 0.5 * (train_idx.shape[1] - agree)
+
+
+def test_compiled_count_equals_numpy_passes():
+    """The one compiled pass over each tile counts what numpy's passes count, bit for bit:
+    ties within the band (either sign), theta = 0, a huge theta and a nan theta; and any
+    tiling of rows and models gives the same counts."""
+    from nbvslr.models import evaluate
+
+    data = _data()
+    design = get_design(data, "x")
+    rng = np.random.default_rng(3)
+    theta = rng.standard_normal((40, 4))
+    theta[0] = 0.0  # every score a tie
+    theta[1] = [1e300, 0.0, 0.0, 1e300]  # huge scores
+    theta[2] = [0.0, 0.0, 1.0, -0.5]  # exact ties on rows with x2 = 0.5
+    theta[3] = [1.0, -1.0, 0.0, 1e-12]  # ties up to rounding: |score| <= tau
+    theta[4, 1] = np.nan
+    train = np.stack([rng.choice(60, 9, replace=False) for _ in range(40)])
+    for ties in (0.0, 1.0, -1.0):
+        got = evaluate.count_mistakes(design, theta, train, ties)
+        want = _numpy_counts(design, theta, train, ties)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
+        assert np.isnan(got[0][4]) and not np.isnan(got[0][:4]).any()
+        if not ties:
+            assert got[0][0] == 0.5 * design.n_rows  # theta = 0: every row a tie
+    tiled = dict(TILE=7, MODEL_TILE=3)
+    old = {k: getattr(evaluate, k) for k in tiled}
+    try:
+        for k, v in tiled.items():
+            setattr(evaluate, k, v)
+        small = evaluate.count_mistakes(design, theta, train, 0.0)
+    finally:
+        for k, v in old.items():
+            setattr(evaluate, k, v)
+    whole = evaluate.count_mistakes(design, theta, train, 0.0)
+    np.testing.assert_array_equal(small[0], whole[0])
+    np.testing.assert_array_equal(small[1], whole[1])
+    assert (2 * whole[0][2]) % 2 == 1  # exact ties: an odd number of half errors

@@ -55,6 +55,36 @@ def test_seeds_separate_draws_models_and_splits():
     assert len(states) == 13
 
 
+def _numpy_draws(y: np.ndarray, m: int, seeds) -> np.ndarray:
+    """The draw as numpy makes it, one split at a time (the compiled draw's oracle)."""
+    return np.array([splits._draw_one(y, m, seeds[i]) for i in range(len(seeds))])
+
+
+@pytest.mark.parametrize(
+    ("n", "positives", "m", "seed", "n_splits"),
+    [
+        (50, 0.5, 5, 0, 200),
+        (768, 0.35, 32, 3, 200),
+        (48842, 0.24, 382, 2**33 + 1, 50),  # adult's size: Floyd's algorithm
+        (48842, 0.24, 3000, 7, 5),  # N > 10000 and m > N // 20: numpy's tail shuffle
+        (20000, 0.001, 2, 0, 200),  # most first tries miss a class: rejection
+        (3000, 0.0004, 2, 1, 100),  # one positive: every try can fail (forced draw)
+        (15, 0.3, 14, 2**70 + 5, 100),  # a seed wider than 64 bits; m = N - 1
+    ],
+)
+def test_compiled_draw_is_numpys_draw(n, positives, m, seed, n_splits):
+    """The compiled draw gives numpy's per-split ``Generator.choice`` rows, bit for bit,
+    on both of numpy's ``choice`` paths, through rejections and the forced fallback."""
+    rng = np.random.default_rng(n)
+    y = (rng.random(n) < positives).astype(np.int64)
+    y[:2] = [1, 0]
+    draw, _ = split_seeds(seed, f"task-{n}", m, range(1000, 1000 + n_splits))
+    got = draw_train_sets(y, m, draw)
+    np.testing.assert_array_equal(got, _numpy_draws(y, m, draw))
+    # a plain list of the same seeds takes numpy's path: the same rows again
+    np.testing.assert_array_equal(draw_train_sets(y, m, list(draw)), got)
+
+
 def test_block_grouping_does_not_change_draws():
     """Splits 0..9 drawn at once equal splits 0..3 and 4..9 drawn as two blocks."""
     y = np.array([1] * 10 + [0] * 30)

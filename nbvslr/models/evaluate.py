@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from nbvslr.models.design import Design
+from nbvslr.models.steps_kernel import add_agreement, train_agreement
 
 #: Scores within TIE_RTOL * ||theta||_1 of zero count as ties (half an error).
 TIE_RTOL = 1e-10
@@ -34,21 +35,6 @@ def _tie_band(theta: np.ndarray) -> np.ndarray:
     """``tau`` per model, shape (n,); positive even for theta = 0 (then every score ties)."""
     # guard: a tiny floor, so that theta = 0 makes every score a tie
     return np.maximum(TIE_RTOL * np.abs(theta).sum(axis=1), 1e-300)
-
-
-def _steps(scores: np.ndarray, inv_tau: np.ndarray) -> np.ndarray:
-    """Predicted sign of each score in place: +1, -1, or 0 for a tie (``|score| <= tau``).
-
-    scores : (..., c) float64, overwritten; inv_tau : (c,) ``1 / tau`` per model.
-    ``trunc(clip(score / tau, -1.5, 1.5))`` is exactly -1, 0 or +1, so the sums below are
-    sums of small integers: exact, whatever the order of summation (bit-identical results
-    whatever the chunking of rows or models).
-    """
-    # guard: theta = 0 has tau = 1e-300; 0 * 1e300 is 0 (a tie), any overflow clips to +-1
-    with np.errstate(over="ignore", invalid="ignore"):
-        np.multiply(scores, inv_tau, out=scores)
-    np.clip(scores, -1.5, 1.5, out=scores)
-    return np.trunc(scores, out=scores)
 
 
 def count_mistakes(
@@ -75,8 +61,11 @@ def count_mistakes(
         Mistakes on the m training rows (zeros when ``train_idx`` is None).
 
     The (U, n) matrix of scores is never held at once: it is made in tiles of about
-    ``TILE`` entries (a few MB, so each tile stays in the CPU cache while it is scaled,
-    clipped, truncated and summed; the passes over memory, not the product, are the cost).
+    ``TILE`` entries (a few MB, so each tile stays in the CPU cache while one compiled pass,
+    ``steps_kernel.add_agreement``, turns it into signs and sums them). A predicted sign is
+    ``trunc(clip(score / tau, -1.5, 1.5))``: exactly -1, 0 or +1, so every sum is a sum of
+    small integers, exact whatever the order (bit-identical whatever the chunking of rows
+    or models).
     """
     theta = np.asarray(theta, dtype=np.float64)
     n = theta.shape[0]
@@ -93,10 +82,7 @@ def count_mistakes(
         for r0 in range(0, U, rows):
             r1 = min(U, r0 + rows)
             tile = Zu[r0:r1] @ thT[:, lo:hi]  # (rows, cols)
-            _steps(tile, inv_tau[lo:hi])
-            if ties:
-                tile[tile == 0.0] = ties
-            agree[lo:hi] += design.unique_weight[r0:r1] @ tile  # (cols,)
+            add_agreement(tile, inv_tau[lo:hi], design.unique_weight[r0:r1], ties, agree[lo:hi])
     all_rows = 0.5 * (N - agree)
     train_rows = np.zeros(n)
     if train_idx is not None:
@@ -105,10 +91,8 @@ def count_mistakes(
             hi = min(n, lo + cols)
             Ztr = design.Z1[idx[lo:hi]]  # (c, m, D+1)
             s = np.matmul(Ztr, theta[lo:hi, :, None])[:, :, 0]  # (c, m)
-            _steps(s.T, inv_tau[lo:hi])  # view (m, c): scaled per model
-            if ties:
-                s[s == 0.0] = ties
-            train_rows[lo:hi] = 0.5 * (idx.shape[1] - (design.sign[idx[lo:hi]] * s).sum(axis=1))
+            agree_tr = train_agreement(s, inv_tau[lo:hi], design.sign[idx[lo:hi]], ties)
+            train_rows[lo:hi] = 0.5 * (idx.shape[1] - agree_tr)
     return all_rows, train_rows
 
 

@@ -1,0 +1,58 @@
+"""``evaluate.count_mistakes``'s pass over a tile of scores, compiled into one loop.
+
+A tile of scores (rows x models) is turned into predicted signs (+1, -1, or a tie within
+``tau``) and summed against each row's weight. In numpy that is five passes over the tile
+(scale, clip, truncate, replace the ties, a product with the weights); here it is one, while
+the tile is in the CPU cache. The sums are sums of small integers, exact in any order, so the
+counts are bit-identical to the numpy passes (tests/test_evaluate.py compares them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nbvslr.models.jit import compiled
+
+
+@compiled
+def _step(score, inv_tau, ties):
+    """The predicted sign of one score: ``trunc(clip(score / tau, -1.5, 1.5))``, with a tie
+    (0) replaced by ``ties``; nan stays nan."""
+    v = score * inv_tau
+    if v >= 1.0:
+        return 1.0
+    if v <= -1.0:
+        return -1.0
+    if v != v:
+        return np.nan
+    return ties
+
+
+@compiled
+def add_agreement(tile, inv_tau, weight, ties, agree):
+    """``agree[c] += sum_r weight[r] * step(tile[r, c])``.
+
+    tile : (R, C) float64 scores; inv_tau : (C,) ``1 / tau`` per model; weight : (R,)
+    the rows' integer weights; ties : the sign of a tie; agree : (C,) updated in place.
+    """
+    R, C = tile.shape
+    for r in range(R):
+        w = weight[r]
+        if w == 0.0:
+            continue
+        for c in range(C):
+            agree[c] += w * _step(tile[r, c], inv_tau[c], ties)
+
+
+@compiled
+def train_agreement(scores, inv_tau, sign, ties):
+    """``sum_i sign[a, i] * step(scores[a, i])`` per model a: scores, sign (A, m); (A,)."""
+    A, m = scores.shape
+    out = np.zeros(A)
+    for a in range(A):
+        t = inv_tau[a]
+        acc = 0.0
+        for i in range(m):
+            acc += sign[a, i] * _step(scores[a, i], t, ties)
+        out[a] = acc
+    return out
