@@ -186,7 +186,7 @@ def newton_rate(data: Dataset, m: int, n_splits: int, peak: dict[str, float]) ->
         n_iter = np.empty(n_splits, dtype=np.int64)
         for sl in split_chunks(n_splits, 4 * 8.0 * m * P, DEFAULT_BUDGET.stacks):
             res = fit_newton(
-                design.Z1[idx[sl]], design.sign[idx[sl]], stop_when_separable=True
+                design.rows(idx[sl]), design.sign[idx[sl]], stop_when_separable=True
             )
             n_iter[sl] = res.n_iter
         return n_iter
@@ -215,7 +215,7 @@ def sampler_cost(data: Dataset, m: int, n_splits: int, peak: dict[str, float]) -
 
     design = get_design(data, "onehot_ref" if data.kind == "discrete" else "x")
     idx, seeds = splits_of(data, m, n_splits)
-    Z1, sign = design.Z1[idx], design.sign[idx]
+    Z1, sign = design.rows(idx), design.sign[idx]
     res = fit_newton(Z1, sign, stop_when_separable=True)
     sep = np.flatnonzero(res.separable)
     if not sep.size:

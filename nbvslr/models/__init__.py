@@ -163,7 +163,7 @@ def _fit_lr(
     With ``rescale="training"`` on a continuous task the fit (and the sampler) sees each
     split's training rows rescaled to [0, 1], and the hyperplanes are mapped back.
     """
-    Z1 = design.Z1[idx]  # (S, m, P)
+    Z1 = design.rows(idx)  # (S, m, P)
     sign = design.sign[idx]  # (S, m)
     scale = None
     if opts["rescale"] == "training" and continuous:

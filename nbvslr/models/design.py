@@ -33,36 +33,47 @@ from nbvslr.data.dataset import Dataset
 
 @dataclass(frozen=True, eq=False)
 class Design:
-    """One design of one Dataset.
+    """One design of one Dataset, held as its distinct rows.
 
     Attributes
     ----------
-    Z1 : ndarray of shape (N, D + 1)
-        The design with a trailing column of ones (C-contiguous float64).
     sign : ndarray of shape (N,)
         ``2 y - 1`` as float64 (+1 for class 1, -1 for class 0).
     unique_Z1 : ndarray of shape (U, D + 1)
-        The distinct rows of ``Z1``.
+        The distinct rows of ``Z1`` (C-contiguous float64).
     row_to_unique : ndarray of shape (N,)
         ``Z1[i] == unique_Z1[row_to_unique[i]]``.
     unique_weight : ndarray of shape (U,)
         ``n1 - n0`` over the rows equal to each distinct row (float64).
+
+    ``Z1`` itself, the design with a trailing column of ones (N, D + 1), is not kept: a
+    one-hot design of adult has 48,842 rows but 11,382 distinct ones, so the N rows would
+    hold 4x the memory (40 MB per design, in every worker). ``rows(idx)`` gathers rows by
+    index, the same numbers as ``Z1[idx]``.
     """
 
-    Z1: np.ndarray
     sign: np.ndarray
     unique_Z1: np.ndarray
     row_to_unique: np.ndarray
     unique_weight: np.ndarray
 
+    def rows(self, idx: np.ndarray) -> np.ndarray:
+        """``Z1[idx]``: shape ``idx.shape + (D + 1,)``, float64."""
+        return self.unique_Z1[self.row_to_unique[idx]]
+
+    @property
+    def Z1(self) -> np.ndarray:  # noqa: N802 (the module's name for the matrix)
+        """All N rows, ``[Z, 1]`` (N, D + 1), made on each read."""
+        return self.rows(np.arange(self.n_rows))
+
     @property
     def n_rows(self) -> int:
-        return int(self.Z1.shape[0])
+        return int(self.row_to_unique.shape[0])
 
     @property
     def n_params(self) -> int:
         """``D + 1``: features plus intercept."""
-        return int(self.Z1.shape[1])
+        return int(self.unique_Z1.shape[1])
 
 
 _CACHE: weakref.WeakKeyDictionary[Dataset, dict[str, Design]] = weakref.WeakKeyDictionary()
@@ -83,49 +94,59 @@ def reference_levels(data: Dataset) -> np.ndarray:
     return np.array(levels, dtype=np.int64)
 
 
-def _onehot(data: Dataset, drop_reference: bool) -> np.ndarray:
-    codes = np.asarray(data.X, dtype=np.int64)  # (N, d)
-    n_values = tuple(int(k) for k in data.n_values)
+def _onehot(codes: np.ndarray, n_values: tuple[int, ...], reference: np.ndarray | None):
+    """Indicators of every level of ``codes`` (R, d), minus the ``reference`` level of each
+    attribute when given: shape (R, sum k_j) or (R, sum k_j - d)."""
     offsets = onehot_offsets(n_values)
-    Z = np.zeros((codes.shape[0], int(sum(n_values))), dtype=np.float64)  # (N, sum k_j)
+    Z = np.zeros((codes.shape[0], int(sum(n_values))), dtype=np.float64)  # (R, sum k_j)
     np.put_along_axis(Z, codes + offsets, 1.0, axis=1)
-    if drop_reference:
+    if reference is not None:
         keep = np.ones(Z.shape[1], dtype=bool)
-        keep[offsets + reference_levels(data)] = False
+        keep[offsets + reference] = False
         Z = Z[:, keep]
     return Z
 
 
-def _ordinal(data: Dataset) -> np.ndarray:
-    codes = np.asarray(data.X, dtype=np.float64)  # (N, d)
-    k = np.asarray(data.n_values, dtype=np.float64)  # (d,)
-    return codes / np.maximum(k - 1.0, 1.0)  # guard: a one-level attribute is all 0
+def _ordinal(codes: np.ndarray, n_values: tuple[int, ...]) -> np.ndarray:
+    k = np.asarray(n_values, dtype=np.float64)  # (d,)
+    return codes.astype(np.float64) / np.maximum(k - 1.0, 1.0)  # guard: one level is all 0
+
+
+def _discrete(data: Dataset, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """A discrete design from the distinct code rows: ``(Z, row)`` with ``Z`` (R, D) the
+    design of the R distinct rows of ``data.X`` and ``row`` (N,) each row's index there.
+
+    Each design is one-to-one in the codes, so its distinct rows are those of the R
+    distinct code rows; the N rows are never built (adult: 48,842 rows, 11,382 distinct).
+    """
+    codes, row = np.unique(np.asarray(data.X, dtype=np.int64), axis=0, return_inverse=True)
+    n_values = tuple(int(k) for k in data.n_values)
+    if name == "ordinal":
+        return _ordinal(codes, n_values), row.reshape(-1)
+    reference = reference_levels(data) if name == "onehot_ref" else None
+    return _onehot(codes, n_values, reference), row.reshape(-1)
 
 
 def _build(data: Dataset, name: str) -> Design:
-    if name == "ordinal":
+    if name in ("ordinal", "onehot", "onehot_ref"):
         if data.kind != "discrete":
             raise ValueError(f"design {name!r} needs a discrete dataset")
-        Z = _ordinal(data)
-    elif name in ("onehot", "onehot_ref"):
-        if data.kind != "discrete":
-            raise ValueError(f"design {name!r} needs a discrete dataset")
-        Z = _onehot(data, drop_reference=name == "onehot_ref")
+        Z, first = _discrete(data, name)  # (R, D), (N,)
     elif name in ("x", "x_x2"):
         if data.kind != "continuous":
             raise ValueError(f"design {name!r} needs a continuous dataset")
         X = np.asarray(data.X, dtype=np.float64)
         Z = X if name == "x" else np.concatenate([X, X * X], axis=1)
+        first = np.arange(Z.shape[0])
     else:
         raise ValueError(f"unknown design {name!r}")
-    N = Z.shape[0]
-    Z1 = np.ascontiguousarray(np.concatenate([Z, np.ones((N, 1))], axis=1))  # (N, D+1)
+    Z1 = np.ascontiguousarray(np.concatenate([Z, np.ones((Z.shape[0], 1))], axis=1))
     sign = 2.0 * np.asarray(data.y, dtype=np.float64) - 1.0  # (N,)
-    unique_Z1, row_to_unique = np.unique(Z1, axis=0, return_inverse=True)
-    row_to_unique = row_to_unique.reshape(-1).astype(np.int64)
+    # the distinct rows in np.unique's order, whatever rows Z1 started from
+    unique_Z1, inverse = np.unique(Z1, axis=0, return_inverse=True)
+    row_to_unique = inverse.reshape(-1).astype(np.int64)[first]  # (N,)
     unique_weight = np.bincount(row_to_unique, weights=sign, minlength=unique_Z1.shape[0])
     return Design(
-        Z1=Z1,
         sign=sign,
         unique_Z1=np.ascontiguousarray(unique_Z1),
         row_to_unique=row_to_unique,

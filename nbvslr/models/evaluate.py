@@ -21,7 +21,6 @@ from __future__ import annotations
 import numpy as np
 
 from nbvslr.models.design import Design
-from nbvslr.models.steps_kernel import add_agreement, train_agreement
 
 #: Scores within TIE_RTOL * ||theta||_1 of zero count as ties (half an error).
 TIE_RTOL = 1e-10
@@ -29,6 +28,9 @@ TIE_RTOL = 1e-10
 #: Entries of one tile of scores (rows x models), and the most models in a tile.
 TILE = 1 << 17
 MODEL_TILE = 256
+#: Bytes of one stack of gathered training rows (models x m x (D + 1)); the products are
+#: per model, so any tiling gives the same scores.
+TRAIN_TILE = 16 << 20
 
 
 def _tie_band(theta: np.ndarray) -> np.ndarray:
@@ -67,6 +69,9 @@ def count_mistakes(
     small integers, exact whatever the order (bit-identical whatever the chunking of rows
     or models).
     """
+    # compiled (numba) where it runs: a process that only plans and writes never loads it
+    from nbvslr.models.steps_kernel import add_agreement, train_agreement
+
     theta = np.asarray(theta, dtype=np.float64)
     n = theta.shape[0]
     Zu = design.unique_Z1  # (U, D+1)
@@ -87,9 +92,12 @@ def count_mistakes(
     train_rows = np.zeros(n)
     if train_idx is not None:
         idx = np.asarray(train_idx, dtype=np.int64)  # (n, m)
-        for lo in range(0, n, cols):
-            hi = min(n, lo + cols)
-            Ztr = design.Z1[idx[lo:hi]]  # (c, m, D+1)
+        # models per gathered stack: TRAIN_TILE bytes of training rows at most
+        per_model = 8 * max(1, idx.shape[1]) * Zu.shape[1]
+        train_cols = max(1, min(cols, TRAIN_TILE // per_model))
+        for lo in range(0, n, train_cols):
+            hi = min(n, lo + train_cols)
+            Ztr = design.rows(idx[lo:hi])  # (c, m, D+1)
             s = np.matmul(Ztr, theta[lo:hi, :, None])[:, :, 0]  # (c, m)
             agree_tr = train_agreement(s, inv_tau[lo:hi], design.sign[idx[lo:hi]], ties)
             train_rows[lo:hi] = 0.5 * (idx.shape[1] - agree_tr)

@@ -1,7 +1,8 @@
 """``compiled``: numba's ``njit`` as nbvslr uses it (disk cache, no zero-division checks).
 
-The compiled loops (``hmc_kernel``, ``sparse_gram``) are imported only where they run, so
-a process that never needs them never imports numba (~0.5 s).
+The compiled loops (``hmc_kernel``, ``sparse_gram``, ``steps_kernel``, ``draw_kernel``) are
+imported only where they run, so a process that never needs them (the calling process of a
+parallel run, which plans and writes) never imports numba (~0.5 s, ~50 MiB).
 """
 
 from __future__ import annotations

@@ -143,6 +143,11 @@ class Checkpoints:
         return df
 
 
+def _distinct_str(column: pd.Series) -> set[str]:
+    """``set(column.astype(str))``, from the distinct values (one str() per value, not row)."""
+    return {str(v) for v in pd.unique(column)}
+
+
 def check_rows(df: pd.DataFrame, path: Path, m: int, expected: Expected) -> None:
     """``ResultsError`` naming ``path`` unless ``df`` holds the rows of size ``m``: the
     columns ``SPLIT_COLUMNS``, the task, the models, the splits, errors in [0, 1]."""
@@ -153,13 +158,15 @@ def check_rows(df: pd.DataFrame, path: Path, m: int, expected: Expected) -> None
     if list(df.columns) != list(SPLIT_COLUMNS):
         columns = ", ".join(map(str, df.columns))
         raise wrong(f"columns {columns}, not {', '.join(SPLIT_COLUMNS)}")
-    others = sorted(set(df["task"].astype(str)) - {expected.task})
+    # sets of the distinct values only: str() of each, as ``astype(str)`` would give
+    others = sorted(_distinct_str(df["task"]) - {expected.task})
     if others:
         raise wrong(f"rows of task {others[0]}, not {expected.task}")
     sizes = pd.to_numeric(df["m"], errors="coerce")
     if not (sizes == m).all():
         raise wrong(f"rows of m = {df['m'][sizes != m].iloc[0]}")
-    pairs = set(zip(df["model"].astype(str), df["family"].astype(str), strict=True))
+    distinct = df[["model", "family"]].drop_duplicates()
+    pairs = set(zip(distinct["model"].map(str), distinct["family"].map(str), strict=True))
     if pairs != set(expected.models):
         show = ", ".join(f"{n} ({f})" for n, f in sorted(pairs))
         raise wrong(f"models {show}, not {', '.join(f'{n} ({f})' for n, f in expected.models)}")
@@ -179,5 +186,5 @@ def check_rows(df: pd.DataFrame, path: Path, m: int, expected: Expected) -> None
     if not ((n_iter >= 0) & (n_iter == np.floor(n_iter))).all():
         raise wrong("n_iter holds a value that is not a count")
     for column in ("separable", "converged"):
-        if not set(df[column].astype(str)) <= {"True", "False"}:
+        if not _distinct_str(df[column]) <= {"True", "False"}:
             raise wrong(f"{column} holds a value other than True and False")
