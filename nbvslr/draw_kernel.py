@@ -213,6 +213,38 @@ def _choice(st, n, m, mark, perm, out):
 
 
 @compiled
+def _entropy(prefix, split, child):
+    """The entropy words of one split's seed: ``prefix``, the split index, the child."""
+    n_split = 1
+    v = split >> 32
+    while v > 0:
+        n_split += 1
+        v >>= 32
+    p = prefix.size
+    words = np.empty(p + n_split + 1, dtype=np.uint64)
+    words[:p] = prefix
+    v = split
+    for w in range(n_split):
+        words[p + w] = _U64(v & 0xFFFFFFFF)
+        v >>= 32
+    words[p + n_split] = _U64(child)
+    return words
+
+
+@compiled
+def seed_states(prefix, splits, child):
+    """PCG64's internal (state, inc) of ``PCG64(SeedSequence(...))`` for each split, as
+    (S, 4) uint64 ``[state_hi, state_lo, inc_hi, inc_lo]`` (``splits.each_generator``)."""
+    S = splits.size
+    out = np.empty((S, 4), dtype=np.uint64)
+    st = np.zeros(6, dtype=np.uint64)
+    for s in range(S):
+        _seed(st, _entropy(prefix, splits[s], child))
+        out[s, :] = st[:4]
+    return out
+
+
+@compiled
 def draw_sets(y, m, prefix, splits, child, max_tries, out, failed):
     """Training sets of m rows for each split, rejection until both classes are present.
 
@@ -227,22 +259,8 @@ def draw_sets(y, m, prefix, splits, child, max_tries, out, failed):
     big = n > FLOYD_MIN_N and m > n // FLOYD_CUTOFF
     perm = np.empty(n if big else 1, dtype=np.int64)
     st = np.zeros(6, dtype=np.uint64)
-    p = prefix.size
     for s in range(S):
-        split = splits[s]
-        n_split = 1
-        v = split >> 32
-        while v > 0:
-            n_split += 1
-            v >>= 32
-        words = np.empty(p + n_split + 1, dtype=np.uint64)
-        words[:p] = prefix
-        v = split
-        for w in range(n_split):
-            words[p + w] = _U64(v & 0xFFFFFFFF)
-            v >>= 32
-        words[p + n_split] = _U64(child)
-        _seed(st, words)
+        _seed(st, _entropy(prefix, splits[s], child))
         row = out[s]
         failed[s] = True
         for _ in range(max_tries):

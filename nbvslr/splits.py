@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import operator
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import overload
 
 import numpy as np
@@ -93,6 +93,11 @@ class SplitSeeds(Sequence[np.random.SeedSequence]):
             self._entropy, spawn_key=(self._key, self._m, split, self._child)
         )
 
+    def take(self, indices: Sequence[int]) -> SplitSeeds:
+        """The seeds at positions ``indices`` (e.g. the separable splits of a block)."""
+        picked = [int(self._splits[operator.index(i)]) for i in indices]
+        return SplitSeeds(self._entropy, self._key, self._m, picked, self._child)
+
     def entropy_words(self) -> tuple[np.ndarray, np.ndarray, int]:
         """What ``draw_kernel.draw_sets`` needs to rebuild these seeds in compiled code.
 
@@ -141,6 +146,29 @@ def split_seeds(
     key = task_key(task)
     draw_m = _NESTED_KEY if nested else m
     return SplitSeeds(seed, key, draw_m, splits, 0), SplitSeeds(seed, key, m, splits, 1)
+
+
+def each_generator(seeds: Sequence[np.random.SeedSequence]) -> Iterator[np.random.Generator]:
+    """``np.random.default_rng(seed)`` for each seed in turn: the same streams, bit for bit.
+
+    For ``SplitSeeds`` the PCG64 states are computed in compiled code (``draw_kernel``)
+    and set on one reused generator: about 3 us a seed against numpy's 20 us. The
+    generator yielded is valid until the next one is asked for: draw from it, do not keep it.
+    """
+    if not isinstance(seeds, SplitSeeds) or not len(seeds):
+        for ss in seeds:
+            yield np.random.default_rng(ss)
+        return
+    from nbvslr.draw_kernel import seed_states
+
+    states = seed_states(*seeds.entropy_words())  # (S, 4): state and inc, high words first
+    bits = np.random.PCG64()
+    gen = np.random.Generator(bits)
+    for s_hi, s_lo, i_hi, i_lo in states.tolist():
+        bits.state = {"bit_generator": "PCG64",
+                      "state": {"state": (s_hi << 64) | s_lo, "inc": (i_hi << 64) | i_lo},
+                      "has_uint32": 0, "uinteger": 0}
+        yield gen
 
 
 def full_seed(seed: int, task: str) -> np.random.SeedSequence:

@@ -85,6 +85,23 @@ def test_compiled_draw_is_numpys_draw(n, positives, m, seed, n_splits):
     np.testing.assert_array_equal(draw_train_sets(y, m, list(draw)), got)
 
 
+def test_each_generator_is_default_rng():
+    """The generators made from compiled seed states give numpy's own streams (normals,
+    integers, uniforms), for SplitSeeds and for a subset taken from them."""
+    _, model = split_seeds(2**40 + 7, "pima", 10, range(5, 300))
+
+    def draws(gen):
+        return [*gen.standard_normal(7).tolist(), *gen.integers(0, 10**9, 3).tolist(),
+                gen.random()]
+
+    want = [draws(np.random.default_rng(ss)) for ss in model]
+    assert [draws(g) for g in splits.each_generator(model)] == want
+    picked = model.take([3, 0, 250])
+    assert [draws(g) for g in splits.each_generator(picked)] == [want[3], want[0], want[250]]
+    assert [draws(g) for g in splits.each_generator(list(picked))] == [want[3], want[0],
+                                                                        want[250]]
+
+
 def test_block_grouping_does_not_change_draws():
     """Splits 0..9 drawn at once equal splits 0..3 and 4..9 drawn as two blocks."""
     y = np.array([1] * 10 + [0] * 30)

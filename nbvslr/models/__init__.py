@@ -91,7 +91,7 @@ from nbvslr.models.options import FAMILIES, resolve_options
 from nbvslr.models.sampler import sample_separating
 from nbvslr.models.spec import ModelSpec
 from nbvslr.models.stacks import check_both_classes, check_distinct, split_chunks
-from nbvslr.splits import check_size
+from nbvslr.splits import SplitSeeds, check_size
 
 __all__ = ["FAMILIES", "ModelSpec", "resolve_options", "score_full", "score_splits"]
 
@@ -201,7 +201,7 @@ def _fit_lr_scaled(
             Z1[todo],
             sign[todo],
             res.theta[todo],
-            [seeds[i] for i in todo],
+            seeds.take(todo) if isinstance(seeds, SplitSeeds) else [seeds[i] for i in todo],
             chains=opts["mcmc_chains"],
             draws=opts["mcmc_draws"],
             burn_in=opts["mcmc_burn_in"],

@@ -53,6 +53,7 @@ import numpy as np
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
 from nbvslr.models.options import MCMC_DEFAULTS
 from nbvslr.models.sampler import in_split_blocks
+from nbvslr.splits import each_generator
 
 _DEFAULTS = MCMC_DEFAULTS["hmc"]
 
@@ -91,7 +92,8 @@ def sample_separating_hmc(
     theta0 : ndarray of shape (S, P)
         A strictly separating theta per split (the start of every chain).
     seeds : sequence of S SeedSequence
-        One per split; split s uses only ``default_rng(seeds[s])``.
+        One per split; split s uses only ``default_rng(seeds[s])`` (made by
+        ``splits.each_generator``: the same stream).
     chains, draws, burn_in, thin : int
         Chains per split; kept draws per chain; iterations before the first kept draw;
         iterations between kept draws (defaults: ``options.MCMC_DEFAULTS["hmc"]``).
@@ -157,8 +159,13 @@ def _sample_block(
     # start: the certified separator, scaled to the Gaussian's typical norm
     x0 = x0 * (np.sqrt(r) / np.maximum(np.linalg.norm(x0, axis=1, keepdims=True), 1e-300))
     n_iter = burn_in + draws * thin
-    rngs = [np.random.default_rng(s) for s in seeds]
-    velocities = np.stack([rng.standard_normal((n_iter, C, r)) for rng in rngs])  # (S, I, C, r)
+    # each split's stream: its velocities, then (with Q) the free part's normals
+    velocities = np.empty((S, n_iter, C, r))
+    free = np.empty((S, C * draws, P)) if Q is not None else None
+    for s, rng in enumerate(each_generator(seeds)):
+        rng.standard_normal(out=velocities[s])
+        if free is not None:
+            rng.standard_normal(out=free[s])
     # imported here: numba loads (and compiles, or reads its disk cache) on first use only
     from nbvslr.models.hmc_kernel import run_chains
 
@@ -173,7 +180,7 @@ def _sample_block(
         theta = kept
     else:
         # the free part: a standard Gaussian on the orthogonal complement of Q's columns
-        g = np.stack([rng.standard_normal((C * draws, P)) for rng in rngs])  # (S, K, P)
+        g = free  # (S, K, P)
         g -= np.matmul(np.matmul(g, Q), Q.transpose(0, 2, 1))
         theta = np.matmul(kept, Q.transpose(0, 2, 1)) + g
     return theta / np.maximum(np.linalg.norm(theta, axis=2, keepdims=True), 1e-300)
