@@ -239,13 +239,25 @@ def sampler_cost(data: Dataset, m: int, n_splits: int, peak: dict[str, float]) -
 
 def compile_time() -> dict[str, Any]:
     """First-call time of the compiled loops in fresh processes: with an empty numba cache
-    (they compile), then again with the cache that run wrote (they load). The sampler
-    (``hmc_kernel``) and the sparse Newton products (``sparse_gram``) on tiny inputs."""
+    (they compile), then again with the cache that run wrote (they load). On tiny inputs, in
+    this order: the training-set draw (``draw_kernel``, the first compiled loop a run meets,
+    so its time includes numba's own start), the score counts (``steps_kernel``), the sampler
+    (``hmc_kernel``) and the sparse Newton products (``sparse_gram``)."""
     code = (
         "import json, time\n"
         "import numpy as np\n"
+        "from nbvslr.splits import draw_train_sets, split_seeds\n"
+        "from nbvslr.models.design import get_design\n"
+        "from nbvslr.models.evaluate import count_mistakes\n"
+        "from nbvslr.data.dataset import Dataset\n"
         "from nbvslr.models.hmc import sample_separating_hmc\n"
         "from nbvslr.models.logistic import fit_newton\n"
+        "t0, c0 = time.perf_counter(), time.process_time()\n"
+        "draw_train_sets(np.array([0, 1, 1, 0]), 2, split_seeds(0, 't', 2, range(3))[0])\n"
+        "ta, ca = time.perf_counter(), time.process_time()\n"
+        "d = Dataset(name='t', title='t', X=np.array([[0.0], [1.0]]), y=np.array([0, 1]),\n"
+        "            kind='continuous')\n"
+        "count_mistakes(get_design(d, 'x'), np.ones((2, 2)), np.array([[0], [1]]))\n"
         "t1, c1 = time.perf_counter(), time.process_time()\n"
         "Z1 = np.array([[[2.0, 1.0], [1.0, 1.0]]])\n"
         "sample_separating_hmc(Z1, np.array([[1.0, -1.0]]), np.array([[1.0, -1.5]]),\n"
@@ -254,7 +266,9 @@ def compile_time() -> dict[str, Any]:
         "Z = np.zeros((1, 8, 9)); Z[0, np.arange(8), np.arange(8)] = 1.0; Z[0, :, 8] = 1.0\n"
         "fit_newton(Z, np.array([[1.0, -1.0] * 4]), C=1.0)\n"
         "t3, c3 = time.perf_counter(), time.process_time()\n"
-        "print(json.dumps({'sampler_s': t2 - t1, 'sampler_cpu_s': c2 - c1,\n"
+        "print(json.dumps({'draw_s': ta - t0, 'draw_cpu_s': ca - c0,\n"
+        "                  'count_s': t1 - ta, 'count_cpu_s': c1 - ca,\n"
+        "                  'sampler_s': t2 - t1, 'sampler_cpu_s': c2 - c1,\n"
         "                  'newton_s': t3 - t2, 'newton_cpu_s': c3 - c2}))\n"
     )
     out: dict[str, Any] = {}
@@ -485,7 +499,9 @@ def main(argv: list[str] | None = None) -> int:
         compiled = compile_time()
         report["compile"] = compiled
         print("compiled loops, first call in a fresh process (imports apart): " + "; ".join(
-            f"{k} numba cache: sampler {v['sampler_s']:.2f} s ({v['sampler_cpu_s']:.2f} s CPU), "
+            f"{k} numba cache: draws {v['draw_s']:.2f} s ({v['draw_cpu_s']:.2f} s CPU), "
+            f"counts {v['count_s']:.2f} s ({v['count_cpu_s']:.2f} s CPU), "
+            f"sampler {v['sampler_s']:.2f} s ({v['sampler_cpu_s']:.2f} s CPU), "
             f"sparse Newton {v['newton_s']:.2f} s ({v['newton_cpu_s']:.2f} s CPU)"
             for k, v in compiled.items()), flush=True)
 

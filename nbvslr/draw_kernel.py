@@ -250,8 +250,9 @@ def draw_sets(y, m, prefix, splits, child, max_tries, out, failed):
 
     y : (N,) int8 labels in {0, 1}; prefix : uint64 32-bit words of the seed (padded to the
     pool size), the task key and m; splits : (S,) int64 split indices; child : int, the last
-    spawn-key word. out : (S, m) int64, sorted rows per split; failed : (S,) bool, set
-    where every try missed a class (out's row is then undefined).
+    spawn-key word. out : (S, m) int64, the rows of each split (in draw order: the caller
+    sorts them, numpy's sort being much quicker to compile than numba's); failed : (S,)
+    bool, set where every try missed a class (out's row is then undefined).
     """
     n = y.size
     S = splits.size
@@ -274,4 +275,3 @@ def draw_sets(y, m, prefix, splits, child, max_tries, out, failed):
             if mixed:
                 failed[s] = False
                 break
-        row.sort()

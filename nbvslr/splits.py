@@ -242,6 +242,7 @@ def draw_train_sets(
     failed = np.zeros(len(seeds), dtype=bool)
     labels = np.ascontiguousarray(y == 1, dtype=np.int8)  # (N,)
     draw_sets(labels, m, prefix, splits, child, MAX_TRIES, out, failed)
+    out.sort(axis=1)
     for i in np.flatnonzero(failed):  # every try missed a class: the forced draw
         out[i] = _draw_one(y, m, seeds[int(i)])
     return out
