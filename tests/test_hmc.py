@@ -128,6 +128,22 @@ def test_same_seeds_same_draws_whatever_the_grouping(monkeypatch):
     assert not np.allclose(whole, other)
 
 
+@pytest.mark.parametrize("reduce", [True, False])
+def test_split_seeds_give_numpys_streams(reduce):
+    """SplitSeeds take the compiled seeding (splits.each_generator), a list of the same
+    seeds numpy's default_rng: the same draws, in blocks or not, with the free part's
+    normals drawn after the velocities (m < P, reduced chain) or without them."""
+    from nbvslr.splits import split_seeds
+
+    Z1, sign, theta0 = separable_stack(S=10, m=6, d=8, seed=4)
+    _, model = split_seeds(9, "t", 6, range(20, 30))
+    kw = dict(chains=2, draws=2, burn_in=3, thin=2, reduce=reduce)
+    fast = sample_separating_hmc(Z1, sign, theta0, model, **kw,
+                                 budget=Budget(memory=1.0, min_block=3))
+    slow = sample_separating_hmc(Z1, sign, theta0, list(model), **kw)
+    np.testing.assert_array_equal(fast, slow)
+
+
 @pytest.mark.parametrize("sampler", [sample_separating_hmc, sample_separating])
 def test_start_must_separate(sampler):
     """Either sampler refuses a starting theta that does not separate, and a wrong number

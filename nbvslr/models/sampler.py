@@ -60,6 +60,7 @@ import numpy as np
 
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
 from nbvslr.models.options import MCMC_DEFAULTS
+from nbvslr.splits import SplitSeeds
 
 _DEFAULTS = MCMC_DEFAULTS["hit-and-run"]
 
@@ -185,7 +186,8 @@ def in_split_blocks(
     theta0 = np.asarray(theta0, dtype=np.float64)  # (S, P)
     if not (sign * np.matmul(Z1, theta0[:, :, None])[:, :, 0] > 0).all():  # (S, m) margins
         raise ValueError("theta0 must strictly separate every training set")
-    seeds = list(seeds)
+    if not isinstance(seeds, SplitSeeds):  # SplitSeeds slice lazily, and seed generators
+        seeds = list(seeds)  # in compiled code (splits.each_generator)
     step = budget.step(block_bytes, split_bytes(m, P), min_block)
     return np.concatenate([
         sample_block(Z1[lo : lo + step], sign[lo : lo + step], theta0[lo : lo + step],
