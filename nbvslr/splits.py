@@ -98,6 +98,14 @@ class SplitSeeds(Sequence[np.random.SeedSequence]):
         picked = [int(self._splits[operator.index(i)]) for i in indices]
         return SplitSeeds(self._entropy, self._key, self._m, picked, self._child)
 
+    def compiled(self) -> bool:
+        """Whether ``draw_kernel`` can rebuild these seeds: at least one, every split index
+        in [0, 2**63) (numpy's SeedSequence takes any integer >= 0; the runner's are below
+        ``config.MAX_SPLITS``)."""
+        if not len(self._splits):
+            return False
+        return 0 <= min(self._splits) and max(self._splits) < 2**63
+
     def entropy_words(self) -> tuple[np.ndarray, np.ndarray, int]:
         """What ``draw_kernel.draw_sets`` needs to rebuild these seeds in compiled code.
 
@@ -155,7 +163,7 @@ def each_generator(seeds: Sequence[np.random.SeedSequence]) -> Iterator[np.rando
     and set on one reused generator: about 3 us a seed against numpy's 20 us. The
     generator yielded is valid until the next one is asked for: draw from it, do not keep it.
     """
-    if not isinstance(seeds, SplitSeeds) or not len(seeds):
+    if not (isinstance(seeds, SplitSeeds) and seeds.compiled()):
         for ss in seeds:
             yield np.random.default_rng(ss)
         return
@@ -232,7 +240,8 @@ def draw_train_sets(
     y = np.asarray(y)
     _check(y, m)
     out = np.empty((len(seeds), m), dtype=np.int64)  # (S, m)
-    if not isinstance(seeds, SplitSeeds) or not len(seeds):
+    binary = bool(np.all((y == 0) | (y == 1)))  # the kernel tests y == 1; numpy min != max
+    if not (isinstance(seeds, SplitSeeds) and seeds.compiled() and binary):
         for i, ss in enumerate(seeds):
             out[i] = _draw_one(y, m, ss)
         return out

@@ -100,6 +100,17 @@ def test_compiled_count_equals_numpy_passes():
     finally:
         for k, v in old.items():
             setattr(evaluate, k, v)
+    # a nan step on a row of weight 0 (one copy in each class) still makes the count nan:
+    # ||theta||_1 overflows (tau = inf), and only that row's score does too (inf * 0 = nan)
+    X = np.array([[1.0], [1.0], [0.0], [0.5]])
+    zero = get_design(Dataset(name="z", title="z", X=X, y=np.array([0, 1, 1, 0], np.int8),
+                              kind="continuous"), "x")
+    huge = np.array([[1e308, 1e308], [1.0, -0.7]])
+    with np.errstate(over="ignore", invalid="ignore"):
+        got = evaluate.count_mistakes(zero, huge, None)[0]
+        want = _numpy_counts(zero, huge, np.zeros((2, 1), int), 0.0)[0]
+    np.testing.assert_array_equal(got, want)
+    assert np.isnan(got[0]) and not np.isnan(got[1])
     whole = evaluate.count_mistakes(design, theta, train, 0.0)
     np.testing.assert_array_equal(small[0], whole[0])
     np.testing.assert_array_equal(small[1], whole[1])

@@ -85,6 +85,20 @@ def test_compiled_draw_is_numpys_draw(n, positives, m, seed, n_splits):
     np.testing.assert_array_equal(draw_train_sets(y, m, list(draw)), got)
 
 
+def test_draws_outside_the_compiled_range_are_numpys():
+    """Split indices the compiled seeding does not take (2**63 and above, negative) and
+    labels other than {0, 1} are drawn by numpy, as before: same rows, same errors."""
+    y = np.array([1, 0] * 10)
+    big, _ = split_seeds(0, "t", 3, [2**63, 2**64 + 5])
+    np.testing.assert_array_equal(draw_train_sets(y, 3, big), _numpy_draws(y, 3, big))
+    negative, _ = split_seeds(0, "t", 3, [-1])
+    with pytest.raises(ValueError):
+        draw_train_sets(y, 3, negative)
+    three = np.array([1, 0, 2] * 10)  # "both classes" is min != max, as numpy's path tests
+    draw, _ = split_seeds(0, "t", 2, range(50))
+    np.testing.assert_array_equal(draw_train_sets(three, 2, draw), _numpy_draws(three, 2, draw))
+
+
 def test_each_generator_is_default_rng():
     """The generators made from compiled seed states give numpy's own streams (normals,
     integers, uniforms), for SplitSeeds and for a subset taken from them."""

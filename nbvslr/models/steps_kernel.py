@@ -38,8 +38,6 @@ def add_agreement(tile, inv_tau, weight, ties, agree):
     R, C = tile.shape
     for r in range(R):
         w = weight[r]
-        if w == 0.0:
-            continue
         for c in range(C):
             agree[c] += w * _step(tile[r, c], inv_tau[c], ties)
 

@@ -144,7 +144,8 @@ class Checkpoints:
 
 
 def _distinct_str(column: pd.Series) -> set[str]:
-    """``set(column.astype(str))``, from the distinct values (one str() per value, not row)."""
+    """``str()`` of each distinct value of ``column`` (one call per value, not per row); a
+    missing value reads ``'nan'``."""
     return {str(v) for v in pd.unique(column)}
 
 
@@ -158,7 +159,6 @@ def check_rows(df: pd.DataFrame, path: Path, m: int, expected: Expected) -> None
     if list(df.columns) != list(SPLIT_COLUMNS):
         columns = ", ".join(map(str, df.columns))
         raise wrong(f"columns {columns}, not {', '.join(SPLIT_COLUMNS)}")
-    # sets of the distinct values only: str() of each, as ``astype(str)`` would give
     others = sorted(_distinct_str(df["task"]) - {expected.task})
     if others:
         raise wrong(f"rows of task {others[0]}, not {expected.task}")
