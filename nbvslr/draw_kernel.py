@@ -2,8 +2,8 @@
 
 For each split, ``splits.draw_train_sets`` builds ``SeedSequence(seed, spawn_key=...)``, a
 ``PCG64`` generator from it, and calls ``Generator.choice(n, m, replace=False,
-shuffle=False)`` until the set holds both classes. In numpy's Python layer that costs about
-30 us per split, which at 1000 splits and the paper's grids is ~10 s of Figure 1. This
+shuffle=False)`` until the set holds both classes. Through numpy's Python layer that was
+most of the cost of drawing Figure 1's 327,000 training sets (benchmarks/RESULTS.md). This
 module does the same arithmetic in one compiled loop over the splits, bit for bit:
 
 - ``SeedSequence``: the entropy words (seed, padded to the pool size, then the spawn key),

@@ -11,6 +11,7 @@ split))``, where ``task_key`` is a stable hash of the task's name (sha256, never
 salted ``hash()``). Its child 0 draws the training set, its child 1 seeds the model (e.g. the
 sampler of separating hyperplanes). Nothing depends on run order, so results are the same
 whatever ``--jobs``, the backend, the grouping of splits into work units, or resuming.
+``draw_kernel`` redoes numpy's seeding and drawing in compiled code, bit for bit.
 
 The both-classes rule
 ---------------------
@@ -160,8 +161,9 @@ def each_generator(seeds: Sequence[np.random.SeedSequence]) -> Iterator[np.rando
     """``np.random.default_rng(seed)`` for each seed in turn: the same streams, bit for bit.
 
     For ``SplitSeeds`` the PCG64 states are computed in compiled code (``draw_kernel``)
-    and set on one reused generator: about 3 us a seed against numpy's 20 us. The
-    generator yielded is valid until the next one is asked for: draw from it, do not keep it.
+    and set on one reused generator, several times quicker than numpy's ``SeedSequence``
+    and ``default_rng`` (benchmarks/RESULTS.md). The generator yielded is valid until the
+    next one is asked for: draw from it, do not keep it.
     """
     if not (isinstance(seeds, SplitSeeds) and seeds.compiled()):
         for ss in seeds:

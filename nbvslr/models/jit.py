@@ -2,7 +2,8 @@
 
 The compiled loops (``hmc_kernel``, ``sparse_gram``, ``steps_kernel``, ``draw_kernel``) are
 imported only where they run, so a process that never needs them (the calling process of a
-parallel run, which plans and writes) never imports numba (~0.5 s, ~50 MiB).
+parallel run, which plans and writes) never imports numba (its import time and memory:
+docs/performance.md).
 """
 
 from __future__ import annotations
