@@ -26,7 +26,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check nbvslr tests benchmarks docs
 
-# docs/options.md from the code that defines every default (tests/test_docs.py checks it).
+# docs/options.md from the code that defines every default (tests/unit/test_docs.py checks it).
 docs: $(STAMP)
 	$(BIN)/python docs/options_page.py > docs/options.md
 
@@ -49,7 +49,7 @@ draw: $(STAMP)
 	    $(BIN)/nbvslr plot $(RESULTS)/nb-data $(RESULTS)/dependent -o $(RESULTS)/synthetic.png
 	$(BIN)/nbvslr report $(RESULTS) -o $(RESULTS)/report.md
 
-# The committed reference of tests/test_curves.py: every curve recomputed at 1000 splits,
+# The committed reference of tests/system/test_curves.py: every curve recomputed at 1000 splits,
 # then drawn; review `git diff results/reference` and commit it with the change that moved it.
 reference: $(STAMP)
 	$(BIN)/nbvslr run configs/figure1.yaml configs/synthetic.yaml --splits 1000 \
@@ -58,7 +58,7 @@ reference: $(STAMP)
 
 # Rerun every curve with few splits and compare it with the reference; prints what moved.
 guard: $(STAMP)
-	$(BIN)/python -m pytest tests/test_curves.py -m curves -s -q
+	$(BIN)/python -m pytest tests/system/test_curves.py -m curves -s -q
 
 # m* of NB and LR as the number of features grows (docs/sample-complexity.md); resumes
 # finished sizes: add ARGS=--force to recompute everything.

@@ -4,7 +4,7 @@
 
     python docs/options_page.py > docs/options.md
 
-``tests/test_docs.py`` checks that the committed page is what this prints.
+``tests/unit/test_docs.py`` checks that the committed page is what this prints.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from nbvslr.runner import run_experiment
 
 pytestmark = pytest.mark.curves
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 REFERENCE = Path(os.environ.get("NBVSLR_GUARD_REFERENCE") or REPO / "results" / "reference")
 """The committed reference; ``NBVSLR_GUARD_REFERENCE`` points the check at another one."""
 CONFIGS = (REPO / "configs" / "figure1.yaml", REPO / "configs" / "synthetic.yaml")

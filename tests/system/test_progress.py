@@ -33,7 +33,7 @@ from nbvslr.progress import (
 )
 from nbvslr.runner import run_experiment
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 PLAN = [TaskPlan("adult-continuous", 20, 0, 1000), TaskPlan("nb-data", 15, 3, 1000)]
 

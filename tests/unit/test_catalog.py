@@ -12,7 +12,7 @@ from nbvslr.cli import cli
 from nbvslr.config import load_config
 from nbvslr.data import BUILTIN_TASKS
 
-REPO_CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+REPO_CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
 def test_every_panel_has_a_shipped_config_with_a_description():

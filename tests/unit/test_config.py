@@ -9,7 +9,7 @@ import pytest
 from nbvslr.config import load_config, parse_config, read_yaml
 from nbvslr.errors import ConfigError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _err(raw, **kw) -> str:

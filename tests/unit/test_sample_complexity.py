@@ -253,7 +253,7 @@ def test_shipped_study_file_is_valid():
 
     from nbvslr.studies.sample_complexity import load_study
 
-    path = Path(__file__).resolve().parents[1] / "studies" / "sample-complexity.yaml"
+    path = Path(__file__).resolve().parents[2] / "studies" / "sample-complexity.yaml"
     study = load_study(path)
     assert len(study.config.tasks) == 28 and len(study.deltas) == 2
     grid = np.array(study.config.grids[0], dtype=float)

@@ -139,7 +139,7 @@ def test_synthetic_config_parses_and_loads_offline(tmp_path):
     from nbvslr.config import load_config
     from nbvslr.data import load_task
 
-    path = Path(__file__).resolve().parents[1] / "configs" / "synthetic.yaml"
+    path = Path(__file__).resolve().parents[2] / "configs" / "synthetic.yaml"
     settings = DataSettings(cache_dir=tmp_path / "cache", mirror=None, download=False)
     config = load_config(path, data=settings)
     assert [t.name for t in config.tasks] == ["nb-data", "dependent"]
