@@ -24,7 +24,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check nbvslr tests benchmarks docs
+	$(BIN)/ruff check nbvslr tests benchmarks studies docs
 
 # docs/options.md from the code that defines every default (tests/unit/test_docs.py checks it).
 docs: $(STAMP)

@@ -1,4 +1,4 @@
-"""benchmarks/fidelity_study.py: distances to the paper, paired shifts and end winners."""
+"""studies/fidelity/fidelity_study.py: distances to the paper, paired shifts and end winners."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from benchmarks import fidelity_study  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "studies" / "fidelity"))
+import fidelity_study  # noqa: E402
+
 from nbvslr.fidelity import paper_curve  # noqa: E402
 
 

@@ -1,6 +1,6 @@
 """The fidelity study's tables: every model variant of a run against the paper's curves.
 
-    python benchmarks/fidelity_study.py [NAME=]RESULTS_DIR...
+    python studies/fidelity/fidelity_study.py [NAME=]RESULTS_DIR...
 
 Reads ``<dir>/<task>/splits.csv.gz`` (all models of one run see the same splits; folders
 given the same NAME are joined by (task, m, split), which is the same training set in runs

@@ -1,6 +1,6 @@
 """Paired differences of every model against a reference model, per task and m.
 
-    python benchmarks/mixing_table.py RESULTS_DIR [--reference MODEL]
+    python studies/mixing/mixing_table.py RESULTS_DIR [--reference MODEL]
 
 Reads ``RESULTS_DIR/<task>/splits.csv.gz`` (the models of one run see the same splits) and
 prints, per (task, m), each model's mean error minus the reference's, with the standard error

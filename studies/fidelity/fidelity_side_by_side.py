@@ -1,6 +1,6 @@
 """Two runs against the paper, side by side: the stated method and a profile.
 
-    python benchmarks/fidelity_side_by_side.py STATED_DIR PROFILE_DIR
+    python studies/fidelity/fidelity_side_by_side.py STATED_DIR PROFILE_DIR
 
 Per panel of the paper's Figure 1: each run's mean |ours - paper| of the NB and the LR curve
 and its winners at the smallest and largest m (``nbvslr.fidelity``), beside the paper's; then
