@@ -9,8 +9,8 @@ RESULTS ?= results
 PANELS  := pima adult-continuous boston optdigits-0v1 optdigits-2v3 ionosphere liver sonar \
            adult-discrete promoters lymphography breast-cancer lenses sick voting
 
-.PHONY: install test lint docs run figures draw reference guard bench bench-quick sample-complexity \
-        clean
+.PHONY: install test test-fast lint docs run figures draw reference guard bench bench-quick \
+        sample-complexity clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -22,6 +22,10 @@ install: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# The unit tests alone (tests/unit: one module at a time, under a minute): the loop while working.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q tests/unit
 
 lint: $(STAMP)
 	$(BIN)/ruff check nbvslr tests benchmarks studies docs
