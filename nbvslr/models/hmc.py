@@ -1,6 +1,6 @@
 """Uniform random separating hyperplanes by exact Hamiltonian Monte Carlo (the default).
 
-The target is the same as ``nbvslr.models.sampler``'s: a direction ``theta = (w, b)`` drawn
+The target is the same as ``nbvslr.models.hit_and_run``'s: a direction ``theta = (w, b)`` drawn
 uniformly from the separating cone ``{theta : A theta > 0}``, ``A = sign * Z1``. A standard
 Gaussian is rotation invariant, so the direction of ``theta ~ N(0, I_P)`` conditioned on the
 cone is uniform on the cone's part of the unit sphere; this module samples that truncated
@@ -21,7 +21,7 @@ an argmin of a ratio (no trigonometry per constraint). Moving rotates ``(fx, fv)
 ``(x, v)``; a reflection off wall j changes ``fv`` by a multiple of column j of the Gram
 matrix ``F F^T``, so an event costs O(m + r) and only the start of an iteration needs a
 matrix-vector product. The events of a chain are a short sequential loop, so each chain runs
-in machine code (numba, ``hmc_kernel.run_chains``), compiled on first use and cached on disk.
+in machine code (numba, ``nbvslr.kernels.hmc.run_chains``), compiled on first use and cached on disk.
 
 Which coordinates. By default the chain runs in all P coordinates of theta. When m < P the
 constraints see only ``a = Q^T theta`` (``A^T = Q R``), and that chain is exactly the
@@ -52,7 +52,7 @@ import numpy as np
 
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
 from nbvslr.models.options import MCMC_DEFAULTS
-from nbvslr.models.sampler import in_split_blocks
+from nbvslr.models.hit_and_run import in_split_blocks
 from nbvslr.splits import each_generator
 
 _DEFAULTS = MCMC_DEFAULTS["hmc"]
@@ -167,7 +167,7 @@ def _sample_block(
         if free is not None:
             rng.standard_normal(out=free[s])
     # imported here: numba loads (and compiles, or reads its disk cache) on first use only
-    from nbvslr.models.hmc_kernel import run_chains
+    from nbvslr.kernels.hmc import run_chains
 
     kept = np.empty((S, C, draws, r))
     events = np.empty((S, C, n_iter), dtype=np.int64)  # bounces per chain and iteration

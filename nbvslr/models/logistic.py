@@ -304,7 +304,7 @@ def _fit_block(
     # non-zeros (``sparse_gram``), listed once per block
     SP = None
     if QR is None and QP is None and np.count_nonzero(Z) <= SPARSE_DENSITY * Z.size:
-        from nbvslr.models.sparse_gram import (
+        from nbvslr.kernels.sparse_gram import (
             sparse_matvec,
             sparse_rmatvec,
             sparse_rows,

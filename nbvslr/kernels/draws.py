@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nbvslr.models.jit import compiled
+from nbvslr.kernels.jit import compiled
 
 _U64 = np.uint64
 _M32 = _U64(0xFFFFFFFF)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nbvslr.models.jit import compiled
+from nbvslr.kernels.jit import compiled
 
 
 @compiled

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nbvslr.models.jit import compiled
+from nbvslr.kernels.jit import compiled
 
 #: Travel time per iteration (a quarter turn of the ellipse: x and v swap roles).
 TRAVEL = np.pi / 2
