@@ -10,7 +10,7 @@ from separable_sets import noisy_problem, seeds, separable_stack
 
 from nbvslr.models.budget import Budget
 from nbvslr.models.hmc import sample_separating_hmc
-from nbvslr.models.sampler import sample_separating
+from nbvslr.models.hit_and_run import sample_separating
 
 
 def _cone_by_rejection(F: np.ndarray, n: int, seed: int) -> np.ndarray:
@@ -175,7 +175,8 @@ def test_function_defaults_are_the_option_defaults(method):
     """Calling a sampler without counts gives what a config without them gives."""
     import inspect
 
-    from nbvslr.models.options import MCMC_DEFAULTS, resolve_options
+    from nbvslr.models import resolve_options
+    from nbvslr.models.options import MCMC_DEFAULTS
 
     fn = sample_separating_hmc if method == "hmc" else sample_separating
     params = inspect.signature(fn).parameters
@@ -201,7 +202,7 @@ def test_kernel_compiles_without_a_writable_cache(monkeypatch):
     a cache instead of failing at import."""
     from numba.core import caching
 
-    from nbvslr.models.jit import compiled
+    from nbvslr.kernels.jit import compiled
 
     def twice(x):
         return 2.0 * x
@@ -226,7 +227,7 @@ def test_compiled_kernel_is_reused_by_later_processes(tmp_path):
     code = (
         "import numpy as np\n"
         "from nbvslr.models.hmc import sample_separating_hmc\n"
-        "from nbvslr.models import hmc_kernel\n"
+        "from nbvslr.kernels import hmc as hmc_kernel\n"
         "Z1 = np.array([[[2.0, 1.0], [1.0, 1.0]]])\n"
         "sample_separating_hmc(Z1, np.array([[1.0, -1.0]]), np.array([[1.0, -1.5]]),\n"
         "                      [np.random.SeedSequence(0)])\n"
