@@ -9,8 +9,8 @@ from scipy import stats
 from separable_sets import noisy_problem, seeds, separable_stack
 
 from nbvslr.models.budget import Budget
-from nbvslr.models.hmc import sample_separating_hmc
 from nbvslr.models.hit_and_run import sample_separating
+from nbvslr.models.hmc import sample_separating_hmc
 
 
 def _cone_by_rejection(F: np.ndarray, n: int, seed: int) -> np.ndarray:

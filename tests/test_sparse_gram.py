@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nbvslr.models import logistic
 from nbvslr.kernels.sparse_gram import sparse_rows, weighted_gram
+from nbvslr.models import logistic
 
 
 def _sparse_stack(A: int, m: int, P: int, seed: int) -> np.ndarray:

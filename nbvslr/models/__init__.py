@@ -27,8 +27,7 @@ split under "sample" or "mle", whose likelihood has no maximum).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -21,7 +21,8 @@ an argmin of a ratio (no trigonometry per constraint). Moving rotates ``(fx, fv)
 ``(x, v)``; a reflection off wall j changes ``fv`` by a multiple of column j of the Gram
 matrix ``F F^T``, so an event costs O(m + r) and only the start of an iteration needs a
 matrix-vector product. The events of a chain are a short sequential loop, so each chain runs
-in machine code (numba, ``nbvslr.kernels.hmc.run_chains``), compiled on first use and cached on disk.
+in machine code (numba, ``nbvslr.kernels.hmc.run_chains``), compiled on first use and cached
+on disk.
 
 Which coordinates. By default the chain runs in all P coordinates of theta. When m < P the
 constraints see only ``a = Q^T theta`` (``A^T = Q R``), and that chain is exactly the
@@ -51,8 +52,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
-from nbvslr.models.options import MCMC_DEFAULTS
 from nbvslr.models.hit_and_run import in_split_blocks
+from nbvslr.models.options import MCMC_DEFAULTS
 from nbvslr.splits import each_generator
 
 _DEFAULTS = MCMC_DEFAULTS["hmc"]

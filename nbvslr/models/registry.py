@@ -13,7 +13,7 @@ from nbvslr.errors import ConfigError, did_you_mean
 from nbvslr.models.family import Family, Option, defaults
 from nbvslr.models.lr import LogisticRegression
 from nbvslr.models.nb import CategoricalNB, GaussianNB
-from nbvslr.models.options import DEFAULT_PROFILE, PROFILES
+from nbvslr.models.options import DEFAULT_PROFILE, MCMC_DEFAULTS, PROFILES
 
 #: The entries, in the order their names are listed (docs, errors, ``nbvslr run --help``).
 ENTRIES: tuple[Family, ...] = (
@@ -108,3 +108,22 @@ def resolve_options(
             entry.finish(name, resolved)
             break  # the entries of one name share their options
     return resolved
+
+
+def _plain(value: Any) -> str:
+    if value is None:
+        return "null"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def options_help() -> list[tuple[str, str]]:
+    """``(name.option, "default ...; valid values")`` of every model option, from the tables
+    (``nbvslr run --help`` lists them)."""
+    rows = []
+    for name, table in OPTIONS.items():
+        for o in table:
+            default = _plain(o.default)
+            if o.default is None and o.name in MCMC_DEFAULTS["hmc"]:
+                default = ", ".join(f"{m} {d[o.name]}" for m, d in MCMC_DEFAULTS.items())
+            rows.append((f"{name}.{o.name}", f"default {default}; {o.valid}"))
+    return rows
