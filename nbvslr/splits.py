@@ -69,8 +69,8 @@ class SplitSeeds(Sequence[np.random.SeedSequence]):
 
     Item i is ``SeedSequence(entropy, spawn_key=(key, m, splits[i], child))``, built anew
     on every read: no reader sees children another one spawned, and a seed never read costs
-    nothing (building one takes ~7 us; a model that needs none, like naive Bayes, or LR on
-    a split that is not separable, reads none). Slicing gives the seeds of a sub-range.
+    nothing (a model that needs none, like naive Bayes, or LR on a split that is not
+    separable, reads none). Slicing gives the seeds of a sub-range.
     """
 
     def __init__(self, entropy: int, key: int, m: int, splits: Sequence[int], child: int):

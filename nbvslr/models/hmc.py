@@ -31,11 +31,8 @@ reduced one (``reduce=True``): the Gaussian splits into ``a ~ N(0, I_m)`` trunca
 the full chain a reflection changes only the velocity's part along the rows of A, so ``a``
 moves as the reduced chain does, and the rest of theta turns freely: after a quarter turn it
 is the velocity's own fresh Gaussian part, an exact draw. Same law, same mixing; the full
-chain needs no QR and no separate draw of the rest, and was faster in every case with m < P
-we timed (the sampler alone on the separable splits of 1000, seconds, full against reduced:
-promoters m = 97 1.0 / 2.7, m = 22 0.18 / 0.26; sonar m = 52 0.31 / 0.57; ionosphere m = 32
-0.17 / 0.24; adult discrete m = 22 0.10 / 0.15). ``reduce=True`` stays as a check (the two
-agree in distribution in the tests).
+chain needs no QR and no separate draw of the rest, and was the faster one (docs/samplers.md).
+``reduce=True`` stays as a check (the two agree in distribution in the tests).
 
 Defaults: ``options.MCMC_DEFAULTS["hmc"]`` (a few iterations: the chain forgets its start
 quickly); why these, and what a chain costs: docs/samplers.md.
