@@ -240,9 +240,9 @@ def sampler_cost(data: Dataset, m: int, n_splits: int, peak: dict[str, float]) -
 def compile_time() -> dict[str, Any]:
     """First-call time of the compiled loops in fresh processes: with an empty numba cache
     (they compile), then again with the cache that run wrote (they load). On tiny inputs, in
-    this order: the training-set draw (``draw_kernel``, the first compiled loop a run meets,
-    so its time includes numba's own start), the score counts (``steps_kernel``), the sampler
-    (``hmc_kernel``) and the sparse Newton products (``sparse_gram``)."""
+    this order: the training-set draw (``kernels.draws``, the first compiled loop a run meets,
+    so its time includes numba's own start), the score counts (``kernels.steps``), the
+    sampler (``kernels.hmc``) and the sparse Newton products (``kernels.sparse_gram``)."""
     code = (
         "import json, time\n"
         "import numpy as np\n"

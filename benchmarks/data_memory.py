@@ -74,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.process_time()
         sets = draw_train_sets(data.y, m, draw)
         ours_us = (time.process_time() - t0) / SPLITS * 1e6
-        compiled = "nbvslr.draw_kernel" in sys.modules
+        # nbvslr.kernels.draws; nbvslr.draw_kernel in versions before the kernels package
+        compiled = any(k in sys.modules for k in ("nbvslr.kernels.draws", "nbvslr.draw_kernel"))
         same = "same rows" if np.array_equal(sets, numpy_sets) else "DIFFERENT ROWS"
         print(f"  draws at m = {m}: numpy {numpy_us:.1f} us a split; "
               + (f"compiled {ours_us:.1f} us a split ({same})" if compiled

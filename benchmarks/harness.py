@@ -36,7 +36,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from nbvslr.models.design import get_design
-from nbvslr.models.options import FAMILIES
+from nbvslr.models.registry import FAMILIES
 
 # --------------------------------------------------------------------------------------
 # The peer: a per-split scikit-learn loop

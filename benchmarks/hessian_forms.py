@@ -35,8 +35,8 @@ if str(REPO) not in sys.path:  # run as a script: make ``benchmarks`` importable
     sys.path.insert(0, str(REPO))
 
 from benchmarks import bench, panels  # noqa: E402
+from nbvslr.kernels.sparse_gram import sparse_rows, weighted_gram  # noqa: E402
 from nbvslr.models.design import get_design  # noqa: E402
-from nbvslr.models.sparse_gram import sparse_rows, weighted_gram  # noqa: E402
 
 
 def per_call(fn, repeats: int = 30) -> float:

@@ -11,7 +11,7 @@ split))``, where ``task_key`` is a stable hash of the task's name (sha256, never
 salted ``hash()``). Its child 0 draws the training set, its child 1 seeds the model (e.g. the
 sampler of separating hyperplanes). Nothing depends on run order, so results are the same
 whatever ``--jobs``, the backend, the grouping of splits into work units, or resuming.
-``draw_kernel`` redoes numpy's seeding and drawing in compiled code, bit for bit.
+``kernels.draws`` redoes numpy's seeding and drawing in compiled code, bit for bit.
 
 The both-classes rule
 ---------------------
@@ -69,8 +69,8 @@ class SplitSeeds(Sequence[np.random.SeedSequence]):
 
     Item i is ``SeedSequence(entropy, spawn_key=(key, m, splits[i], child))``, built anew
     on every read: no reader sees children another one spawned, and a seed never read costs
-    nothing (building one takes ~7 us; a model that needs none, like naive Bayes, or LR on
-    a split that is not separable, reads none). Slicing gives the seeds of a sub-range.
+    nothing (a model that needs none, like naive Bayes, or LR on a split that is not
+    separable, reads none). Slicing gives the seeds of a sub-range.
     """
 
     def __init__(self, entropy: int, key: int, m: int, splits: Sequence[int], child: int):
@@ -100,7 +100,7 @@ class SplitSeeds(Sequence[np.random.SeedSequence]):
         return SplitSeeds(self._entropy, self._key, self._m, picked, self._child)
 
     def compiled(self) -> bool:
-        """Whether ``draw_kernel`` can rebuild these seeds: at least one, every split index
+        """Whether ``kernels.draws`` can rebuild these seeds: at least one, every split index
         in [0, 2**63) (numpy's SeedSequence takes any integer >= 0; the runner's are below
         ``config.MAX_SPLITS``)."""
         if not len(self._splits):
@@ -108,7 +108,7 @@ class SplitSeeds(Sequence[np.random.SeedSequence]):
         return 0 <= min(self._splits) and max(self._splits) < 2**63
 
     def entropy_words(self) -> tuple[np.ndarray, np.ndarray, int]:
-        """What ``draw_kernel.draw_sets`` needs to rebuild these seeds in compiled code.
+        """What ``kernels.draws.draw_sets`` needs to rebuild these seeds in compiled code.
 
         Returns
         -------
@@ -119,7 +119,7 @@ class SplitSeeds(Sequence[np.random.SeedSequence]):
         splits : ndarray of shape (S,), int64
         child : int
         """
-        from nbvslr.draw_kernel import POOL_SIZE, int_words
+        from nbvslr.kernels.draws import POOL_SIZE, int_words
 
         words = int_words(self._entropy)
         words += [0] * (POOL_SIZE - len(words))
@@ -160,7 +160,7 @@ def split_seeds(
 def each_generator(seeds: Sequence[np.random.SeedSequence]) -> Iterator[np.random.Generator]:
     """``np.random.default_rng(seed)`` for each seed in turn: the same streams, bit for bit.
 
-    For ``SplitSeeds`` the PCG64 states are computed in compiled code (``draw_kernel``)
+    For ``SplitSeeds`` the PCG64 states are computed in compiled code (``kernels.draws``)
     and set on one reused generator, several times quicker than numpy's ``SeedSequence``
     and ``default_rng`` (benchmarks/RESULTS.md). The generator yielded is valid until the
     next one is asked for: draw from it, do not keep it.
@@ -169,7 +169,7 @@ def each_generator(seeds: Sequence[np.random.SeedSequence]) -> Iterator[np.rando
         for ss in seeds:
             yield np.random.default_rng(ss)
         return
-    from nbvslr.draw_kernel import seed_states
+    from nbvslr.kernels.draws import seed_states
 
     states = seed_states(*seeds.entropy_words())  # (S, 4): state and inc, high words first
     bits = np.random.PCG64()
@@ -247,7 +247,7 @@ def draw_train_sets(
         for i, ss in enumerate(seeds):
             out[i] = _draw_one(y, m, ss)
         return out
-    from nbvslr.draw_kernel import draw_sets
+    from nbvslr.kernels.draws import draw_sets
 
     prefix, splits, child = seeds.entropy_words()
     failed = np.zeros(len(seeds), dtype=bool)
@@ -260,7 +260,7 @@ def draw_train_sets(
 
 
 def _draw_one(y: np.ndarray, m: int, ss: np.random.SeedSequence) -> np.ndarray:
-    """One split's training set, drawn by numpy (``draw_kernel`` draws the same rows).
+    """One split's training set, drawn by numpy (``kernels.draws`` draws the same rows).
 
     Returns ndarray of shape (m,), int64, sorted.
     """

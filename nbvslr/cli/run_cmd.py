@@ -60,8 +60,21 @@ def check_out(out: str) -> Path:
     return path
 
 
+class _RunCommand(click.Command):
+    """``run``, whose help ends with every model option (from the options tables, imported
+    when the help is shown)."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_epilog(ctx, formatter)
+        from nbvslr.models.registry import options_help
+
+        with formatter.section("Model options (per model in a config; docs/options.md)"):
+            formatter.write_dl(options_help())
+
+
 @click.command(
     "run",
+    cls=_RunCommand,
     short_help="Run the learning-curve experiments of each config.",
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="""\b

@@ -64,13 +64,13 @@ def count_mistakes(
 
     The (U, n) matrix of scores is never held at once: it is made in tiles of about
     ``TILE`` entries (a few MB, so each tile stays in the CPU cache while one compiled pass,
-    ``steps_kernel.add_agreement``, turns it into signs and sums them). A predicted sign is
+    ``kernels.steps.add_agreement``, turns it into signs and sums them). A predicted sign is
     ``trunc(clip(score / tau, -1.5, 1.5))``: exactly -1, 0 or +1, so every sum is a sum of
     small integers, exact whatever the order (bit-identical whatever the chunking of rows
     or models).
     """
     # compiled (numba) where it runs: a process that only plans and writes never loads it
-    from nbvslr.models.steps_kernel import add_agreement, train_agreement
+    from nbvslr.kernels.steps import add_agreement, train_agreement
 
     theta = np.asarray(theta, dtype=np.float64)
     n = theta.shape[0]

@@ -1,6 +1,6 @@
 """Uniform random separating hyperplanes by exact Hamiltonian Monte Carlo (the default).
 
-The target is the same as ``nbvslr.models.sampler``'s: a direction ``theta = (w, b)`` drawn
+The target is the same as ``nbvslr.models.hit_and_run``'s: a direction ``theta = (w, b)`` drawn
 uniformly from the separating cone ``{theta : A theta > 0}``, ``A = sign * Z1``. A standard
 Gaussian is rotation invariant, so the direction of ``theta ~ N(0, I_P)`` conditioned on the
 cone is uniform on the cone's part of the unit sphere; this module samples that truncated
@@ -21,7 +21,8 @@ an argmin of a ratio (no trigonometry per constraint). Moving rotates ``(fx, fv)
 ``(x, v)``; a reflection off wall j changes ``fv`` by a multiple of column j of the Gram
 matrix ``F F^T``, so an event costs O(m + r) and only the start of an iteration needs a
 matrix-vector product. The events of a chain are a short sequential loop, so each chain runs
-in machine code (numba, ``hmc_kernel.run_chains``), compiled on first use and cached on disk.
+in machine code (numba, ``nbvslr.kernels.hmc.run_chains``), compiled on first use and cached
+on disk.
 
 Which coordinates. By default the chain runs in all P coordinates of theta. When m < P the
 constraints see only ``a = Q^T theta`` (``A^T = Q R``), and that chain is exactly the
@@ -30,11 +31,8 @@ reduced one (``reduce=True``): the Gaussian splits into ``a ~ N(0, I_m)`` trunca
 the full chain a reflection changes only the velocity's part along the rows of A, so ``a``
 moves as the reduced chain does, and the rest of theta turns freely: after a quarter turn it
 is the velocity's own fresh Gaussian part, an exact draw. Same law, same mixing; the full
-chain needs no QR and no separate draw of the rest, and was faster in every case with m < P
-we timed (the sampler alone on the separable splits of 1000, seconds, full against reduced:
-promoters m = 97 1.0 / 2.7, m = 22 0.18 / 0.26; sonar m = 52 0.31 / 0.57; ionosphere m = 32
-0.17 / 0.24; adult discrete m = 22 0.10 / 0.15). ``reduce=True`` stays as a check (the two
-agree in distribution in the tests).
+chain needs no QR and no separate draw of the rest, and was the faster one (docs/samplers.md).
+``reduce=True`` stays as a check (the two agree in distribution in the tests).
 
 Defaults: ``options.MCMC_DEFAULTS["hmc"]`` (a few iterations: the chain forgets its start
 quickly); why these, and what a chain costs: docs/samplers.md.
@@ -51,8 +49,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
+from nbvslr.models.hit_and_run import in_split_blocks
 from nbvslr.models.options import MCMC_DEFAULTS
-from nbvslr.models.sampler import in_split_blocks
 from nbvslr.splits import each_generator
 
 _DEFAULTS = MCMC_DEFAULTS["hmc"]
@@ -167,7 +165,7 @@ def _sample_block(
         if free is not None:
             rng.standard_normal(out=free[s])
     # imported here: numba loads (and compiles, or reads its disk cache) on first use only
-    from nbvslr.models.hmc_kernel import run_chains
+    from nbvslr.kernels.hmc import run_chains
 
     kept = np.empty((S, C, draws, r))
     events = np.empty((S, C, n_iter), dtype=np.int64)  # bounces per chain and iteration

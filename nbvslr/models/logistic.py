@@ -55,9 +55,9 @@ MIN_BLOCK = 8
 #: Solve unpenalised Newton systems with 2 m <= D + 1 in the row space of Z (m x m); with
 #: more rows the one-time QR costs more than the smaller systems save (measured).
 DUAL = True
-#: Form the Hessian from each row's non-zeros (``sparse_gram``) when at most this share of a
-#: block's entries is non-zero: measured faster than the dense product on every discrete
-#: panel (adult at 0.05: 17x; the densest, voting at 0.25: 1.9x).
+#: Form the Hessian from each row's non-zeros (``kernels.sparse_gram``) when at most this
+#: share of a block's entries is non-zero: faster than the dense product on every discrete
+#: panel, the densest (voting) included (benchmarks/RESULTS.md).
 SPARSE_DENSITY = 0.3
 
 
@@ -301,10 +301,10 @@ def _fit_block(
         pen_r = np.matmul(Qp.transpose(0, 2, 1) * pen, Qp)  # (A, m + 1, m + 1) = Q^T Pen Q
         QP = (Qp, np.matmul(Z, Qp), pen_r)  # Z Q: (A, m, m + 1)
     # a sparse design (one-hot) outside the row-space forms: the Hessian from each row's
-    # non-zeros (``sparse_gram``), listed once per block
+    # non-zeros (``kernels.sparse_gram``), listed once per block
     SP = None
     if QR is None and QP is None and np.count_nonzero(Z) <= SPARSE_DENSITY * Z.size:
-        from nbvslr.models.sparse_gram import (
+        from nbvslr.kernels.sparse_gram import (
             sparse_matvec,
             sparse_rmatvec,
             sparse_rows,

@@ -38,10 +38,44 @@ from __future__ import annotations
 import numpy as np
 
 from nbvslr.models.design import onehot_offsets
-from nbvslr.models.options import FAMILIES
+from nbvslr.models.family import Option, choice, defaults, number, one_of
 from nbvslr.models.stacks import check_both_classes
 
-_NB = FAMILIES["nb"]
+#: The options of the ``nb`` model name, shared by Gaussian and categorical NB (the entries
+#: of ``nbvslr.models.nb``); the fits below take their defaults from it.
+NB_OPTIONS: tuple[Option, ...] = (
+    Option("smoothing", 1.0, number(0.0, strict=True), "a number > 0",
+           "Laplace smoothing l of the class prior and of every categorical conditional"),
+    Option("variance", "shared", choice("shared", "class"), one_of("shared", "class"),
+           "`shared`: the paper's Gaussian NB, one variance per feature pooled over the "
+           "classes; `class`: class-specific variances"),
+    Option("var_smoothing", 1e-9, number(0.0, strict=False), "a number >= 0",
+           "epsilon added to every variance: `max(var_smoothing × largest feature variance of "
+           "the training set, var_floor)`"),
+    Option("var_floor", 1e-12, number(0.0, strict=True), "a number > 0",
+           "the smallest epsilon (an all-equal training set keeps a positive variance)"),
+    Option("prior", "empirical", choice("empirical", "uniform", "uniform-gaussian"),
+           one_of("empirical", "uniform", "uniform-gaussian"),
+           "`empirical`: the Laplace-smoothed class prior, as stated; `uniform`: equal priors; "
+           "`uniform-gaussian`: equal priors in Gaussian NB only"),
+    Option("var_estimator", "ml", choice("ml", "unbiased"), one_of("ml", "unbiased"),
+           "`ml`: the Gaussian variances divide by m (maximum likelihood); `unbiased`: by "
+           "m − 2 (shared) or the class count − 1"),
+    Option("epsilon_form", "relative", choice("relative", "absolute"),
+           one_of("relative", "absolute"),
+           "`absolute`: epsilon is `max(var_smoothing, var_floor)` itself, on the [0, 1] scale"),
+    Option("epsilon_mode", "add", choice("add", "floor"), one_of("add", "floor"),
+           "`floor`: the variance is `max(variance, epsilon)` instead of `variance + epsilon`"),
+    Option("rescale", "dataset", choice("dataset", "training"), one_of("dataset", "training"),
+           "`dataset`: the [0, 1] rescaling over all rows; `training`: each split's training "
+           "rows are rescaled again over themselves"),
+    Option("ties", "half", choice("half", "positive", "negative"),
+           one_of("half", "positive", "negative"),
+           "a test row with log-odds exactly 0 counts half an error; `positive` / `negative` "
+           "predict class 1 / class 0 there"),
+)
+
+_NB = defaults(NB_OPTIONS)
 
 
 def _log_prior_ratio(

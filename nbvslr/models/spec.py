@@ -15,9 +15,10 @@ class ModelSpec:
     ----------
     name : str
         The config's key (``nb``, ``lr``, ``lr_l2``...): the ``model`` column of results.
-    family : {"nb", "lr"}
-        Naive Bayes (Gaussian for continuous tasks, categorical for discrete ones) or
-        logistic regression.
+    family : str
+        The config's ``model:`` name, ``nb`` (naive Bayes: Gaussian for continuous tasks,
+        categorical for discrete ones) or ``lr`` (logistic regression); with the task's kind
+        it picks the entry of ``nbvslr.models.registry``.
     options : mapping
         Family options, resolved with their defaults by ``nbvslr.models.resolve_options``.
     """

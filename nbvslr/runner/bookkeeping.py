@@ -81,7 +81,7 @@ def code_digest() -> str:
     """
     root = Path(__file__).resolve().parent.parent  # the nbvslr package
     h = hashlib.sha256()
-    files = [root / "splits.py", root / "draw_kernel.py",
+    files = [root / "splits.py", *sorted((root / "kernels").glob("*.py")),
              *sorted((root / "models").glob("*.py")), *sorted((root / "data").glob("*.py"))]
     for path in files:
         h.update(path.name.encode())

@@ -27,7 +27,7 @@ def test_options_page_is_generated_from_the_code():
 def test_options_page_names_every_default():
     """Every config key and model option, with its default from the code, is on the page."""
     from nbvslr import config
-    from nbvslr.models.options import FAMILIES
+    from nbvslr.models import FAMILIES
 
     page = _options_page().render()
     for key in config.KEYS:

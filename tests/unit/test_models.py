@@ -139,3 +139,37 @@ def test_unknown_option_is_a_config_error():
     """resolve_options names the bad option and suggests the close one."""
     with pytest.raises(ConfigError, match="did you mean 'mcmc_thin'"):
         resolve_options("lr", "lr", {"mcmc_thinn": 3})
+
+
+def test_every_name_and_kind_has_one_entry_and_one_table():
+    """The registry answers every (model name, task kind) pair; a name's entries share one
+    options table, whose defaults are FAMILIES."""
+    from nbvslr.models import FAMILIES
+    from nbvslr.models.naive_bayes import NB_OPTIONS
+    from nbvslr.models.registry import ENTRIES, OPTIONS, lookup
+
+    assert lookup("nb", "continuous").options is lookup("nb", "discrete").options is NB_OPTIONS
+    assert lookup("nb", "continuous") is not lookup("nb", "discrete")
+    assert lookup("lr", "continuous") is lookup("lr", "discrete")
+    assert {e.name for e in ENTRIES} == set(OPTIONS) == set(FAMILIES) == {"nb", "lr"}
+    for name, table in OPTIONS.items():
+        assert FAMILIES[name] == {o.name: o.default for o in table}
+        for o in table:
+            assert o.valid and o.meaning
+            if o.default is not None:
+                assert o.check(o.default) == o.default
+    with pytest.raises(ValueError, match="no entry"):
+        lookup("nb", "counts")
+
+
+def test_run_help_lists_every_model_option():
+    """nbvslr run --help ends with the model options, made from the tables."""
+    from click.testing import CliRunner
+
+    from nbvslr.cli import cli
+    from nbvslr.models.registry import OPTIONS
+
+    out = CliRunner().invoke(cli, ["run", "--help"]).output
+    for name, table in OPTIONS.items():
+        for o in table:
+            assert f"{name}.{o.name} " in out

@@ -12,7 +12,8 @@ from nbvslr.errors import ConfigError
 from nbvslr.models import ModelSpec, resolve_options, score_splits
 from nbvslr.models.design import get_design
 from nbvslr.models.naive_bayes import fit_categorical_nb, fit_gaussian_nb, theta_to_original
-from nbvslr.models.options import FAMILIES, PROFILES
+from nbvslr.models.options import PROFILES
+from nbvslr.models.registry import FAMILIES
 
 # an imbalanced hand example: 2 rows of class 0, 3 of class 1
 X = np.array([[0.0, 0.2], [0.4, 0.6], [1.0, 0.9], [0.8, 0.5], [0.6, 1.0]])  # (5, 2)
@@ -253,7 +254,11 @@ def test_tie_rule_reaches_the_model_at_m2():
 
 def test_uniform_gaussian_prior_leaves_categorical_nb_alone():
     """prior=uniform-gaussian: equal priors for Gaussian NB, the Laplace prior for categorical."""
-    from nbvslr.models import _fit_nb
+    from nbvslr.models.registry import lookup
+
+    def _fit_nb(data, idx, opts):
+        entry = lookup("nb", data.kind)
+        return entry.fit(data, get_design(data, entry.design(data, opts)), idx, opts).theta
 
     data = _discrete()
     idx = np.arange(40)[None]

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from nbvslr.kernels.sparse_gram import sparse_rows, weighted_gram
 from nbvslr.models import logistic
-from nbvslr.models.sparse_gram import sparse_rows, weighted_gram
 
 
 def _sparse_stack(A: int, m: int, P: int, seed: int) -> np.ndarray:
@@ -70,7 +70,7 @@ def test_sparse_and_dense_newton_fit_the_same(monkeypatch, C):
 
 def test_sparse_products_equal_the_dense_ones():
     """``sparse_matvec`` and ``sparse_rmatvec`` give ``Z x`` and ``Z^T r`` per split."""
-    from nbvslr.models.sparse_gram import sparse_matvec, sparse_rmatvec
+    from nbvslr.kernels.sparse_gram import sparse_matvec, sparse_rmatvec
 
     Z = _sparse_stack(4, 25, 9, seed=3)
     rng = np.random.default_rng(4)

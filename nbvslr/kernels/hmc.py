@@ -1,10 +1,10 @@
 """The compiled inner loop of ``nbvslr.models.hmc``: exact HMC, one chain at a time.
 
 ``run_chains`` runs every HMC iteration of every chain of a block of splits (the
-mathematics is in ``hmc``'s docstring). It is plain numba: the functions compile on first
-use (about 4 s of CPU on the project machine, see ``benchmarks/RESULTS.md``) and the machine
-code is cached on disk for later processes (``jit.compiled``). The random velocities come
-in as an array (drawn by each split's own Generator in ``hmc``), so the kernel itself is
+mathematics is in ``nbvslr.models.hmc``'s docstring). It is plain numba: the functions
+compile on first use (how long: ``benchmarks/RESULTS.md``) and the machine code is cached on
+disk for later processes (``jit.compiled``). The random velocities come in as an array
+(drawn by each split's own Generator in ``nbvslr.models.hmc``), so the kernel itself is
 deterministic.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nbvslr.models.jit import compiled
+from nbvslr.kernels.jit import compiled
 
 #: Travel time per iteration (a quarter turn of the ellipse: x and v swap roles).
 TRAVEL = np.pi / 2

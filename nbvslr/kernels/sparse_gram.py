@@ -4,22 +4,21 @@ for LR's Newton steps.
 A discrete task's LR design is one-hot with a reference level dropped per attribute: a row
 of adult (discrete) has at most 9 non-zeros among its 95 columns (4.6 on average). The
 Hessian ``sum_i w_i z_i z_i^T`` then needs, per row, only the products of its non-zeros
-(~k^2 / 2 of them) instead of the dense rank-k update's ``P^2 / 2``: measured per split and
-Newton step on adult (discrete) at m = 382, 8 us against 134 us for BLAS's symmetric
-product (``benchmarks/RESULTS.md``). ``sparse_rows`` lists each row's non-zeros once per
-block of splits; ``weighted_gram`` is then called at every Newton step (``logistic`` picks
-it when at most ``logistic.SPARSE_DENSITY`` of a block's entries are non-zero), and so are
-the margins' and the gradient's products (``sparse_matvec``, ``sparse_rmatvec``; m = 382:
-Newton 2.5x faster with all three, 2.2x with the Hessian alone). All are
-compiled (``jit.compiled``); each split's sums run over its rows in order, so a split's
-Hessian does not depend on the block it shares.
+(~k^2 / 2 of them) instead of the dense rank-k update's ``P^2 / 2`` (the measurements:
+``benchmarks/RESULTS.md``, ``python benchmarks/hessian_forms.py``). ``sparse_rows`` lists
+each row's non-zeros once per block of splits; ``weighted_gram`` is then called at every
+Newton step (``logistic`` picks it when at most ``logistic.SPARSE_DENSITY`` of a block's
+entries are non-zero), and so are the margins' and the gradient's products
+(``sparse_matvec``, ``sparse_rmatvec``). All are compiled (``jit.compiled``); each split's
+sums run over its rows in order, so a split's Hessian does not depend on the block it
+shares.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from nbvslr.models.jit import compiled
+from nbvslr.kernels.jit import compiled
 
 
 @compiled

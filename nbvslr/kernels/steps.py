@@ -4,14 +4,14 @@ A tile of scores (rows x models) is turned into predicted signs (+1, -1, or a ti
 ``tau``) and summed against each row's weight. In numpy that is five passes over the tile
 (scale, clip, truncate, replace the ties, a product with the weights); here it is one, while
 the tile is in the CPU cache. The sums are sums of small integers, exact in any order, so the
-counts are bit-identical to the numpy passes (tests/test_evaluate.py compares them).
+counts are bit-identical to the numpy passes (tests/unit/test_evaluate.py compares them).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from nbvslr.models.jit import compiled
+from nbvslr.kernels.jit import compiled
 
 
 @compiled

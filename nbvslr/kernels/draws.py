@@ -17,7 +17,7 @@ module does the same arithmetic in one compiled loop over the splits, bit for bi
   partial Fisher-Yates shuffle when ``N > 10000`` and ``m > N // 20`` (numpy's own switch).
 
 Only the set matters (``draw_train_sets`` sorts it), so Floyd's set is kept in a mark array
-rather than numpy's hash table: the members are the same. tests/test_splits.py compares the
+rather than numpy's hash table: the members are the same. tests/unit/test_splits.py compares the
 result with numpy's own per-split draw on many (N, m, seed) cases, including both
 ``choice`` paths and rejected draws. A split whose ``MAX_TRIES`` draws all lack a class is
 reported, and ``draw_train_sets`` redraws it with numpy (the forced fallback).
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nbvslr.models.jit import compiled
+from nbvslr.kernels.jit import compiled
 
 _U64 = np.uint64
 _M32 = _U64(0xFFFFFFFF)

@@ -1,0 +1,95 @@
+"""The ``nb`` entries: Gaussian naive Bayes on continuous tasks, categorical naive Bayes on
+discrete ones (the fits and their mathematics: ``naive_bayes``). Both take the one options
+table ``naive_bayes.NB_OPTIONS``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from nbvslr.data.dataset import Dataset
+from nbvslr.models.budget import DEFAULT_BUDGET, Budget
+from nbvslr.models.design import Design
+from nbvslr.models.family import Fit
+from nbvslr.models.naive_bayes import NB_OPTIONS, fit_categorical_nb, fit_gaussian_nb
+
+#: ``ties``: the predicted sign of a tied score (0: half an error).
+TIES = {"half": 0.0, "positive": 1.0, "negative": -1.0}
+
+
+class _NaiveBayes:
+    """What both NB entries share: the options, the stacks, the tie rule."""
+
+    name = "nb"
+    kinds: tuple[str, ...] = ()
+    options = NB_OPTIONS
+
+    def finish(self, model: str, resolved: dict[str, Any]) -> None:
+        pass
+
+    def width(self, data: Dataset, design: Design) -> int:
+        return max(design.n_params, data.n_features + 1)  # the design, or the stacked X
+
+    def ties(self, opts: Mapping[str, Any]) -> float:
+        return TIES[opts["ties"]]
+
+    def fit(
+        self,
+        data: Dataset,
+        design: Design,
+        idx: np.ndarray,
+        opts: Mapping[str, Any],
+        seeds: Sequence[np.random.SeedSequence] = (),
+        budget: Budget = DEFAULT_BUDGET,
+    ) -> Fit:
+        """The closed-form fit of the training rows ``idx`` (S, m): theta (S, D + 1)."""
+        X = data.X[idx]  # (S, m, d)
+        y = np.asarray(data.y)[idx]  # (S, m)
+        return Fit.closed_form(self._theta(data, X, y, opts))
+
+    def _theta(self, data: Dataset, X: np.ndarray, y: np.ndarray,
+               opts: Mapping[str, Any]) -> np.ndarray:
+        raise NotImplementedError
+
+
+class GaussianNB(_NaiveBayes):
+    """Gaussian NB: linear in ``x`` (one variance per feature) or in ``[x, x^2]``."""
+
+    kinds = ("continuous",)
+
+    def design(self, data: Dataset, opts: Mapping[str, Any]) -> str:
+        return "x" if opts["variance"] == "shared" else "x_x2"
+
+    def _theta(self, data: Dataset, X: np.ndarray, y: np.ndarray,
+               opts: Mapping[str, Any]) -> np.ndarray:
+        return fit_gaussian_nb(
+            X,
+            y,
+            smoothing=opts["smoothing"],
+            variance=opts["variance"],
+            var_smoothing=opts["var_smoothing"],
+            var_floor=opts["var_floor"],
+            prior="empirical" if opts["prior"] == "empirical" else "uniform",
+            var_estimator=opts["var_estimator"],
+            epsilon_form=opts["epsilon_form"],
+            epsilon_mode=opts["epsilon_mode"],
+            rescale=opts["rescale"],
+        )
+
+
+class CategoricalNB(_NaiveBayes):
+    """Categorical NB: linear in the full one-hot design."""
+
+    kinds = ("discrete",)
+
+    def design(self, data: Dataset, opts: Mapping[str, Any]) -> str:
+        return "onehot"
+
+    def _theta(self, data: Dataset, X: np.ndarray, y: np.ndarray,
+               opts: Mapping[str, Any]) -> np.ndarray:
+        prior = "uniform" if opts["prior"] == "uniform" else "empirical"
+        return fit_categorical_nb(
+            X, y, tuple(data.n_values), smoothing=opts["smoothing"], prior=prior
+        )

@@ -1,0 +1,129 @@
+"""Every model family, looked up by the config's ``model:`` name and the task's kind; and the
+validation of a model's options against its name's table.
+
+A new family is a module with a ``family.Family`` entry and one line in ``ENTRIES``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from nbvslr.errors import ConfigError, did_you_mean
+from nbvslr.models.family import Family, Option, defaults
+from nbvslr.models.lr import LogisticRegression
+from nbvslr.models.nb import CategoricalNB, GaussianNB
+from nbvslr.models.options import DEFAULT_PROFILE, MCMC_DEFAULTS, PROFILES
+
+#: The entries, in the order their names are listed (docs, errors, ``nbvslr run --help``).
+ENTRIES: tuple[Family, ...] = (
+    GaussianNB(),
+    CategoricalNB(),
+    LogisticRegression(),
+)
+
+
+def _tables() -> dict[str, tuple[Option, ...]]:
+    tables: dict[str, tuple[Option, ...]] = {}
+    for entry in ENTRIES:
+        if tables.setdefault(entry.name, entry.options) is not entry.options:
+            raise TypeError(f"the entries of model '{entry.name}' hold different options tables")
+    return tables
+
+
+#: model name -> its options table (one per name, shared by the name's entries).
+OPTIONS: dict[str, tuple[Option, ...]] = _tables()
+
+#: model name -> its default options (the tables' defaults).
+FAMILIES: dict[str, dict[str, Any]] = {name: defaults(t) for name, t in OPTIONS.items()}
+
+
+def lookup(name: str, kind: str) -> Family:
+    """The entry of model ``name`` for tasks of ``kind`` (``continuous``, ``discrete``).
+
+    Raises
+    ------
+    ValueError
+        No entry fits that pair.
+    """
+    for entry in ENTRIES:
+        if entry.name == name and kind in entry.kinds:
+            return entry
+    raise ValueError(f"model '{name}' has no entry for {kind} tasks")
+
+
+def resolve_options(
+    name: str, family: str, options: Mapping[str, Any], profile: str = DEFAULT_PROFILE
+) -> dict[str, Any]:
+    """Validate a model's options and fill in the family defaults.
+
+    Parameters
+    ----------
+    name : str
+        The model's name in the config (used in error messages).
+    family : str
+        Its ``model:`` name, a key of ``OPTIONS`` (``nb``, ``lr``).
+    options : mapping
+        The options the config sets; every other option takes its default.
+    profile : str
+        A key of ``options.PROFILES``: its settings replace the family defaults first.
+
+    Returns
+    -------
+    dict
+        Every option of the family, validated and normalised (floats, ints, None).
+
+    Raises
+    ------
+    ConfigError
+        Unknown family or option (with a "did you mean" hint), or a value out of range.
+    """
+    if family not in OPTIONS:
+        raise ConfigError(
+            f"model '{name}': unknown family '{family}'{did_you_mean(family, OPTIONS)}; "
+            f"valid families: {', '.join(OPTIONS)}"
+        )
+    if profile not in PROFILES:
+        raise ConfigError(
+            f"unknown profile '{profile}'{did_you_mean(profile, PROFILES)}; "
+            f"valid profiles: {', '.join(PROFILES)}"
+        )
+    rules = {o.name: o for o in OPTIONS[family]}
+    resolved = dict(FAMILIES[family])
+    for key, value in {**PROFILES[profile].get(family, {}), **dict(options)}.items():
+        if key not in rules:
+            raise ConfigError(
+                f"model '{name}': unknown {family} option '{key}'{did_you_mean(key, rules)}; "
+                f"valid options: {', '.join(rules)}"
+            )
+        try:
+            resolved[key] = rules[key].check(value)
+        except (ValueError, TypeError, OverflowError):
+            raise ConfigError(
+                f"model '{name}': option '{key}' = {value!r} is invalid; it must be "
+                f"{rules[key].valid}"
+            ) from None
+    for entry in ENTRIES:
+        if entry.name == family:
+            entry.finish(name, resolved)
+            break  # the entries of one name share their options
+    return resolved
+
+
+def _plain(value: Any) -> str:
+    if value is None:
+        return "null"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def options_help() -> list[tuple[str, str]]:
+    """``(name.option, "default ...; valid values")`` of every model option, from the tables
+    (``nbvslr run --help`` lists them)."""
+    rows = []
+    for name, table in OPTIONS.items():
+        for o in table:
+            default = _plain(o.default)
+            if o.default is None and o.name in MCMC_DEFAULTS["hmc"]:
+                default = ", ".join(f"{m} {d[o.name]}" for m, d in MCMC_DEFAULTS.items())
+            rows.append((f"{name}.{o.name}", f"default {default}; {o.valid}"))
+    return rows
