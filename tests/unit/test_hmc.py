@@ -10,8 +10,8 @@ from scipy import stats
 from separable_sets import noisy_problem, seeds, separable_stack
 
 from nbvslr.models.budget import Budget
+from nbvslr.models.hit_and_run import sample_separating
 from nbvslr.models.hmc import sample_separating_hmc
-from nbvslr.models.sampler import sample_separating
 
 
 def _cone_by_rejection(F: np.ndarray, n: int, seed: int) -> np.ndarray:
@@ -176,7 +176,8 @@ def test_function_defaults_are_the_option_defaults(method):
     """Calling a sampler without counts gives what a config without them gives."""
     import inspect
 
-    from nbvslr.models.options import MCMC_DEFAULTS, resolve_options
+    from nbvslr.models import resolve_options
+    from nbvslr.models.options import MCMC_DEFAULTS
 
     fn = sample_separating_hmc if method == "hmc" else sample_separating
     params = inspect.signature(fn).parameters
@@ -190,7 +191,7 @@ def test_kernel_compiles_without_a_writable_cache(monkeypatch):
     a cache instead of failing at import."""
     from numba.core import caching
 
-    from nbvslr.models.jit import compiled
+    from nbvslr.kernels.jit import compiled
 
     def twice(x):
         return 2.0 * x
