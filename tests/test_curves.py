@@ -4,7 +4,7 @@ committed reference in results/reference/ (made by ``make reference`` at 1000 sp
 The whole set of tasks is run once (``SPLITS`` splits per size) and compared in one
 ``compare.compare`` call, so the false-alarm budget is shared by every point of every task
 (see ``nbvslr.analysis.compare``); each task is then one test. A change that bends a curve fails its
-task's test with the table of what moved; ``make guard`` prints the whole table.
+task's test with the table of what moved; ``make compare`` prints the whole table.
 
 Deselect locally with ``-m "not curves"``; CI runs it. It reads the shipped UCI files and is
 skipped only when results/reference/ holds no reference at all.
