@@ -233,7 +233,7 @@ def test_crossover_is_labelled_and_its_interval_shaded(tmp_path):
     assert span.get_x() == pytest.approx(cross.interval[0])
     assert span.get_x() + span.get_width() == pytest.approx(cross.interval[1])
     (label,) = [t for t in ax.texts if t.get_gid() == "crossover-label"]
-    assert label.get_text() == f"m ≈ {cross['first_crossover']:.1f}"
+    assert label.get_text() == f"m ≈ {cross.first_crossover:.1f}"
 
 
 def test_crossover_next_to_the_axis_is_written_to_its_right():
