@@ -9,7 +9,7 @@ RESULTS ?= results
 PANELS  := pima adult-continuous boston optdigits-0v1 optdigits-2v3 ionosphere liver sonar \
            adult-discrete promoters lymphography breast-cancer lenses sick voting
 
-.PHONY: install test test-fast lint docs run figures draw reference guard bench bench-quick \
+.PHONY: install test test-fast lint docs run figures draw reference compare bench bench-quick \
         sample-complexity clean
 
 $(STAMP): pyproject.toml
@@ -60,8 +60,9 @@ reference: $(STAMP)
 	    --out results/reference --force
 	$(MAKE) draw RESULTS=results/reference
 
-# Rerun every curve with few splits and compare it with the reference; prints what moved.
-guard: $(STAMP)
+# The curve guard: rerun every curve with few splits and compare it with the reference
+# (nbvslr compare's rules); prints what moved.
+compare: $(STAMP)
 	$(BIN)/python -m pytest tests/system/test_curves.py -m curves -s -q
 
 # m* of NB and LR as the number of features grows (docs/sample-complexity.md); resumes

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from nbvslr import stats
+from nbvslr.analysis import stats
 from nbvslr.results import SPLIT_COLUMNS
 
 

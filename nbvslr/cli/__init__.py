@@ -26,10 +26,10 @@ COMMANDS = {
     "run": ("nbvslr.cli.run_cmd", "run"),
     "configs": ("nbvslr.cli.configs_cmd", "configs"),
     "datasets": ("nbvslr.cli.datasets_cmd", "datasets"),
-    "plot": ("nbvslr.cli.figures_cmd", "plot"),
-    "report": ("nbvslr.cli.figures_cmd", "report"),
+    "plot": ("nbvslr.cli.plot_cmd", "plot"),
+    "report": ("nbvslr.cli.report_cmd", "report"),
     "fidelity": ("nbvslr.cli.fidelity_cmd", "fidelity_cmd"),
-    "compare": ("nbvslr.cli.guard_cmd", "compare_cmd"),
+    "compare": ("nbvslr.cli.compare_cmd", "compare_cmd"),
     "sample-complexity": ("nbvslr.cli.study_cmd", "sample_complexity"),
 }
 

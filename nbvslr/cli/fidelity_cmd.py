@@ -6,8 +6,9 @@ from pathlib import Path
 
 import click
 
-from nbvslr import fidelity
+from nbvslr.analysis import fidelity
 from nbvslr.errors import ConfigError, NbvslrError
+from nbvslr.results import atomic_write_text
 
 
 class BelowThreshold(NbvslrError):
@@ -33,11 +34,12 @@ Examples:
               help="A panel is within the paper when both curves' mean |difference| is at "
                    "most this.")
 @click.option("--tie", type=click.FloatRange(min=0), default=fidelity.TIE, show_default=True,
-              help="NB and LR closer than this at an end are a tie.")
+              help="NB and LR mean errors closer than this at an end are a tie (neither is "
+                   "ahead).")
 @click.option("--min-within", type=click.IntRange(min=0), default=0, show_default=True,
               metavar="K", help="Exit 1 when fewer than K panels are within --tol.")
 @click.option("--min-agree", type=click.IntRange(min=0), default=0, show_default=True,
-              metavar="K", help="Exit 1 when the winner at the largest m agrees with the "
+              metavar="K", help="Exit 1 when the model ahead at the largest m is the "
                                 "paper's on fewer than K panels.")
 @click.option("--nb", default=None, metavar="MODEL",
               help="The NB model to compare (default: the first of its family).")
@@ -51,12 +53,10 @@ def fidelity_cmd(results_dirs, tol, tie, min_within, min_agree, nb, lr, output, 
     """Compare finished runs with the paper's Figure 1, panel by panel.
 
     For every built-in panel under RESULTS_DIR: the mean |ours - paper| of the NB and the
-    LR curve over the paper's sizes, the winner at the smallest and largest m (the paper's
-    and ours), the crossovers (the paper's and ours), and how many panels are within --tol
-    and agree at each end. Made from saved results only.
+    LR curve over the paper's sizes, the model ahead (lower mean error) at the smallest and
+    largest m (the paper's and ours), the crossovers (the paper's and ours), and how many
+    panels are within --tol and agree at each end. Made from saved results only.
     """
-    from nbvslr.results import atomic_write_text
-
     for path in results_dirs:
         if not path.is_dir():
             raise ConfigError(f"results folder {path} does not exist; give a folder written "
@@ -72,7 +72,7 @@ def fidelity_cmd(results_dirs, tol, tie, min_within, min_agree, nb, lr, output, 
     if s.within < min_within:
         short.append(f"{s.within} of {s.n} panels within {tol:g} (--min-within {min_within})")
     if s.agree_largest < min_agree:
-        short.append(f"the winner at the largest m agrees on {s.agree_largest} of {s.n} "
-                     f"(--min-agree {min_agree})")
+        short.append(f"the model ahead at the largest m is the paper's on {s.agree_largest} "
+                     f"of {s.n} (--min-agree {min_agree})")
     if short:
         raise BelowThreshold("further from the paper than allowed: " + "; ".join(short))

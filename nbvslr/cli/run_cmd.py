@@ -12,13 +12,13 @@ from pathlib import Path
 
 import click
 
-from nbvslr.catalog import resolve_config
 from nbvslr.cli.data_options import data_options, data_settings
 from nbvslr.config import CLI_JOBS, DEFAULT_BACKEND, load_config
+from nbvslr.config.catalog import resolve_config
 from nbvslr.errors import ConfigError, stop_on_signal, stop_on_sigterm, stopped
-from nbvslr.progress import progress_for
 from nbvslr.results import DEFAULT_OUT, task_dir
 from nbvslr.runner import check_experiment, run_experiment
+from nbvslr.runner.progress import progress_for
 
 
 @contextmanager

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from nbvslr.data.dataset import DataSettings
-from nbvslr.progress import progress_for
+from nbvslr.runner.progress import progress_for
 from nbvslr.studies.sample_complexity import analyse, describe, load_study, run_study
 
 

@@ -47,7 +47,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from nbvslr.data import csvsource, synthetic
+import nbvslr.data.csvsource as csvsource
+import nbvslr.data.synthetic as synthetic
 from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
 from nbvslr.errors import DataError, check_known_keys, setting_error, with_hint
 
@@ -243,7 +244,7 @@ def load(spec: TaskSpec, settings: DataSettings) -> Dataset:
         return synthetic.load(spec.name, synthetic.parse_params(source["synthetic"]))
     choices = csvsource.choices_from_spec(source, spec.target, spec.features)
     if kind == "uci":
-        from nbvslr.data import ucisource
+        import nbvslr.data.ucisource as ucisource
 
         return ucisource.load(spec.name, int(source["uci"]), choices, settings)
     path = Path(source["csv"]).expanduser()

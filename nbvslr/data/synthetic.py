@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from nbvslr.data import symmetric
+import nbvslr.data.symmetric as symmetric
 from nbvslr.data.dataset import Dataset, rescale_unit
 from nbvslr.data.symmetric import SymmetricParams
 from nbvslr.errors import check_known_keys, setting_error, with_hint

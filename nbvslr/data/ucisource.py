@@ -36,7 +36,7 @@ from typing import Any
 
 import pandas as pd
 
-from nbvslr.data import csvsource
+import nbvslr.data.csvsource as csvsource
 from nbvslr.data.csvsource import TableChoices
 from nbvslr.data.dataset import Dataset, DataSettings
 from nbvslr.errors import DataError, DownloadError

@@ -5,8 +5,10 @@
 - ``checkpoints``: per-size checkpoints of a task, so a run resumes, each checked against
   the sha256 recorded when it was written;
 - ``lock``: one run at a time per task folder;
-- ``write``: a finished task's files;
-- ``read``: reading a run back (the report, the figures and the guard).
+- ``write``: a finished task's files (its tables and figure made by the caller);
+- ``read``: reading a run back (the report, the figures and ``nbvslr compare``).
+
+It reads and writes files only: nothing here computes a statistic or draws.
 """
 
 from nbvslr.results.checkpoints import Checkpoints, Expected
@@ -44,6 +46,7 @@ from nbvslr.results.read import (
     load_results,
     load_tables,
     load_task,
+    model_order,
     read_splits,
 )
 from nbvslr.results.write import write_task_outputs
@@ -53,8 +56,8 @@ __all__ = [
     "RUN_FILE", "SPLITS_FILE", "SPLIT_COLUMNS", "SUMMARY_COLUMNS", "SUMMARY_FILE", "Checkpoints",
     "Expected", "TaskLocks",
     "Tables", "TaskResults", "atomic_write_bytes", "atomic_write_text", "csv_gz_bytes",
-    "find_task_dirs", "json_bytes", "load_results", "load_tables", "load_task", "pick_pair",
-    "pick_pairs",
+    "find_task_dirs", "json_bytes", "load_results", "load_tables", "load_task", "model_order",
+    "pick_pair", "pick_pairs",
     "read_splits", "remove_temp_files", "sort_splits", "task_dir", "write_csv_gz", "write_json",
     "write_task_outputs",
 ]

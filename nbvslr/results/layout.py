@@ -5,14 +5,14 @@ For each task, in ``<out>/<task>/``:
 - ``SPLITS_FILE`` (``splits.csv.gz``): one row per (model, m, split), columns
   ``SPLIT_COLUMNS``, sorted by model, m, split; gzip with ``mtime = 0`` and no file name, so
   the bytes depend only on the numbers.
-- ``SUMMARY_FILE`` (``summary.csv``): ``nbvslr.stats.summarize`` of it, columns
+- ``SUMMARY_FILE`` (``summary.csv``): ``nbvslr.analysis.stats.summarize`` of it, columns
   ``SUMMARY_COLUMNS``, floats written as ``FLOAT_FORMAT``.
-- ``PAIRED_FILE`` (``paired.csv``): ``nbvslr.stats.paired_summary`` of every compared pair
-  (the config's ``compare``; by default every nb-family model against every lr-family
-  model, ``pick_pairs``), one pair after the other, columns ``PAIRED_COLUMNS``.
+- ``PAIRED_FILE`` (``paired.csv``): ``nbvslr.analysis.stats.paired_summary`` of every
+  compared pair (the config's ``compare``; by default every nb-family model against every
+  lr-family model, ``pick_pairs``), one pair after the other, columns ``PAIRED_COLUMNS``.
 - ``RUN_FILE`` (``run.json``): the resolved config, the task, the models, asymptotic and
   majority-class errors, package versions, timings and the machine.
-- ``CURVE_FILE`` (``curve.png``): ``nbvslr.plots.plot_task``.
+- ``CURVE_FILE`` (``curve.png``): ``nbvslr.views.plots.plot_task``, drawn by the runner.
 - ``CHECKPOINTS/m=<m>.csv.gz``: the rows of one finished size, plus
   ``CHECKPOINTS/FINGERPRINT_FILE`` (what they were computed for, and the sha256 of each).
 - ``.lock`` (``nbvslr.results.lock.LOCK_FILE``): the lock of the run writing the task.

@@ -1,5 +1,8 @@
 """Read a results folder back: the one reader of every file a run writes.
 
+It reads files and computes nothing: the statistics of what it reads (a task's paired rows
+when it has no ``paired.csv``, the crossovers) are ``nbvslr.analysis``'s.
+
 A *results folder* is either one task folder (holding ``summary.csv`` or ``run.json``) or a
 root holding one such folder per task; ``find_task_dirs`` accepts both. Everything here
 works from saved files alone; nothing is re-run.
@@ -17,7 +20,6 @@ from typing import Any
 
 import pandas as pd
 
-from nbvslr import stats
 from nbvslr.errors import MissingResultsError, ResultsError
 from nbvslr.results.layout import (
     HOW_TO_MAKE,
@@ -63,6 +65,17 @@ def read_run_info(path: Path) -> dict[str, Any]:
     return run_info
 
 
+def model_order(summary: pd.DataFrame, run_info: Mapping[str, Any]) -> list[str]:
+    """Models in the run's config order (run.json ``models``), then any others in the table."""
+    listed = run_info.get("models") or []
+    if isinstance(listed, Mapping):
+        names = [str(k) for k in listed]
+    else:
+        names = [str(m["name"]) if isinstance(m, Mapping) else str(m) for m in listed]
+    present = [str(m) for m in pd.unique(summary["model"])]
+    return [m for m in names if m in present] + [m for m in present if m not in names]
+
+
 @dataclass(frozen=True)
 class TaskResults:
     """What one task folder holds (the splits table is read on demand: it can be large).
@@ -90,15 +103,14 @@ class TaskResults:
 
     def model_order(self) -> list[str]:
         """Models in config order (run.json ``models``), then any others in summary order."""
-        from nbvslr.plots import model_order
-
         return model_order(self.summary, self.run_info)
 
     def has_splits(self) -> bool:
         return (self.folder / SPLITS_FILE).is_file()
 
     def saved_paired(self) -> pd.DataFrame | None:
-        """``paired.csv`` when the folder has one, else None (never computed)."""
+        """``paired.csv`` when the folder has one, else None (never computed here: see
+        ``nbvslr.analysis.stats.task_paired``)."""
         path = self.folder / PAIRED_FILE
         return read_table(path, PAIRED_COLUMNS) if path.is_file() else None
 
@@ -107,28 +119,6 @@ class TaskResults:
         if not self.has_splits():
             raise ResultsError(f"{self.folder}: {SPLITS_FILE} is missing; {HOW_TO_MAKE}")
         return read_splits(self.folder / SPLITS_FILE)
-
-    def paired(self) -> pd.DataFrame:
-        """``paired.csv``, or (when absent) the run's pairs (run.json's ``config.compare``,
-        else the default pair) computed from the splits."""
-        saved = self.saved_paired()
-        if saved is not None:
-            return saved
-        if not self.has_splits():
-            raise ResultsError(f"{self.folder}: both {PAIRED_FILE} and {SPLITS_FILE} are "
-                               f"missing, the report needs one of them; {HOW_TO_MAKE}")
-        splits = self.splits()
-        compare = (self.run_info.get("config") or {}).get("compare") or []
-        pairs = [(str(a), str(b)) for a, b in compare] or [
-            stats.default_pair(splits, self.model_order())]
-        return pd.concat([stats.paired_summary(splits, a, b) for a, b in pairs],
-                         ignore_index=True)
-
-    def pairs(self) -> list[tuple[str, str]]:
-        """The compared pairs ``(model_a, model_b)``, in ``paired()`` order."""
-        paired = self.paired()
-        return list(dict.fromkeys(zip(paired["model_a"].astype(str),
-                                      paired["model_b"].astype(str), strict=True)))
 
 
 def _is_task_dir(path: Path) -> bool:

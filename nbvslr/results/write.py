@@ -7,8 +7,7 @@ worst a few of them new and the others from the previous finished run.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,64 +22,34 @@ from nbvslr.results.layout import (
     SUMMARY_FILE,
     sort_splits,
 )
-from nbvslr.results.read import TaskResults
 
 
 def write_task_outputs(
     folder: Path,
     splits: pd.DataFrame,
     run_info: Mapping[str, Any],
-    pairs: Sequence[tuple[str, str]],
     *,
-    plot: bool = True,
+    summary: pd.DataFrame,
+    paired: pd.DataFrame | None = None,
+    curve: bytes | None = None,
 ) -> dict[str, Path]:
-    """Write splits, summary, paired (every pair of ``pairs``, when there is one), curve.png
-    (marking the first pair's crossover) and run.json; return their paths by kind."""
-    from nbvslr import stats
+    """Write splits, summary, paired (when given), curve.png (the bytes ``curve``, when
+    given) and run.json; return their paths by kind.
 
+    The tables are computed by the caller (``nbvslr.runner.outputs``: ``summary`` and
+    ``paired`` from ``splits`` in file order, ``sort_splits``); nothing here computes.
+    """
     folder = Path(folder)
     splits = sort_splits(splits)
-    summary = stats.summarize(splits)
-    paired = pd.concat([stats.paired_summary(splits, a, b) for a, b in pairs],
-                       ignore_index=True) if pairs else None
     files: dict[str, tuple[Path, bytes]] = {
         "splits": (folder / SPLITS_FILE, csv_gz_bytes(splits)),
         "summary": (folder / SUMMARY_FILE, table_bytes(summary)),
     }
     if paired is not None:
         files["paired"] = (folder / PAIRED_FILE, table_bytes(paired))
-    if plot:
-        task = _Written(name=str((run_info.get("task") or {}).get("name") or folder.name),
-                        folder=folder, summary=summary, run_info=run_info,
-                        table=splits, pairs_table=paired)
-        files["curve"] = (folder / CURVE_FILE, _curve_png(task))
+    if curve is not None:
+        files["curve"] = (folder / CURVE_FILE, curve)
     files["run"] = (folder / RUN_FILE, json_bytes(run_info))
     for path, data in files.values():
         atomic_write_bytes(path, data)
     return {key: path for key, (path, _) in files.items()}
-
-
-@dataclass(frozen=True)
-class _Written(TaskResults):
-    """A task as it is being written: its tables in memory, read as ``nbvslr plot`` reads
-    them from the folder."""
-
-    table: pd.DataFrame | None = None
-    pairs_table: pd.DataFrame | None = None
-
-    def has_splits(self) -> bool:
-        return self.table is not None
-
-    def splits(self) -> pd.DataFrame:
-        return self.table
-
-    def saved_paired(self) -> pd.DataFrame | None:
-        return self.pairs_table
-
-
-def _curve_png(task: TaskResults) -> bytes:
-    """The task's curve.png: the figure ``nbvslr plot <task folder>`` draws from the files,
-    byte for byte (the crossover and its bootstrap interval included)."""
-    from nbvslr import plots
-
-    return plots.render(plots.figure_of_tasks([task]), "png")

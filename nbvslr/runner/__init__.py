@@ -21,9 +21,9 @@ import pandas as pd
 from nbvslr import results
 from nbvslr.config import Config
 from nbvslr.errors import raise_if_stopped
-from nbvslr.progress import NoProgress, Progress, TaskPlan
 from nbvslr.runner.backends import unit_stream
-from nbvslr.runner.bookkeeping import _collect, _finish, _n, _prepare, _units, memory_plan
+from nbvslr.runner.bookkeeping import collect, finish, memory_plan, prepare, unit_splits, work_units
+from nbvslr.runner.progress import NoProgress, Progress, TaskPlan
 from nbvslr.runner.units import FULL
 
 __all__ = ["check_experiment", "run_experiment"]
@@ -33,7 +33,7 @@ def check_experiment(config: Config) -> None:
     """What ``run_experiment`` checks before its first fit, alone: every task loads, every
     size leaves a test row, the memory plan fits. Raises as ``run_experiment`` would; a
     dataset loaded here is not loaded again by the run (the per-process cache)."""
-    memory_plan(config, _prepare(config))
+    memory_plan(config, prepare(config))
 
 
 def run_experiment(config: Config, progress: Progress | None = None) -> dict[str, pd.DataFrame]:
@@ -46,13 +46,13 @@ def run_experiment(config: Config, progress: Progress | None = None) -> dict[str
     progress = progress if progress is not None else NoProgress()
     started = time.perf_counter()
     raise_if_stopped()
-    tasks = _prepare(config)
+    tasks = prepare(config)
     memory_plan(config, tasks)  # refused here if it would not fit
     by_name = {t.spec.name: t for t in tasks}
     out: dict[str, pd.DataFrame] = {}
     # One run at a time per task folder: refused here if another run holds one of them.
     with results.TaskLocks([t.folder for t in tasks]):
-        units = list(_units(config, tasks))
+        units = list(work_units(config, tasks))
         with unit_stream(config, units) as stream:  # a dask client is started here
             progress.start([TaskPlan(t.spec.name, len(t.grid), len(t.skipped), config.splits)
                             for t in tasks])
@@ -60,13 +60,13 @@ def run_experiment(config: Config, progress: Progress | None = None) -> dict[str
                 for result in stream:
                     raise_if_stopped()
                     task = by_name[result.task]
-                    size_finished = _collect(task, result, config)
+                    size_finished = collect(task, result, config)
                     if result.m != FULL:
-                        progress.splits_done(result.task, result.m, _n(result))
+                        progress.splits_done(result.task, result.m, unit_splits(result))
                     if size_finished:
                         progress.size_done(result.task, result.m)
                     if task.remaining == 0:
-                        out[task.spec.name] = _finish(config, task, started)
+                        out[task.spec.name] = finish(config, task, started)
                         progress.task_done(task.spec.name,
                                            time.perf_counter() - (task.began or started))
             finally:

@@ -20,9 +20,9 @@ from typing import Any
 from joblib import Parallel, delayed, parallel_config
 from threadpoolctl import threadpool_limits
 
+import nbvslr.runner.lifeline as lifeline
 from nbvslr.config import Config
 from nbvslr.errors import ConfigError, stop_received
-from nbvslr.runner import lifeline
 from nbvslr.runner.units import BLAS_THREADS, Unit, UnitResult, run_unit
 
 

@@ -22,13 +22,14 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_info
 
+import nbvslr.runner.memory as memory
 from nbvslr import __version__, results
 from nbvslr.config import Config
 from nbvslr.data.dataset import Dataset, TaskSpec
 from nbvslr.errors import DataError
-from nbvslr.runner import memory
 from nbvslr.runner.backends import n_workers
-from nbvslr.runner.units import FULL, Unit, UnitResult, _plain, dataset_for, portable
+from nbvslr.runner.outputs import write_task
+from nbvslr.runner.units import FULL, Unit, UnitResult, dataset_for, plain, portable
 from nbvslr.splits import check_size
 
 
@@ -94,18 +95,18 @@ def fingerprint(config: Config, spec: TaskSpec, grid: tuple[int, ...], data: Dat
     blob = {
         "version": __version__,
         "code": code_digest(),
-        "task": _plain(spec.__dict__),
+        "task": plain(spec.__dict__),
         "data": data_digest(data),
         "splits": config.splits,
         "seed": config.seed,
-        "models": [[m.name, m.family, _plain(dict(m.options))] for m in config.models],
+        "models": [[m.name, m.family, plain(dict(m.options))] for m in config.models],
         "nested_min": min(grid) if config.nested else None,
     }
     text = json.dumps(blob, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _prepare(config: Config) -> list[_Task]:
+def prepare(config: Config) -> list[_Task]:
     tasks = []
     for spec, grid in zip(config.tasks, config.grids, strict=True):
         folder = results.task_dir(config.out, spec.name)
@@ -135,7 +136,7 @@ def memory_plan(config: Config, tasks: list[_Task], budget: float | None = None)
     return plan
 
 
-def _units(config: Config, tasks: list[_Task]) -> Iterator[Unit]:
+def work_units(config: Config, tasks: list[_Task]) -> Iterator[Unit]:
     """The units still to do. Every task's checkpoints are prepared and checked first, so a
     damaged one is reported before any size is computed."""
     for task in tasks:
@@ -168,7 +169,7 @@ def _units(config: Config, tasks: list[_Task]) -> Iterator[Unit]:
 
 def _rows(result: UnitResult, config: Config) -> pd.DataFrame:
     frames = []
-    splits = np.arange(result.start, result.start + _n(result))
+    splits = np.arange(result.start, result.start + unit_splits(result))
     for spec in config.models:
         out = result.rows[spec.name]
         frames.append(pd.DataFrame({
@@ -185,12 +186,12 @@ def _rows(result: UnitResult, config: Config) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def _n(result: UnitResult) -> int:
+def unit_splits(result: UnitResult) -> int:
     first = next(iter(result.rows.values()))
     return int(np.asarray(first["error"]).shape[0])
 
 
-def _collect(task: _Task, result: UnitResult, config: Config) -> bool:
+def collect(task: _Task, result: UnitResult, config: Config) -> bool:
     """Keep a unit's result; True when it was the last block of its size."""
     task.remaining -= 1
     # The unit began about `seconds` before it arrived (its worker's time to load the data
@@ -224,13 +225,13 @@ def _run_info(config: Config, task: _Task, started: float) -> dict[str, Any]:
             "x_range": list(data.x_range) if data.x_range is not None else None,
             "sizes": list(task.grid),
             "paper_sizes": list(data.sizes) if data.sizes is not None else None,
-            "recipe": _plain(dict(data.notes)),
+            "recipe": plain(dict(data.notes)),
         },
         "config": config.to_dict(),
         "seed": config.seed,
         "splits": config.splits,
         "models": [
-            {"name": m.name, "family": m.family, "options": _plain(dict(m.options))}
+            {"name": m.name, "family": m.family, "options": plain(dict(m.options))}
             for m in config.models
         ],
         "asymptotic_error": task.full,
@@ -290,8 +291,8 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def _finish(config: Config, task: _Task, started: float) -> pd.DataFrame:
+def finish(config: Config, task: _Task, started: float) -> pd.DataFrame:
+    """Write the files of a task whose last size arrived; return its splits table."""
     splits = task.checkpoints.load(task.grid)
-    results.write_task_outputs(task.folder, splits, _run_info(config, task, started),
-                               config.pairs)
+    write_task(task.folder, splits, _run_info(config, task, started), config.pairs)
     return splits

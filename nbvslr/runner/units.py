@@ -22,11 +22,11 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+import nbvslr.runner.lifeline as lifeline
 from nbvslr import models
 from nbvslr.data import load_task
 from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
 from nbvslr.models.spec import ModelSpec
-from nbvslr.runner import lifeline
 from nbvslr.splits import draw_train_sets, full_seed, nested_train_sets, split_seeds
 
 BLAS_THREADS = 1
@@ -68,15 +68,15 @@ _BLAS_SET = False
 
 
 def _cache_key(spec: TaskSpec, settings: DataSettings) -> str:
-    blob = {"task": _plain(spec.__dict__), "data": _plain(settings.__dict__)}
+    blob = {"task": plain(spec.__dict__), "data": plain(settings.__dict__)}
     return json.dumps(blob, sort_keys=True, default=str)
 
 
-def _plain(obj: Any) -> Any:
+def plain(obj: Any) -> Any:
     if isinstance(obj, dict) or hasattr(obj, "items"):
-        return {str(k): _plain(v) for k, v in obj.items()}
+        return {str(k): plain(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
-        return [_plain(v) for v in obj]
+        return [plain(v) for v in obj]
     return obj
 
 

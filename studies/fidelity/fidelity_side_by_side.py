@@ -3,15 +3,16 @@
     python studies/fidelity/fidelity_side_by_side.py STATED_DIR PROFILE_DIR
 
 Per panel of the paper's Figure 1: each run's mean |ours - paper| of the NB and the LR curve
-and its winners at the smallest and largest m (``nbvslr.fidelity``), beside the paper's; then
-each run's summary line. Prints Markdown.
+and the model ahead (lower mean error) at the smallest and largest m
+(``nbvslr.analysis.fidelity``), beside the paper's; then each run's summary line. Prints
+Markdown.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from nbvslr.fidelity import compare_results, summary_line
+from nbvslr.analysis.fidelity import compare_results, summary_line
 
 
 def _cell(p, tol: float = 0.03) -> str:
@@ -31,8 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     stated = {p.task: p for p in compare_results(args.stated)}
     profile = {p.task: p for p in compare_results(args.profile)}
-    print("| panel | ends, paper | stated: mean abs. diff. NB / LR | ends | "
-          "as-published: mean abs. diff. NB / LR | ends |")
+    print("| panel | ahead at ends, paper | stated: mean abs. diff. NB / LR | ahead at ends | "
+          "as-published: mean abs. diff. NB / LR | ahead at ends |")
     print("|---|---|---|---|---|---|")
     for task, p in stated.items():
         q = profile.get(task)

@@ -5,18 +5,19 @@
 Reads ``<dir>/<task>/splits.csv.gz`` (all models of one run see the same splits; folders
 given the same NAME are joined by (task, m, split), which is the same training set in runs
 with the same seed) and the
-paper's curves (``nbvslr.fidelity``). For each task and model it prints:
+paper's curves (``nbvslr.analysis.fidelity``). For each task and model it prints:
 
 - ``mean abs. diff.``: the mean absolute difference to the paper's curve of the model's family,
   over the paper's grid;
 - ``shift``: the model's mean error minus that of the family's stated model (``nb`` or
   ``lr``), averaged over the grid, with a 95% interval from the paired per-split averages
   (each split index holds one training set per m, drawn independently);
-- ``end``: the winner at the largest m against the other family's stated model, beside the
-  paper's (``nbvslr.fidelity.winner``: the lower mean error, ``tie`` within 0.005).
+- ``end``: the model ahead at the largest m against the other family's stated model, beside
+  the paper's (``nbvslr.analysis.winner.ahead``: the lower mean error, ``tie`` within 0.005).
 
 Then, for every pair (NB variant, LR variant) present in all the tasks of a run, the number of
-panels within 0.03 of the paper on both curves and with the paper's winner at the largest m.
+panels within 0.03 of the paper on both curves and with the paper's model ahead at the
+largest m.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from nbvslr.fidelity import TOL, paper_curve, winner
+from nbvslr.analysis.fidelity import TOL, paper_curve
+from nbvslr.analysis.winner import ahead
 
 T95 = 1.96
 
@@ -45,7 +47,8 @@ def load(folders: list[Path]) -> tuple[pd.DataFrame, dict[str, str]]:
 
 
 def task_rows(table: pd.DataFrame, fam: dict[str, str], paper: pd.DataFrame) -> list[dict]:
-    """One row per model: distance to the paper, shift against the stated model, end winner."""
+    """One row per model: distance to the paper, shift against the stated model, model ahead at
+    the end."""
     grid = sorted(set(table.index.get_level_values(0)) & set(paper.index))
     table = table.loc[grid]
     m_max = grid[-1]
@@ -62,21 +65,21 @@ def task_rows(table: pd.DataFrame, fam: dict[str, str], paper: pd.DataFrame) -> 
         rows.append(dict(
             model=model, family=family, dist=dist, shift=shift, half=half,
             at_max=float(curve.loc[m_max]), paper_max=float(paper.loc[m_max, family]),
-            end=winner(at_max[nb_model], at_max[lr_model]),
-            paper_end=winner(paper.loc[m_max, "nb"], paper.loc[m_max, "lr"]),
+            end=ahead(at_max[nb_model], at_max[lr_model]),
+            paper_end=ahead(paper.loc[m_max, "nb"], paper.loc[m_max, "lr"]),
         ))
     return rows
 
 
 def pair_summary(table: pd.DataFrame, nb: str, lr: str, paper: pd.DataFrame) -> tuple:
-    """(|Δ| NB, |Δ| LR, our end winner, paper's end winner) of one (NB, LR) pair."""
+    """(|Δ| NB, |Δ| LR, our model ahead at the end, the paper's) of one (NB, LR) pair."""
     grid = sorted(set(table.index.get_level_values(0)) & set(paper.index))
     table = table.loc[grid]
     d_nb = float((table[nb].groupby(level=0).mean() - paper.loc[grid, "nb"]).abs().mean())
     d_lr = float((table[lr].groupby(level=0).mean() - paper.loc[grid, "lr"]).abs().mean())
     at_max = table.loc[grid[-1]].mean()
-    ours = winner(at_max[nb], at_max[lr])
-    theirs = winner(paper.loc[grid[-1], "nb"], paper.loc[grid[-1], "lr"])
+    ours = ahead(at_max[nb], at_max[lr])
+    theirs = ahead(paper.loc[grid[-1], "nb"], paper.loc[grid[-1], "lr"])
     return d_nb, d_lr, ours, theirs
 
 
@@ -104,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
             name = f"{task} ({label})" if label else task
             print(f"\n#### {name}\n")
             print("| model | mean abs. diff. to paper | shift vs stated [95% CI] "
-                  "| at largest m (paper) | winner at largest m (paper) |")
+                  "| at largest m (paper) | ahead at largest m (paper) |")
             print("|---|---|---|---|---|")
             for r in task_rows(table, fam, paper):
                 shift = ("—" if r["model"] == r["family"] else
@@ -117,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
             for nb, lr in product(nbs, lrs):
                 pairs.setdefault((nb, lr), []).append((task, *pair_summary(table, nb, lr, paper)))
         print(f"\n#### pairs over the tasks of {label or 'the run'}\n")
-        print("| NB | LR | tasks | within 0.03 on both | winner at largest m as paper | off |")
+        print("| NB | LR | tasks | within 0.03 on both | ahead at largest m as paper | off |")
         print("|---|---|---|---|---|---|")
         for (nb, lr), got in pairs.items():
             if len(got) < len(tasks):

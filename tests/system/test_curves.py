@@ -2,9 +2,9 @@
 committed reference in results/reference/ (made by ``make reference`` at 1000 splits).
 
 The whole set of tasks is run once (``SPLITS`` splits per size) and compared in one
-``guard.compare`` call, so the false-alarm budget is shared by every point of every task
-(see ``nbvslr.guard``); each task is then one test. A change that bends a curve fails its
-task's test with the table of what moved; ``make guard`` prints the whole table.
+``compare.compare`` call, so the false-alarm budget is shared by every point of every task
+(see ``nbvslr.analysis.compare``); each task is then one test. A change that bends a curve fails its
+task's test with the table of what moved; ``make compare`` prints the whole table.
 
 Deselect locally with ``-m "not curves"``; CI runs it. It reads the shipped UCI files and is
 skipped only when results/reference/ holds no reference at all.
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from nbvslr import guard
+from nbvslr.analysis import compare
 from nbvslr.config import load_config
 from nbvslr.data.dataset import DataSettings
 from nbvslr.runner import run_experiment
@@ -32,7 +32,7 @@ CONFIGS = (REPO / "configs" / "figure1.yaml", REPO / "configs" / "synthetic.yaml
 SPLITS = 300
 """Splits per size of the rerun. Measured on 2 cores (jobs = 2): Figure 1 + synthetic take
 18 s at 100 splits and about 45 s at 300; the tolerance is ~5 combined sems, ~0.03 in error
-for a per-split sd of 0.1 at 300 splits (0.05 at 100) (nbvslr.guard)."""
+for a per-split sd of 0.1 at 300 splits (0.05 at 100) (nbvslr.analysis.compare)."""
 JOBS = 2
 
 
@@ -45,7 +45,7 @@ TASKS = [name for config in CONFIGS for name in _task_names(config)]
 
 
 @pytest.fixture(scope="session")
-def report(tmp_path_factory: pytest.TempPathFactory) -> guard.Report:
+def report(tmp_path_factory: pytest.TempPathFactory) -> compare.Report:
     """The rerun of every task, compared with the committed reference."""
     if not any((REFERENCE / task / "summary.csv").is_file() for task in TASKS):
         pytest.skip(f"no committed reference in {REFERENCE}: run `make reference` and commit "
@@ -55,10 +55,10 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> guard.Report:
     for config in CONFIGS:
         run_experiment(load_config(config, splits=SPLITS, out=out / "runs", data=data,
                                    jobs=JOBS))
-    return guard.compare(REFERENCE, out / "runs", tasks=TASKS)
+    return compare.compare(REFERENCE, out / "runs", tasks=TASKS)
 
 
-def test_every_task_is_compared(report: guard.Report) -> None:
+def test_every_task_is_compared(report: compare.Report) -> None:
     """The rerun covers every task on its whole grid; prints the table of what moved."""
     print()
     print(report.table(largest=20))
@@ -69,7 +69,7 @@ def test_every_task_is_compared(report: guard.Report) -> None:
 
 
 @pytest.mark.parametrize("task", TASKS)
-def test_curve_holds(report: guard.Report, task: str) -> None:
+def test_curve_holds(report: compare.Report, task: str) -> None:
     """The task's curves, winners at both ends and crossovers match the reference."""
     mine = report.only(task)
     assert mine.ok, (

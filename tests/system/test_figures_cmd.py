@@ -102,9 +102,9 @@ def test_plot_and_report_a_tiny_real_run(tmp_path):
     """A real run of an inline synthetic task is plotted and reported from its folder alone."""
     from nbvslr.config import parse_config
     from nbvslr.data.dataset import DataSettings
-    from nbvslr.plots import figure1
     from nbvslr.results import load_results
     from nbvslr.runner import run_experiment
+    from nbvslr.views.plots import figure1
 
     out = tmp_path / "results"
     raw = {

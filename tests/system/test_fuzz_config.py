@@ -122,7 +122,7 @@ def mutated(draw) -> bytes:
 
 
 def _prepare_only(config, progress=None):
-    bookkeeping._prepare(config)  # load the data and check the sizes; fit nothing
+    bookkeeping.prepare(config)  # load the data and check the sizes; fit nothing
     return {}
 
 

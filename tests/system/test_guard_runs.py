@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import yaml
 
-from nbvslr import guard
+from nbvslr.analysis import compare
 from nbvslr.config import load_config
 from nbvslr.data.dataset import DataSettings
 from nbvslr.runner import run_experiment, units
@@ -79,7 +79,7 @@ def honest(tmp_path_factory) -> Path:
 def test_real_runs_with_broken_models_fail(honest, tmp_path, broken, model):
     """NB with Laplace smoothing l = 50, or LR with a strong penalty (C = 0.01), bends the
     curves of a real run: the guard names the task, the broken model and its sizes."""
-    report = guard.compare(honest, _run(tmp_path, "broken", broken))
+    report = compare.compare(honest, _run(tmp_path, "broken", broken))
     assert not report.ok
     points = [c for c in report.violations if c.kind == "point"]
     assert points and {c.model for c in points} == {model}
@@ -93,7 +93,7 @@ def test_real_run_with_splits_ignoring_the_class_rule_fails(honest, tmp_path, mo
     monkeypatch.setattr(units, "train_sets", _uniform_train_sets)
     monkeypatch.setattr(units.models, "score_splits",
                         _score_one_class_sets(units.models.score_splits))
-    report = guard.compare(honest, _run(tmp_path, "uniform", {"nb": {}, "lr": {}}))
+    report = compare.compare(honest, _run(tmp_path, "uniform", {"nb": {}, "lr": {}}))
     points = [c for c in report.violations if c.kind == "point"]
     assert {c.model for c in points} == {"nb", "lr"}
     assert min(c.m for c in points) == 2
@@ -108,5 +108,5 @@ def test_real_rerun_of_the_honest_settings_passes(honest, tmp_path):
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
     settings = DataSettings(cache_dir=tmp_path / "cache", download=False)
     run_experiment(load_config(path, out=tmp_path / "again", data=settings, jobs=1))
-    report = guard.compare(honest, tmp_path / "again")
+    report = compare.compare(honest, tmp_path / "again")
     assert report.ok, report.table()

@@ -21,7 +21,8 @@ import yaml
 
 from nbvslr.config import load_config
 from nbvslr.data.dataset import DataSettings
-from nbvslr.progress import (
+from nbvslr.runner import run_experiment
+from nbvslr.runner.progress import (
     MIN_BAR,
     LogProgress,
     NoProgress,
@@ -31,7 +32,6 @@ from nbvslr.progress import (
     compose,
     progress_for,
 )
-from nbvslr.runner import run_experiment
 
 REPO = Path(__file__).resolve().parents[2]
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")

@@ -7,9 +7,9 @@ from pathlib import Path
 import yaml
 from click.testing import CliRunner
 
-from nbvslr.catalog import resolve_config, shipped_config, shipped_configs
 from nbvslr.cli import cli
 from nbvslr.config import load_config
+from nbvslr.config.catalog import resolve_config, shipped_config, shipped_configs
 from nbvslr.data import BUILTIN_TASKS
 
 REPO_CONFIGS = Path(__file__).resolve().parents[2] / "configs"

@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 from results_factory import fabricate
 
-from nbvslr import fidelity
+from nbvslr.analysis import fidelity
+from nbvslr.analysis.winner import ahead
 from nbvslr.data.recipes import BUILTIN_TASKS
 from nbvslr.errors import ConfigError, ResultsError
 
@@ -72,9 +73,9 @@ def test_ends_use_the_common_sizes_and_the_tie_margin():
     (0.30, 0.40, "nb"), (0.40, 0.30, "lr"), (0.300, 0.305, "tie"), (0.305, 0.300, "tie"),
     (0.300, 0.306, "nb"),
 ])
-def test_winner(nb, lr, expected):
-    """The lower error wins unless the two are within 0.005."""
-    assert fidelity.winner(nb, lr) == expected
+def test_ahead(nb, lr, expected):
+    """The lower mean error is ahead unless the two are within 0.005."""
+    assert ahead(nb, lr) == expected
 
 
 def test_crossings_are_interpolated_with_the_model_ahead_after():
@@ -253,7 +254,7 @@ def test_cli_missing_folder_is_a_one_line_usage_error(tmp_path):
 
 def test_report_appends_the_comparison_for_paper_panels_only(tmp_path):
     """The report ends with the comparison when a panel of the paper is there, not otherwise."""
-    from nbvslr.report import report_table
+    from nbvslr.views.report import report_table
 
     fabricate(tmp_path / "synthetic", task="nb-data", title="x", x_range=(0, 40))
     assert "Against the paper" not in report_table(tmp_path / "synthetic", n_boot=10)
@@ -269,7 +270,7 @@ def test_report_appends_the_comparison_for_paper_panels_only(tmp_path):
 def test_report_leaves_out_a_panel_it_cannot_compare(tmp_path):
     """A paper panel run on sizes the paper does not have is left out of the report's
     comparison, while `fidelity` names the problem."""
-    from nbvslr.report import report_table
+    from nbvslr.views.report import report_table
 
     fabricate(tmp_path, task="lenses", title="lenses", sizes=(24, 25), n_splits=5)
     assert "Against the paper" not in report_table(tmp_path, n_boot=10)

@@ -1,4 +1,5 @@
-"""studies/fidelity/fidelity_study.py: distances to the paper, paired shifts and end winners."""
+"""studies/fidelity/fidelity_study.py: distances to the paper, paired shifts and the model
+ahead at the end."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "studies" / "fidelity"))
 import fidelity_study  # noqa: E402
 
-from nbvslr.fidelity import paper_curve  # noqa: E402
+from nbvslr.analysis.fidelity import paper_curve  # noqa: E402
 
 
 def _write(folder: Path, rows: list[dict]) -> None:
@@ -23,9 +24,9 @@ def _write(folder: Path, rows: list[dict]) -> None:
     table.to_csv(folder / "splits.csv.gz", index=False)
 
 
-def test_distance_shift_and_winner_on_a_known_curve(tmp_path, capsys):
+def test_distance_shift_and_model_ahead_on_a_known_curve(tmp_path, capsys):
     """A model 0.01 above the paper's NB is 0.010 away; its variant on the paper is 0 away,
-    shifted by -0.010; the table says so, with the paper's winner at the largest m."""
+    shifted by -0.010; the table says so, with the paper's model ahead at the largest m."""
     paper = paper_curve("pima")
     rng = np.random.default_rng(0)
     rows = []

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from nbvslr import guard, stats
+from nbvslr.analysis import compare, stats
 from nbvslr.cli import cli
 from nbvslr.errors import ResultsError
 
@@ -22,11 +22,11 @@ LR_AHEAD = {"nb": 0.30 + 0.2 * np.exp(-MS / 10), "lr": 0.20 + 0.2 * np.exp(-MS /
 
 
 def fabricate(tasks: dict[str, dict], n: int, rng: np.random.Generator, sd: float = 0.1,
-              rho: float = 0.5) -> guard.Tables:
+              rho: float = 0.5) -> compare.Tables:
     """summary and paired tables of ``n`` simulated splits per size.
 
     Split errors are ``curve[m] + sd * noise``, NB's and LR's noise correlated ``rho`` on the
-    same split (a paired design), summarised with the formulas of ``nbvslr.stats``.
+    same split (a paired design), summarised with the formulas of ``nbvslr.analysis.stats``.
     """
     t = stats.t_quantile(0.975, n - 1)
     summaries, paired = [], []
@@ -47,12 +47,12 @@ def fabricate(tasks: dict[str, dict], n: int, rng: np.random.Generator, sd: floa
             "task": task, "model_a": "nb", "model_b": "lr", "m": MS.astype(int),
             "n_splits": n, "diff_mean": mean, "diff_sem": sem,
             "ci_low": mean - t * sem, "ci_high": mean + t * sem}))
-    return guard.Tables(pd.concat(summaries, ignore_index=True),
+    return compare.Tables(pd.concat(summaries, ignore_index=True),
                         pd.concat(paired, ignore_index=True))
 
 
 @pytest.fixture(scope="module")
-def reference() -> guard.Tables:
+def reference() -> compare.Tables:
     """A 1000-split reference of one crossing and one LR-ahead task."""
     return fabricate({"cross": CROSSING, "ahead": LR_AHEAD}, 1000, np.random.default_rng(0))
 
@@ -68,7 +68,7 @@ def _shifted(curves: dict, model: str, by: np.ndarray | float) -> dict:
 
 def test_identical_curves_pass(reference):
     """A run compared with itself moves nowhere: every check passes with a zero change."""
-    report = guard.compare(reference, reference)
+    report = compare.compare(reference, reference)
     assert report.ok and report.violations == []
     points = [c for c in report.checks if c.kind == "point"]
     assert len(points) == 2 * 2 * MS.size
@@ -81,7 +81,7 @@ def test_noise_rarely_raises_an_alarm(reference):
     """Runs that differ from the reference only by noise (50 splits) almost never fail."""
     rng = np.random.default_rng(1)
     draws = 100
-    alarms = sum(not guard.compare(reference, fabricate(
+    alarms = sum(not compare.compare(reference, fabricate(
         {"cross": CROSSING, "ahead": LR_AHEAD}, 50, rng)).ok for _ in range(draws))
     # alpha = 0.01 over the whole comparison; 5 alarms in 100 would be a rate of 5 %
     assert alarms <= 4, f"{alarms} false alarms in {draws} noise-only runs"
@@ -90,7 +90,7 @@ def test_noise_rarely_raises_an_alarm(reference):
 def test_noise_with_heavier_splits_still_passes(reference):
     """Noise is judged by each run's own sems: a noisier small run is not a shift."""
     rng = np.random.default_rng(2)
-    alarms = sum(not guard.compare(reference, fabricate(
+    alarms = sum(not compare.compare(reference, fabricate(
         {"cross": CROSSING, "ahead": LR_AHEAD}, 20, rng, sd=0.2)).ok for _ in range(40))
     assert alarms <= 3
 
@@ -100,7 +100,7 @@ def test_a_shifted_curve_fails_naming_task_model_and_m(reference):
     shift = np.where(MS >= 29, 0.1, 0.0)
     new = fabricate({"cross": CROSSING, "ahead": _shifted(LR_AHEAD, "lr", shift)}, 100,
                     np.random.default_rng(3))
-    report = guard.compare(reference, new)
+    report = compare.compare(reference, new)
     assert not report.ok
     points = [c for c in report.violations if c.kind == "point"]
     assert {(c.task, c.model) for c in points} == {("ahead", "lr")}
@@ -117,7 +117,7 @@ def test_a_small_shift_within_the_noise_passes(reference):
     """A shift of one combined sem is noise, not a change of shape."""
     new = fabricate({"cross": CROSSING, "ahead": _shifted(LR_AHEAD, "lr", 0.012)}, 100,
                     np.random.default_rng(4))
-    assert guard.compare(reference, new).ok
+    assert compare.compare(reference, new).ok
 
 
 def test_a_new_crossover_fails(reference):
@@ -126,7 +126,7 @@ def test_a_new_crossover_fails(reference):
     late = np.where(MS >= 35, -0.15, 0.0)  # LR's advantage of 0.1 turns into NB's of 0.05
     new = fabricate({"cross": CROSSING, "ahead": _shifted(LR_AHEAD, "nb", late)}, 100,
                     np.random.default_rng(5))
-    report = guard.compare(reference, new)
+    report = compare.compare(reference, new)
     shape = [c for c in report.violations if c.kind in ("sign", "end")]
     assert shape and all(c.task == "ahead" and c.model == "nb-lr" for c in shape)
     assert any(c.kind == "sign" and c.m >= 35 for c in shape)
@@ -140,7 +140,7 @@ def test_a_lost_crossover_fails(reference):
     """NB staying ahead at every size loses the reference's crossover: reported with its m."""
     flat = {"nb": CROSSING["nb"], "lr": CROSSING["nb"] + 0.05}
     new = fabricate({"cross": flat, "ahead": LR_AHEAD}, 100, np.random.default_rng(6))
-    report = guard.compare(reference, new)
+    report = compare.compare(reference, new)
     cross = [c for c in report.violations if c.kind == "crossover"]
     assert len(cross) == 1 and cross[0].task == "cross" and cross[0].model == "nb-lr"
     assert cross[0].new == np.inf
@@ -152,23 +152,23 @@ def test_a_lost_crossover_fails(reference):
 def test_a_moved_crossover_fails_and_a_nearby_one_passes(reference):
     """A crossover moved from m ~ 26 to m ~ 45 fails; the same crossover again passes."""
     later = {"nb": CROSSING["nb"], "lr": CROSSING["lr"] + 0.03 * (MS < 45)}
-    report = guard.compare(reference, fabricate({"cross": later}, 300,
+    report = compare.compare(reference, fabricate({"cross": later}, 300,
                                                 np.random.default_rng(7)))
     cross = [c for c in report.checks if c.kind == "crossover"]
     assert len(cross) == 1 and not cross[0].passed
     assert cross[0].new > cross[0].interval[1]
-    again = guard.compare(reference, fabricate({"cross": CROSSING}, 300,
+    again = compare.compare(reference, fabricate({"cross": CROSSING}, 300,
                                                np.random.default_rng(8)))
     assert [c.passed for c in again.checks if c.kind == "crossover"] == [True]
 
 
-def _with_end(tables: guard.Tables, task: str, m: int, diff: float, sem: float) -> guard.Tables:
+def _with_end(tables: compare.Tables, task: str, m: int, diff: float, sem: float) -> compare.Tables:
     paired = tables.paired.copy()
     row = (paired["task"] == task) & (paired["m"] == m)
     t = stats.t_quantile(0.975, int(paired.loc[row, "n_splits"].iloc[0]) - 1)
     paired.loc[row, ["diff_mean", "diff_sem", "ci_low", "ci_high"]] = [
         diff, sem, diff - t * sem, diff + t * sem]
-    return guard.Tables(tables.summary, paired)
+    return compare.Tables(tables.summary, paired)
 
 
 def test_an_end_tie_is_accepted_only_when_the_reference_effect_is_small(reference):
@@ -177,11 +177,11 @@ def test_an_end_tie_is_accepted_only_when_the_reference_effect_is_small(referenc
     m = int(MS[-1])
     ref = _with_end(reference, "ahead", m, 0.02, 0.002)
     new = fabricate({"ahead": LR_AHEAD}, 50, np.random.default_rng(9))
-    noisy_tie = guard.compare(ref, _with_end(new, "ahead", m, 0.001, 0.012))
+    noisy_tie = compare.compare(ref, _with_end(new, "ahead", m, 0.001, 0.012))
     end = [c for c in noisy_tie.checks if c.kind == "end" and c.m == m]
     assert len(end) == 1 and end[0].passed
     ref = _with_end(reference, "ahead", m, 0.10, 0.002)
-    sharp_tie = guard.compare(ref, _with_end(new, "ahead", m, 0.001, 0.004))
+    sharp_tie = compare.compare(ref, _with_end(new, "ahead", m, 0.001, 0.004))
     end = [c for c in sharp_tie.violations if c.kind == "end"]
     assert len(end) == 1 and end[0].m == m
     assert "reference says lr better" in end[0].message()
@@ -194,8 +194,8 @@ def test_missing_sizes_models_and_tasks_are_violations(reference):
     summary = reference.summary
     keep = ~((summary["task"] == "ahead") & (summary["model"] == "lr") & (summary["m"] == 59))
     renamed = summary.assign(task=summary["task"].replace({"cross": "other"}))
-    new = guard.Tables(renamed[keep.to_numpy()], reference.paired.iloc[0:0])
-    report = guard.compare(reference, new)
+    new = compare.Tables(renamed[keep.to_numpy()], reference.paired.iloc[0:0])
+    report = compare.compare(reference, new)
     missing = [c.message() for c in report.violations if c.kind == "missing"]
     assert any(msg.startswith("ahead: lr at m = 59: in the reference but not the new run")
                for msg in missing)
@@ -207,23 +207,23 @@ def test_one_split_per_size_is_refused(reference):
     """Without a standard error there is no tolerance: a ResultsError, not a pass."""
     summary = reference.summary.assign(n_splits=1, error_sem=np.nan)
     with pytest.raises(ResultsError, match="at least 2 splits"):
-        guard.compare(reference, guard.Tables(summary, reference.paired.iloc[0:0]))
+        compare.compare(reference, compare.Tables(summary, reference.paired.iloc[0:0]))
 
 
 def test_thresholds_follow_the_documented_bonferroni_rule():
     """The module docstring's numbers: 714 points at 100 splits give z = 4.85."""
-    z = guard.bonferroni_z(0.01 / 3, 714, 100)
+    z = compare.bonferroni_z(0.01 / 3, 714, 100)
     assert z == pytest.approx(4.85, abs=0.005)
-    assert guard.bonferroni_z(0.01 / 3, 714) == pytest.approx(4.58, abs=0.005)
-    assert guard.bonferroni_z(0.01 / 3, 714, 1000) < z
+    assert compare.bonferroni_z(0.01 / 3, 714) == pytest.approx(4.58, abs=0.005)
+    assert compare.bonferroni_z(0.01 / 3, 714, 1000) < z
     with pytest.raises(ResultsError):
-        guard.bonferroni_z(0.01, 10, 1)
+        compare.bonferroni_z(0.01, 10, 1)
 
 
 def test_a_stated_z_and_floor_are_used(reference):
     """``z`` and ``floor`` given by the caller set every point's tolerance."""
     new = fabricate({"cross": CROSSING}, 50, np.random.default_rng(10))
-    report = guard.compare(reference, new, z=3.0, floor=0.01)
+    report = compare.compare(reference, new, z=3.0, floor=0.01)
     point = next(c for c in report.checks if c.kind == "point")
     row = lambda t, i: t.summary.set_index(["task", "model", "m"]).loc[  # noqa: E731
         ("cross", point.model, int(point.m)), "error_sem"]
@@ -235,7 +235,7 @@ def test_a_stated_z_and_floor_are_used(reference):
 # --------------------------------------------------------------------------- folders, CLI
 
 
-def _write(tables: guard.Tables, out: Path) -> Path:
+def _write(tables: compare.Tables, out: Path) -> Path:
     for task, part in tables.summary.groupby("task"):
         folder = out / str(task)
         folder.mkdir(parents=True)
@@ -250,10 +250,10 @@ def test_compare_reads_results_folders(reference, tmp_path):
     new = fabricate({"cross": CROSSING, "ahead": _shifted(LR_AHEAD, "lr", 0.1)}, 100,
                     np.random.default_rng(11))
     new_dir = _write(new, tmp_path / "new")
-    from_folders = guard.compare(ref_dir, new_dir)
-    from_tables = guard.compare(reference, new)
+    from_folders = compare.compare(ref_dir, new_dir)
+    from_tables = compare.compare(reference, new)
     assert from_folders.messages() == from_tables.messages() and not from_folders.ok
-    one_task = guard.compare(ref_dir / "cross", new_dir / "cross")
+    one_task = compare.compare(ref_dir / "cross", new_dir / "cross")
     assert one_task.tasks == ("cross",) and one_task.ok
 
 

@@ -7,9 +7,11 @@ import pytest
 from matplotlib.figure import Figure
 from results_factory import fabricate, lr_curve, make_splits, nb_curve, run_info
 
-from nbvslr import plots, stats
+from nbvslr.analysis import stats
+from nbvslr.analysis.fidelity import panel_order
 from nbvslr.errors import ConfigError
 from nbvslr.results import load_results
+from nbvslr.views import plots
 
 SIZES = (2, 4, 6, 8, 12, 16, 24, 32)
 
@@ -110,7 +112,7 @@ def test_panel_order_is_the_papers_5_by_3_grid():
 
     assert len(BUILTIN_TASKS) == 15
     shuffled = list(reversed(BUILTIN_TASKS))
-    assert [shuffled[i] for i in plots.panel_order(shuffled)] == list(BUILTIN_TASKS)
+    assert [shuffled[i] for i in panel_order(shuffled)] == list(BUILTIN_TASKS)
 
 
 def test_figure1_of_15_tasks_is_5_rows_by_3_columns(tmp_path):
@@ -162,7 +164,7 @@ def _lines_by_gid(ax, prefix):
 
 def test_plot_task_overlays_the_paper_thin_black_and_labelled():
     """The paper's NB solid and LR dashed, thinner than ours, black, labelled "paper"."""
-    from nbvslr.fidelity import paper_curve
+    from nbvslr.analysis.fidelity import paper_curve
 
     splits = make_splits("pima", (2, 5, 8), 10, seed=1)
     info = run_info("pima", "pima", (2, 5, 8), {"nb": "nb", "lr": "lr"}, (0, 60))
@@ -219,19 +221,19 @@ def test_one_panel_keeps_its_own_legend(tmp_path):
 def test_crossover_is_labelled_and_its_interval_shaded(tmp_path):
     """With splits.csv.gz the report's bootstrap interval is shaded around the dotted line,
     and the crossover's m is written beside it, inside the panel."""
-    from nbvslr.report import task_crossovers
+    from nbvslr.analysis.crossovers import task_crossovers
 
     fabricate(tmp_path, task="toy", title="toy")
     (task,) = load_results(tmp_path)
     cross = task_crossovers(task, n_boot=50)[1]
     ax = plots.figure_of_tasks([task], n_boot=50).get_axes()[0]
     (line,) = [ln for ln in ax.get_lines() if ln.get_gid() == "crossover"]
-    assert line.get_xdata()[0] == pytest.approx(cross["first_crossover"])
+    assert line.get_xdata()[0] == pytest.approx(cross.first_crossover)
     (span,) = [p for p in ax.patches if p.get_gid() == "crossover-interval"]
-    assert span.get_x() == pytest.approx(cross["interval"][0])
-    assert span.get_x() + span.get_width() == pytest.approx(cross["interval"][1])
+    assert span.get_x() == pytest.approx(cross.interval[0])
+    assert span.get_x() + span.get_width() == pytest.approx(cross.interval[1])
     (label,) = [t for t in ax.texts if t.get_gid() == "crossover-label"]
-    assert label.get_text() == f"m ≈ {cross['first_crossover']:.1f}"
+    assert label.get_text() == f"m ≈ {cross.first_crossover:.1f}"
 
 
 def test_crossover_next_to_the_axis_is_written_to_its_right():

@@ -8,8 +8,10 @@ import pandas as pd
 import pytest
 from results_factory import fabricate, run_info, write_task
 
-from nbvslr import report, results
+from nbvslr import results
+from nbvslr.analysis.formatting import MISSING, number
 from nbvslr.errors import ResultsError
+from nbvslr.views import report
 
 # t_{0.975, 2} = 4.302652729911275; 3 splits per m, so half-width = t * sd / sqrt(3)
 T2 = 4.302652729911275
@@ -147,10 +149,10 @@ def test_model_order_reads_run_json_models_list(tmp_path):
 
 def test_numbers_never_show_a_negative_zero():
     """A floating-point residue like -2.5e-16 is printed as 0.000, never -0.000."""
-    assert report._num(-2.5e-16) == "0.000"
-    assert report._num(-0.0004) == "0.000"
-    assert report._num(-0.0006) == "-0.001"
-    assert report._num(None) == "n/a" and report._num(float("nan")) == "n/a"
+    assert number(-2.5e-16) == "0.000"
+    assert number(-0.0004) == "0.000"
+    assert number(-0.0006) == "-0.001"
+    assert number(None) == MISSING and number(float("nan")) == MISSING == "n/a"
 
 
 def test_csv_has_the_hand_computed_values_as_plain_numbers(tmp_path):
@@ -208,7 +210,7 @@ def test_every_compared_pair_gets_its_row(tmp_path):
               "lr_l2": ("lr", lambda m: 0.22 + 0.60 / m)}
     from results_factory import make_splits
 
-    from nbvslr import stats
+    from nbvslr.analysis import stats
 
     sizes = (2, 4, 8, 16, 32)
     splits = make_splits("toy", sizes, 40, 0, curves)

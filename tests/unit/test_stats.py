@@ -9,20 +9,19 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from nbvslr.errors import ResultsError
-from nbvslr.stats import (
+from nbvslr.analysis.crossovers import crossovers, first_crossing
+from nbvslr.analysis.stats import (
     PAIRED_COLUMNS,
     SUMMARY_COLUMNS,
-    crossovers,
     default_pair,
-    first_crossing,
     normal_quantile,
     paired_differences,
     paired_summary,
     summarize,
     t_quantile,
-    winner,
 )
+from nbvslr.analysis.winner import winner
+from nbvslr.errors import ResultsError
 
 
 def splits_table(errors: dict[str, dict[int, list[float]]], task: str = "toy") -> pd.DataFrame:
@@ -184,11 +183,11 @@ def test_no_crossover_when_nb_is_better_everywhere():
     """A curve that stays below 0 has no crossover and no bootstrap interval."""
     table = curve_table({2: -0.2, 4: -0.1, 6: -0.05, 8: -0.2})
     out = crossovers(paired_summary(table, "nb", "lr"), table, rng=np.random.default_rng(0))
-    assert out["crossings"] == [] and out["first_crossover"] is None
-    assert out["interval"] is None
-    assert out["first_lr_significant"] is None and out["lr_significant_from"] is None
-    assert out["first_nb_significant"] == 2
-    assert not out["tie_everywhere"]
+    assert out.crossings == () and out.first_crossover is None
+    assert out.interval is None
+    assert out.first_lr_significant is None and out.lr_significant_from is None
+    assert out.first_nb_significant == 2
+    assert not out.tie_everywhere
 
 
 def test_two_crossovers_interpolated_by_hand():
@@ -196,11 +195,11 @@ def test_two_crossovers_interpolated_by_hand():
     table = curve_table({2: -0.1, 4: 0.1, 6: 0.3, 8: -0.1}, spread=0.001)
     paired = paired_summary(table, "nb", "lr")
     out = crossovers(paired)
-    assert out["crossings"] == pytest.approx([3.0, 7.5])
-    assert out["better_after"] == ["lr", "nb"]
-    assert out["first_crossover"] == pytest.approx(3.0)
-    assert out["first_lr_significant"] == 4
-    assert out["lr_significant_from"] is None  # NB is better again at the last size
+    assert out.crossings == pytest.approx((3.0, 7.5))
+    assert out.better_after == ("lr", "nb")
+    assert out.first_crossover == pytest.approx(3.0)
+    assert out.first_lr_significant == 4
+    assert out.lr_significant_from is None  # NB is better again at the last size
     assert [winner(r) for _, r in paired.iterrows()] == ["nb", "lr", "lr", "nb"]
 
 
@@ -217,7 +216,7 @@ def test_crossing_through_an_exact_zero_and_a_touch():
 
 def test_vectorised_first_crossing_matches_the_scalar_rule():
     """first_crossing over a (B, M) stack equals the one-curve rule on each row."""
-    from nbvslr.stats import sign_changes
+    from nbvslr.analysis.crossovers import sign_changes
 
     rng = np.random.default_rng(3)
     ms = np.cumsum(rng.integers(1, 5, size=9)).astype(float)
@@ -232,10 +231,10 @@ def test_tie_everywhere():
     table = curve_table({2: 0.01, 4: -0.01, 6: 0.005}, spread=0.2)
     paired = paired_summary(table, "nb", "lr")
     out = crossovers(paired)
-    assert out["tie_everywhere"]
+    assert out.tie_everywhere
     assert {winner(r) for _, r in paired.iterrows()} == {"tie"}
-    assert out["first_lr_significant"] is None and out["first_nb_significant"] is None
-    assert len(out["crossings"]) == 2  # sign changes of noise are still listed
+    assert out.first_lr_significant is None and out.first_nb_significant is None
+    assert len(out.crossings) == 2  # sign changes of noise are still listed
 
 
 def _noisy_crossing_table(seed: int = 11) -> pd.DataFrame:
@@ -256,15 +255,15 @@ def test_bootstrap_interval_contains_true_crossover_and_is_reproducible():
     table = _noisy_crossing_table()
     paired = paired_summary(table, "nb", "lr")
     out = crossovers(paired, table, rng=np.random.default_rng(42), n_boot=400)
-    low, high = out["interval"]
+    low, high = out.interval
     assert low < 21 < high
     assert high - low < 6  # 300 splits per size pin it down to a few units of m
-    assert out["first_crossover"] == pytest.approx(21, abs=2)
-    assert out["boot_fraction"] == 1.0
+    assert out.first_crossover == pytest.approx(21, abs=2)
+    assert out.boot_fraction == 1.0
     again = crossovers(paired, table, rng=np.random.default_rng(42), n_boot=400)
-    assert again["interval"] == out["interval"]
+    assert again.interval == out.interval
     other = crossovers(paired, table, rng=np.random.default_rng(43), n_boot=400)
-    assert other["interval"] != out["interval"]
+    assert other.interval != out.interval
 
 
 def test_bootstrap_interval_open_ended_when_resamples_leave_the_range():
@@ -272,6 +271,6 @@ def test_bootstrap_interval_open_ended_when_resamples_leave_the_range():
     table = curve_table({2: -0.1, 4: -0.05, 6: 0.0005}, spread=0.05, n=20)
     paired = paired_summary(table, "nb", "lr")
     out = crossovers(paired, table, rng=np.random.default_rng(0), n_boot=300)
-    assert out["first_crossover"] == pytest.approx(4 + 2 * 0.05 / 0.0505)
-    assert out["interval"][1] == np.inf
-    assert 0 < out["boot_fraction"] < 1
+    assert out.first_crossover == pytest.approx(4 + 2 * 0.05 / 0.0505)
+    assert out.interval[1] == np.inf
+    assert 0 < out.boot_fraction < 1

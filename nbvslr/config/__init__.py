@@ -32,7 +32,7 @@ from typing import Any
 
 import yaml
 
-from nbvslr import sweep
+from nbvslr.config import sweep
 from nbvslr.data import BUILTIN_TASKS, get_recipe, validate_task
 from nbvslr.data.dataset import DataSettings, TaskSpec
 from nbvslr.errors import (

@@ -12,43 +12,34 @@ from typing import Any
 
 import pandas as pd
 
-from nbvslr import stats
-from nbvslr.errors import ResultsError
+from nbvslr.analysis import fidelity
+from nbvslr.analysis.crossovers import DEFAULT_N_BOOT, Crossovers, task_crossovers
+from nbvslr.analysis.fidelity import panel_order
+from nbvslr.analysis.formatting import MISSING, m_text, number
+from nbvslr.analysis.stats import task_pairs
+from nbvslr.analysis.winner import winner
 from nbvslr.results.read import PathLike, TaskResults, load_results
-from nbvslr.stats import DEFAULT_N_BOOT
 
 # --------------------------------------------------------------------------------------
 # The Markdown table
 # --------------------------------------------------------------------------------------
 
-def _num(x: float, digits: int = 3) -> str:
-    if x is None or not math.isfinite(float(x)):
-        return "n/a"
-    text = f"{float(x):.{digits}f}"
-    # a rounding residue such as -2.5e-16 (an error of 0 summed in floating point) is 0
-    return text[1:] if text.startswith("-") and float(text) == 0 else text
-
-
-def _m_text(x: float) -> str:
-    return f"{x:.0f}" if float(x).is_integer() else f"{x:.1f}"
-
-
-def _crossover_cell(cross: Mapping[str, Any], m_lo: int, m_hi: int,
+def _crossover_cell(cross: Crossovers, m_lo: int, m_hi: int,
                     have_splits: bool = True) -> str:
-    if cross["first_crossover"] is None:
+    if cross.first_crossover is None:
         text = "none in range"
     else:
-        text = _m_text(cross["first_crossover"])
-        if cross["interval"] is not None:
-            low, high = cross["interval"]
-            lo = f"<{m_lo}" if low == -math.inf else _m_text(low)
-            hi = f">{m_hi}" if high == math.inf else _m_text(high)
+        text = m_text(cross.first_crossover)
+        if cross.interval is not None:
+            low, high = cross.interval
+            lo = f"<{m_lo}" if low == -math.inf else m_text(low)
+            hi = f">{m_hi}" if high == math.inf else m_text(high)
             text += f" [{lo}, {hi}]"
         elif not have_splits:
             text += " [no interval: no splits file]"
-        if len(cross["crossings"]) > 1:
-            text += "; also " + ", ".join(_m_text(c) for c in cross["crossings"][1:])
-    if cross["tie_everywhere"]:
+        if len(cross.crossings) > 1:
+            text += "; also " + ", ".join(m_text(c) for c in cross.crossings[1:])
+    if cross.tie_everywhere:
         text += " (tie at every m)"
     return text
 
@@ -56,32 +47,6 @@ def _crossover_cell(cross: Mapping[str, Any], m_lo: int, m_hi: int,
 def _row_at(summary: pd.DataFrame, model: str, m: int) -> pd.Series | None:
     hit = summary[(summary["model"] == model) & (summary["m"] == m)]
     return None if hit.empty else hit.iloc[0]
-
-
-def task_crossovers(task: TaskResults, pair: tuple[str, str] | None = None, *,
-                    n_boot: int = DEFAULT_N_BOOT, seed: int = 0,
-                    level: float = 0.95) -> tuple[pd.DataFrame, dict]:
-    """The paired rows of one pair of the task (increasing m) and their ``stats.crossovers``.
-
-    ``pair`` is ``(model_a, model_b)``; None takes the first pair of ``paired.csv`` (the
-    figure's). The bootstrap interval needs ``splits.csv.gz``; without it (e.g. committed
-    summaries only) everything but the interval is there. Its seed is derived from
-    (``seed``, task name), so the report and the figure give the same interval whatever the
-    task order, and every pair of a task is resampled with the same draws of its splits.
-    """
-    paired = task.paired()
-    paired = paired[paired["task"] == paired["task"].iloc[0]] if not paired.empty else paired
-    if not paired.empty:
-        a, b = pair if pair is not None else (paired["model_a"].iloc[0],
-                                               paired["model_b"].iloc[0])
-        paired = paired[(paired["model_a"] == a) & (paired["model_b"] == b)]
-    if paired.empty:
-        raise ResultsError(f"{task.folder}: no size has results for both models of the pair")
-    paired = paired.sort_values("m", kind="stable")
-    # a splits file that exists but cannot be read is an error
-    splits = task.splits() if task.has_splits() else None
-    rng = stats.task_rng(seed, task.name)  # independent of the order of the tasks
-    return paired, stats.crossovers(paired, splits, rng=rng, n_boot=n_boot, level=level)
 
 
 def _half_width(row: pd.Series | None) -> float:
@@ -115,7 +80,7 @@ def comparison(task: TaskResults, pair: tuple[str, str], *, n_boot: int = DEFAUL
     a, b = str(paired["model_a"].iloc[0]), str(paired["model_b"].iloc[0])
     m_lo, m_hi = int(paired["m"].iloc[0]), int(paired["m"].iloc[-1])
     asym = task.run_info.get("asymptotic_error") or {}
-    names = {"nb": a, "lr": b, "tie": "tie"}  # stats names the roles after the default pair
+    names = {"nb": a, "lr": b, "tie": "tie"}  # winner names the roles after the default pair
     row: dict[str, Any] = {"task": task.name, "model_a": a, "model_b": b,
                            "m_min": m_lo, "m_max": m_hi}
     for end, m in (("min", m_lo), ("max", m_hi)):
@@ -123,15 +88,15 @@ def comparison(task: TaskResults, pair: tuple[str, str], *, n_boot: int = DEFAUL
             hit = _row_at(task.summary, model, m)
             row[f"{role}_error_{end}_m"] = _value(hit, "error_mean")
             row[f"{role}_halfwidth_{end}_m"] = _half_width(hit)
-        row[f"winner_{end}_m"] = names[stats.winner(paired[paired["m"] == m].iloc[0])]
-    first, interval = cross["first_crossover"], cross["interval"]
+        row[f"winner_{end}_m"] = names[winner(paired[paired["m"] == m].iloc[0])]
+    first, interval = cross.first_crossover, cross.interval
     row["crossover"] = math.nan if first is None else float(first)
     row["crossover_low"] = math.nan if interval is None else float(interval[0])
     row["crossover_high"] = math.nan if interval is None else float(interval[1])
-    row["crossings"] = len(cross["crossings"])
-    sig = cross["lr_significant_from"]
+    row["crossings"] = len(cross.crossings)
+    sig = cross.lr_significant_from
     row["b_better_from"] = math.nan if sig is None else int(sig)
-    row["tie_everywhere"] = bool(cross["tie_everywhere"])
+    row["tie_everywhere"] = bool(cross.tie_everywhere)
     row["a_asymptotic"] = _number(asym.get(a))
     row["b_asymptotic"] = _number(asym.get(b))
     row["majority"] = _number(task.run_info.get("majority_error"))
@@ -159,17 +124,17 @@ def _markdown_row(row: Mapping[str, Any], have_splits: bool) -> list[str]:
         for role in ("a", "b"):
             mean, half = row[f"{role}_error_{end}_m"], row[f"{role}_halfwidth_{end}_m"]
             if math.isnan(mean):
-                cells.append("n/a")
+                cells.append(MISSING)
             elif not math.isfinite(half):
-                cells.append(f"{_num(mean)} (n={row['splits']})")
+                cells.append(f"{number(mean)} (n={row['splits']})")
             else:
-                cells.append(f"{_num(mean)} ± {_num(half)}")
+                cells.append(f"{number(mean)} ± {number(half)}")
         cells.append(row[f"winner_{end}_m"])
     cells.append(_crossover_cell(row["_cross"], row["m_min"], row["m_max"], have_splits))
     sig = row["b_better_from"]
     cells.append("never" if math.isnan(sig) else str(int(sig)))
-    cells.append(f"{_num(row['a_asymptotic'])} / {_num(row['b_asymptotic'])}")
-    cells.append(_num(row["majority"]))
+    cells.append(f"{number(row['a_asymptotic'])} / {number(row['b_asymptotic'])}")
+    cells.append(number(row["majority"]))
     return cells
 
 
@@ -206,18 +171,17 @@ def report_rows(
     level: float = 0.95,
 ) -> list[dict[str, Any]]:
     """``comparison`` of every task found under ``results_dirs`` and every pair it compared,
-    tasks in the figure's panel order (``plots.panel_order``), pairs in ``paired.csv`` order.
+    tasks in the figure's panel order (``fidelity.panel_order``), pairs in ``paired.csv``
+    order.
 
-    A row's ``"_cross"`` holds the full ``stats.crossovers`` result (for the Markdown).
+    A row's ``"_cross"`` holds the task's ``Crossovers`` (for the Markdown).
     """
-    from nbvslr.plots import panel_order
-
     tasks = load_results(results_dirs)
     names = [t.name for t in tasks]
     rows = []
     for i in panel_order(names):
         task = tasks[i]
-        for pair in task.pairs():
+        for pair in task_pairs(task):
             row = comparison(task, pair, n_boot=n_boot, seed=seed, level=level)
             row["_duplicate"] = names.count(task.name) > 1
             row["_splits_file"] = task.has_splits()
@@ -254,12 +218,12 @@ def report_table(
     compared (``report_rows``).
 
     Per row: the pair's (default NB vs LR) error at the smallest and the largest m with
-    the 95% interval's half-width, the winner at each end (``stats.winner``), the first
-    crossover with its bootstrap interval (``stats.crossovers``, seeded from ``seed`` and
+    the 95% interval's half-width, the winner at each end (``analysis.winner.winner``), the
+    first crossover with its bootstrap interval (``crossovers``, seeded from ``seed`` and
     the task name), the first m from which LR stays significantly better, the asymptotic
     errors and the majority-class error (run.json). ``paired.csv`` is used when present,
     else computed from ``splits.csv.gz``; without ``splits.csv.gz`` the crossover has no
-    interval. Rows follow the figure's panel order (``plots.panel_order``). ``notes``
+    interval. Rows follow the figure's panel order (``fidelity.panel_order``). ``notes``
     appends the definitions. ``paper`` appends, when there are panels of Figure 1 among the
     tasks, their comparison with the paper's curves (``fidelity.markdown``).
     """
@@ -276,8 +240,6 @@ def report_table(
         if any((r["model_a"], r["model_b"]) != ("nb", "lr") for r in rows):
             text += PAIR_NOTE + "\n"
     if paper:
-        from nbvslr import fidelity
-
         tasks = list({id(row["_task"]): row["_task"] for row in rows}.values())
         panels = fidelity.compare_tasks(tasks, strict=False)
         if panels:

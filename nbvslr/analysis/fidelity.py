@@ -5,17 +5,19 @@ from the vector drawing of the published PDF, about ±0.002; provenance in the R
 it). For each built-in panel found in a results folder this module measures
 
 - the mean |ours − paper| of each curve over the sizes m that both have;
-- the winner at the smallest and at the largest of those m, for the paper and for us, from
-  the mean errors: ``"nb"`` or ``"lr"`` when one is lower by more than ``tie`` (0.005, about
-  twice the digitization error), else ``"tie"``;
+- the model *ahead* at the smallest and at the largest of those m, for the paper and for
+  us (``nbvslr.analysis.winner.ahead``: from the mean errors alone, since the paper's curves
+  have no intervals; ``"nb"`` or ``"lr"`` when one is lower by more than ``tie``, 0.005,
+  about twice the digitization error, else ``"tie"``). It is not the report's *winner*,
+  which needs the paired interval of our splits;
 - the crossovers of each pair of curves (every m where NB − LR changes sign, linearly
-  interpolated, the rule of ``stats.sign_changes``, with the model ahead after it): the
+  interpolated, the rule of ``crossovers.sign_changes``, with the model ahead after it): the
   paper's on its grid, ours on every size of the run;
 
 and a summary over the panels: how many are within ``tol`` (0.03) on both curves, and how
-many agree with the paper on the winner at each end.
+many agree with the paper on the model ahead at each end.
 
-Public API: ``paper_curves``, ``paper_curve``, ``winner``, ``crossings``, ``compare_curves``
+Public API: ``paper_curves``, ``paper_curve``, ``panel_order``, ``crossings``, ``compare_curves``
 (two tables of ``m, nb, lr``: the core), ``our_curves``, ``compare_tasks``, ``compare_results``,
 ``summarize``, ``summary_line`` and ``markdown``.
 """
@@ -32,15 +34,15 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
-from nbvslr import stats
+from nbvslr.analysis.crossovers import sign_changes
+from nbvslr.analysis.formatting import m_text, number
+from nbvslr.analysis.winner import SLACK, TIE, ahead
+from nbvslr.data.recipes import BUILTIN_TASKS
 from nbvslr.errors import ConfigError, ResultsError
+from nbvslr.results.read import load_results
 
 PAPER_FILE = "figure1_digitized.csv"
-TIE = 0.005  # |NB - LR| at most this: a tie (about twice the digitization error)
 TOL = 0.03  # a panel is "within" when both curves are at most this far on average
-# the errors compared are printed to 3 decimals: 0.305 - 0.300 is 0.0050000000000000044 in
-# floating point, and must still count as "within 0.005"
-_SLACK = 1e-9
 CURVE_COLUMNS = ("m", "nb", "lr")
 
 PathLike = str | os.PathLike
@@ -60,6 +62,15 @@ def _paper_table() -> pd.DataFrame:
 def paper_curves() -> pd.DataFrame:
     """The paper's Figure 1: columns ``task, m, nb, lr``, one row per panel and m (a copy)."""
     return _paper_table().copy()
+
+
+def panel_order(names: Sequence[str]) -> list[int]:
+    """Indices of ``names`` in the paper's panel order: built-in tasks first, in Figure 1's
+    order, then the others in the order given (the figure's and the report's order)."""
+    builtin = {n: i for i, n in enumerate(BUILTIN_TASKS)}
+    return sorted(range(len(names)),
+                  key=lambda i: (0, builtin[names[i]], i) if names[i] in builtin
+                  else (1, 0, i))
 
 
 def paper_curve(task: str) -> pd.DataFrame | None:
@@ -89,7 +100,8 @@ class PanelFidelity:
     diff_nb, diff_lr : float
         Mean |ours − paper| of the NB and the LR curve over ``sizes``.
     paper_ends, our_ends : tuple of str
-        Winner (``"nb"``, ``"lr"`` or ``"tie"``) at ``sizes[0]`` and ``sizes[-1]``.
+        The model ahead (``ahead``: ``"nb"``, ``"lr"`` or ``"tie"``) at ``sizes[0]`` and
+        ``sizes[-1]``.
     paper_crossings, our_crossings : tuple of (float, str)
         Every m where NB − LR changes sign, with the model ahead after it (``"nb"`` or
         ``"lr"``), in increasing m; empty when the curves do not cross in the range.
@@ -117,30 +129,24 @@ class PanelFidelity:
 
     def within(self, tol: float = TOL) -> bool:
         """Both curves at most ``tol`` from the paper's on average."""
-        return max(self.diff_nb, self.diff_lr) <= tol + _SLACK
+        return max(self.diff_nb, self.diff_lr) <= tol + SLACK
 
     def agrees_at(self, end: int) -> bool:
-        """The same winner as the paper at the smallest (``end=0``) or largest (``-1``) m."""
+        """The same model ahead as the paper's at the smallest (``end=0``) or largest
+        (``-1``) m."""
         return self.paper_ends[end] == self.our_ends[end]
-
-
-def winner(nb: float, lr: float, tie: float = TIE) -> str:
-    """``"nb"`` or ``"lr"``, the lower mean error, or ``"tie"`` when they are within ``tie``."""
-    if abs(nb - lr) <= tie + _SLACK:
-        return "tie"
-    return "nb" if nb < lr else "lr"
 
 
 def crossings(m: Sequence[float], nb: Sequence[float],
               lr: Sequence[float]) -> tuple[tuple[float, str], ...]:
-    """Every m where ``nb - lr`` changes sign (``stats.sign_changes``), with the model ahead
+    """Every m where ``nb - lr`` changes sign (``crossovers.sign_changes``), with the model ahead
     after it: ``((m, "lr" or "nb"), ...)``.
 
     m : increasing sizes of shape (M,); nb, lr : mean errors of shape (M,).
     """
     d = np.asarray(nb, dtype=float) - np.asarray(lr, dtype=float)  # (M,)
     return tuple((loc, "lr" if after > 0 else "nb")
-                 for loc, after in stats.sign_changes(np.asarray(m, dtype=float), d))
+                 for loc, after in sign_changes(np.asarray(m, dtype=float), d))
 
 
 def _check_curves(curves: pd.DataFrame, what: str) -> pd.DataFrame:
@@ -165,7 +171,7 @@ def compare_curves(task: str, ours: pd.DataFrame, paper: pd.DataFrame, *, tie: f
         Columns ``m, nb, lr``: the mean test error of each model at each m (rows with a
         missing value are ignored).
     tie : float
-        Winners closer than this are a tie.
+        Mean errors closer than this are a tie (``ahead``).
     label : str, optional
         The panel's name in a table (default: ``task``).
 
@@ -185,8 +191,8 @@ def compare_curves(task: str, ours: pd.DataFrame, paper: pd.DataFrame, *, tie: f
         sizes=tuple(int(m) for m in both["m"]),
         diff_nb=float(np.mean(np.abs(both["nb_ours"] - both["nb_paper"]))),
         diff_lr=float(np.mean(np.abs(both["lr_ours"] - both["lr_paper"]))),
-        paper_ends=tuple(winner(both["nb_paper"][i], both["lr_paper"][i], tie) for i in ends),
-        our_ends=tuple(winner(both["nb_ours"][i], both["lr_ours"][i], tie) for i in ends),
+        paper_ends=tuple(ahead(both["nb_paper"][i], both["lr_paper"][i], tie) for i in ends),
+        our_ends=tuple(ahead(both["nb_ours"][i], both["lr_ours"][i], tie) for i in ends),
         paper_crossings=crossings(paper["m"], paper["nb"], paper["lr"]),
         our_crossings=crossings(ours["m"], ours["nb"], ours["lr"]),
     )
@@ -258,8 +264,6 @@ def compare_results(results_dirs: PathLike | Iterable[PathLike], *, nb: str | No
 
     Raises ``ResultsError`` when a folder does not exist or holds no panel of the paper.
     """
-    from nbvslr.results import load_results
-
     if isinstance(results_dirs, str | os.PathLike):
         results_dirs = [results_dirs]
     results_dirs = [str(p) for p in results_dirs]
@@ -288,7 +292,8 @@ class Summary:
 
 
 def summarize(panels: Sequence[PanelFidelity], tol: float = TOL) -> Summary:
-    """How many panels are within ``tol`` on both curves, and agree on each end's winner."""
+    """How many panels are within ``tol`` on both curves, and agree on the model ahead at
+    each end."""
     return Summary(
         n=len(panels),
         within=sum(p.within(tol) for p in panels),
@@ -299,39 +304,38 @@ def summarize(panels: Sequence[PanelFidelity], tol: float = TOL) -> Summary:
 
 
 def summary_line(panels: Sequence[PanelFidelity], tol: float = TOL) -> str:
-    """One sentence: panels within ``tol`` on both curves, and end winners that agree."""
+    """One sentence: panels within ``tol`` on both curves, and ends where the same model is
+    ahead."""
     s = summarize(panels, tol)
     return (f"{s.within} of {s.n} panels within {tol:g} of the paper on both curves "
-            f"(mean |Δ|); the winner agrees with the paper's at the smallest m on "
+            f"(mean |Δ|); the model ahead is the paper's at the smallest m on "
             f"{s.agree_smallest} of {s.n}, at the largest m on {s.agree_largest} of {s.n}.")
 
 
 def _diff(x: float, tol: float) -> str:
-    text = f"{x:.3f}"
-    return f"**{text}**" if x > tol + _SLACK else text
-
-
-def _m(x: float) -> str:
-    return f"{x:.0f}" if float(x).is_integer() else f"{x:.1f}"
+    text = number(x)
+    return f"**{text}**" if x > tol + SLACK else text
 
 
 def _crossings(cross: tuple[tuple[float, str], ...]) -> str:
-    return ", ".join(f"{_m(m)} → {after}" for m, after in cross) or "none"
+    return ", ".join(f"{m_text(m)} → {after}" for m, after in cross) or "none"
 
 
 def _ends(ends: tuple[str, str], paper: tuple[str, str]) -> str:
     return ", ".join(e if e == p else f"**{e}**" for e, p in zip(ends, paper, strict=True))
 
 
-HEADER = ("panel", "m", "mean abs. diff. NB", "mean abs. diff. LR", "ends, paper",
-          "ends, ours", "crossovers, paper", "crossovers, ours")
+HEADER = ("panel", "m", "mean abs. diff. NB", "mean abs. diff. LR", "ahead at ends, paper",
+          "ahead at ends, ours", "crossovers, paper", "crossovers, ours")
 
 NOTES = """\
 - Against the paper's Figure 1 as published (digitized from the PDF's vector drawing,
   ±0.002; `nbvslr/data/paper/`). mean abs. diff.: the mean |ours − paper| of the curve over
   the sizes m both have; **bold** when above {tol:g}.
-- ends: the winner at the smallest and the largest of those m, from the mean errors: `tie`
-  when NB and LR are within {tie:g}; ours in **bold** where it differs from the paper's.
+- ahead at ends: the model with the lower mean error at the smallest and the largest of
+  those m, `tie` when NB and LR are within {tie:g} (the paper's curves have no intervals:
+  this is not the report's winner, which needs the paired interval of the splits); ours in
+  **bold** where it differs from the paper's.
 - crossovers: every m where NB − LR changes sign, linearly interpolated, and the model
   ahead after it (the paper's on its grid, ours on every size of the run); `none`: the
   curves do not cross in the range."""

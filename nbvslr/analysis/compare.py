@@ -1,4 +1,4 @@
-"""Guard the shape of learning curves: compare a new run with a committed reference.
+"""``nbvslr compare``, the curve guard: compare a new run's curves with a committed reference.
 
 ``compare(reference, new)`` reads two sets of results (folders ``<out>/<task>/summary.csv``
 and ``paired.csv``, or the tables themselves) and returns a ``Report`` whose ``ok`` is
@@ -24,7 +24,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from nbvslr import stats
+from nbvslr.analysis.crossovers import Crossovers, crossovers, first_crossing
+from nbvslr.analysis.formatting import m_text, number, signed
+from nbvslr.analysis.stats import normal_quantile, t_quantile, task_rng
+from nbvslr.analysis.winner import winner
 from nbvslr.errors import ResultsError
 from nbvslr.results.layout import PAIRED_COLUMNS, SUMMARY_COLUMNS
 from nbvslr.results.read import Tables, load_tables
@@ -102,7 +105,7 @@ class Check:
 
     def message(self) -> str:
         """One line naming the task, model and m, and what moved."""
-        return f"{self.task}: {self.model} at m = {_m_text(self.m)}: {self.detail}"
+        return f"{self.task}: {self.model} at m = {m_text(self.m)}: {self.detail}"
 
 
 @dataclass(frozen=True)
@@ -164,8 +167,8 @@ class Report:
             return "\n".join(head)
         cols = ["task", "check", "model", "m", "reference", "new", "change", "allowed",
                 "moved", "status"]
-        cells = [[c.task, c.kind, c.model, _m_text(c.m), _num(c.reference), _num(c.new),
-                  _signed(c.change), _allowed(c), _ratio(c.ratio),
+        cells = [[c.task, c.kind, c.model, m_text(c.m), _num(c.reference), _num(c.new),
+                  signed(c.change), _allowed(c), number(c.ratio, 2),
                   "ok" if c.passed else "FAIL"] for c in rows]
         widths = [max(len(col), *(len(r[i]) for r in cells)) for i, col in enumerate(cols)]
         line = "  ".join(col.ljust(w) for col, w in zip(cols, widths, strict=True))
@@ -183,33 +186,19 @@ class Report:
         return self.table()
 
 
-def _m_text(m: float) -> str:
-    if m is None or not math.isfinite(m):
-        return "-"
-    return str(int(m)) if float(m).is_integer() else f"{m:.1f}"
-
-
 def _num(x: float) -> str:
-    if isinstance(x, float) and math.isnan(x):
-        return "-"
-    if math.isinf(x):
+    """A compared value: an error to 4 decimals; a crossover beyond the range (infinite)
+    ``none`` (after it) or ``before``."""
+    if isinstance(x, float) and math.isinf(x):
         return "none" if x > 0 else "before"
-    return f"{x:.4f}"
-
-
-def _signed(x: float) -> str:
-    return f"{x:+.4f}" if math.isfinite(x) else "-"
+    return number(x, 4)
 
 
 def _allowed(c: Check) -> str:
     if c.interval is not None:
-        return f"[{_m_text(c.interval[0]) if math.isfinite(c.interval[0]) else 'before'}, " \
-               f"{_m_text(c.interval[1]) if math.isfinite(c.interval[1]) else 'none'}]"
-    return f"{c.tolerance:.4f}" if math.isfinite(c.tolerance) else "-"
-
-
-def _ratio(r: float) -> str:
-    return f"{r:.2f}" if math.isfinite(r) else "-"
+        return f"[{m_text(c.interval[0]) if math.isfinite(c.interval[0]) else 'before'}, " \
+               f"{m_text(c.interval[1]) if math.isfinite(c.interval[1]) else 'none'}]"
+    return number(c.tolerance, 4)
 
 
 # --------------------------------------------------------------------------- thresholds
@@ -225,11 +214,11 @@ def bonferroni_z(alpha: float, n_tests: int, n_splits: int | None = None) -> flo
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     p = 1.0 - alpha / (2.0 * max(int(n_tests), 1))
     if n_splits is None:
-        return stats.normal_quantile(p)
+        return normal_quantile(p)
     if n_splits < 2:
         raise ResultsError(f"a run with {n_splits} split(s) per size has no standard error; "
                            "use at least 2 splits")
-    return stats.t_quantile(p, int(n_splits) - 1)
+    return t_quantile(p, int(n_splits) - 1)
 
 
 def _combined_sem(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -289,11 +278,11 @@ def _entries(ms: np.ndarray, D: np.ndarray, start: float) -> np.ndarray:
     """First crossover of each curve, measured from the reference's starting sign.
 
     ms : ndarray of shape (M,). D : ndarray of shape (B, M). Returns ndarray of shape (B,):
-    the interpolated first sign change (``stats.first_crossing``) of curves that start with
+    the interpolated first sign change (``crossovers.first_crossing``) of curves that start with
     sign ``start``; ``-inf`` for curves that start with the other sign (they crossed before
     the range); ``+inf`` for curves that never leave ``start``'s side or are all zero.
     """
-    loc, first = stats.first_crossing(ms, D)
+    loc, first = first_crossing(ms, D)
     out = np.where(np.isnan(loc), np.inf, loc)
     out = np.where(first == -start, -np.inf, out)
     return np.where(first == 0, np.inf, out)
@@ -317,7 +306,7 @@ class _Plan:
     points: pd.DataFrame
     pair: tuple[str, str] | None = None
     paired: pd.DataFrame | None = None  # merged ref/new rows, sorted by m
-    crossover: dict | None = None  # stats.crossovers of the reference
+    crossover: Crossovers | None = None  # the reference's crossovers
     sign_rows: list[int] = field(default_factory=list)  # rows of ``paired`` to sign-check
     checks: list[Check] = field(default_factory=list)
 
@@ -347,12 +336,12 @@ def _plan_task(task: str, both: pd.DataFrame, p_ref: pd.DataFrame | None,
     plan.pair, plan.paired = pair, merged
     # the reference's crossovers, on the sizes both runs have
     ref_rows = p_ref.loc[p_ref["m"].isin(merged["m"])]
-    plan.crossover = stats.crossovers(ref_rows)
+    plan.crossover = crossovers(ref_rows)
     last = len(merged) - 1
     for i in sorted({0, last}):
-        if stats.winner(_side(merged.iloc[i], "ref")) != "tie":
+        if winner(_side(merged.iloc[i], "ref")) != "tie":
             plan.sign_rows.append(i)
-    if not plan.crossover["crossings"]:
+    if not plan.crossover.crossings:
         plan.sign_rows += [i for i in range(1, last)]
     return plan
 
@@ -386,7 +375,7 @@ def _sign_checks(plan: _Plan, z_sign: float, floor: float) -> list[Check]:
     out = []
     for i in plan.sign_rows:
         row = df.iloc[i]
-        c_ref, c_new = stats.winner(_side(row, "ref")), stats.winner(_side(row, "new"))
+        c_ref, c_new = winner(_side(row, "ref")), winner(_side(row, "new"))
         d_ref, d_new = float(row["diff_mean_ref"]), float(row["diff_mean_new"])
         s = float(_combined_sem(row["diff_sem_ref"], row["diff_sem_new"]))
         tol = z_sign * s + floor
@@ -420,7 +409,7 @@ def _crossover_check(plan: _Plan, tail: float, rng: np.random.Generator) -> Chec
     d_ref, d_new = df["diff_mean_ref"].to_numpy(float), df["diff_mean_new"].to_numpy(float)
     s = _combined_sem(df["diff_sem_ref"], df["diff_sem_new"])
     start = _start_sign(d_ref)
-    x_ref = float(plan.crossover["first_crossover"])
+    x_ref = float(plan.crossover.first_crossover)
     x_new = float(_entries(ms, d_new[None, :], start)[0])
     n_draws = int(np.clip(math.ceil(40.0 / tail), *CROSS_DRAWS))
     sims = _simulated_entries(ms, d_ref, s, start, n_draws, rng)
@@ -429,10 +418,10 @@ def _crossover_check(plan: _Plan, tail: float, rng: np.random.Generator) -> Chec
     low = float(np.quantile(sims, tail, method="inverted_cdf"))
     high = float(np.quantile(sims, 1.0 - tail, method="inverted_cdf"))
     after = "lr" if start < 0 else "nb"
-    where = (f"no crossover in {_m_text(ms[0])}..{_m_text(ms[-1])}" if x_new == math.inf
-             else f"{_call_text(after, pair)} already at m = {_m_text(ms[0])}"
-             if x_new == -math.inf else f"crossover at m = {_m_text(x_new)}")
-    detail = (f"reference crossover at m = {_m_text(x_ref)} ({_call_text(after, pair)} "
+    where = (f"no crossover in {m_text(ms[0])}..{m_text(ms[-1])}" if x_new == math.inf
+             else f"{_call_text(after, pair)} already at m = {m_text(ms[0])}"
+             if x_new == -math.inf else f"crossover at m = {m_text(x_new)}")
+    detail = (f"reference crossover at m = {m_text(x_ref)} ({_call_text(after, pair)} "
               f"after it); new run: {where}; accepted m in [{_num_m(low)}, {_num_m(high)}] "
               f"(reference widened by the new run's noise)")
     return Check(plan.task, "crossover", f"{pair[0]}-{pair[1]}", x_ref, x_ref, x_new,
@@ -442,7 +431,7 @@ def _crossover_check(plan: _Plan, tail: float, rng: np.random.Generator) -> Chec
 def _num_m(x: float) -> str:
     if math.isinf(x):
         return "before the range" if x < 0 else "none in the range"
-    return _m_text(x)
+    return m_text(x)
 
 
 # --------------------------------------------------------------------------- entry point
@@ -502,7 +491,7 @@ def compare(
                                 paired_new.get(task)))
     k_points = sum(len(p.points) for p in plans)
     k_sign = sum(len(p.sign_rows) for p in plans)
-    crossing = [p for p in plans if p.paired is not None and p.crossover["crossings"]]
+    crossing = [p for p in plans if p.paired is not None and p.crossover.crossings]
     share = alpha / 3.0
     n_new = [int(p.points["n_splits_new"].min()) for p in plans if len(p.points)]
     n_pair = [int(p.paired["n_splits_new"].min()) for p in plans if p.paired is not None]
@@ -514,8 +503,8 @@ def compare(
         checks += _point_checks(plan, z_points, floor)
         if plan.paired is not None:
             checks += _sign_checks(plan, z_sign, floor)
-            if plan.crossover["crossings"]:
-                rng = stats.task_rng(seed, plan.task)
+            if plan.crossover.crossings:
+                rng = task_rng(seed, plan.task)
                 checks.append(_crossover_check(plan, tail, rng))
     not_compared = tuple(t for t in ref_tasks if t not in names)
     return Report(tuple(checks), float(z_points), float(z_sign), float(floor), float(alpha),

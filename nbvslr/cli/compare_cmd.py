@@ -1,4 +1,4 @@
-"""``nbvslr compare``: check a new run's curves against a reference run."""
+"""``nbvslr compare``, the curve guard: check a new run's curves against a reference run."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from nbvslr.guard import DEFAULT_ALPHA, DEFAULT_FLOOR, compare
+from nbvslr.analysis.compare import DEFAULT_ALPHA, DEFAULT_FLOOR, compare
 
 
 @click.command(

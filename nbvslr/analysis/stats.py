@@ -1,4 +1,4 @@
-"""Statistics of learning curves: per-size summaries, paired differences, crossovers.
+"""Statistics of learning curves: per-size summaries and paired differences.
 
 Pure functions on DataFrames and arrays; nothing here reads files or global state.
 
@@ -19,7 +19,8 @@ Formulas (for one model at one m, errors ``e_1 .. e_n``)
 - CI         ``x -+ t_{(1 + level)/2, n - 1} * sem``               (Student t interval)
 
 With ``n == 1`` the sd is undefined: sd, sem and both CI ends are NaN (never a zero-width
-interval that would look exact). Plots draw no band there; ``winner`` calls it a tie.
+interval that would look exact). Plots draw no band there; ``analysis.winner`` calls it a
+tie.
 The interval is not clipped to [0, 1]: it is an interval for a mean, and a mean error near
 0 with a few non-zero splits can have a lower end slightly below 0.
 
@@ -37,10 +38,15 @@ import numpy as np
 import pandas as pd
 
 from nbvslr.errors import ResultsError
-from nbvslr.results.layout import PAIRED_COLUMNS, STATS_COLUMNS, SUMMARY_COLUMNS, pick_pair
-
-DEFAULT_N_BOOT = 1000
-"""Bootstrap resamples of a crossover's interval (the report, the figures)."""
+from nbvslr.results.layout import (
+    HOW_TO_MAKE,
+    PAIRED_COLUMNS,
+    PAIRED_FILE,
+    SPLITS_FILE,
+    STATS_COLUMNS,
+    SUMMARY_COLUMNS,
+    pick_pair,
+)
 
 # --------------------------------------------------------------------------------------
 # Quantiles of the normal and Student t distributions (no scipy inside the package)
@@ -315,211 +321,32 @@ def paired_summary(
     return out.loc[:, list(PAIRED_COLUMNS)].reset_index(drop=True)
 
 
-# --------------------------------------------------------------------------------------
-# Who wins, and where the curves cross
-# --------------------------------------------------------------------------------------
+def task_paired(task) -> pd.DataFrame:
+    """A task's paired rows: its ``paired.csv``, or (when absent) the run's pairs (run.json's
+    ``config.compare``, else the default pair) computed from its splits.
 
-def winner(paired_row) -> str:
-    """Which model is better at one m, from one paired.csv row (``diff = a - b``).
-
-    ``"lr"`` when the interval lies entirely above 0 (model_b, by default LR, has the lower
-    error), ``"nb"`` when it lies entirely below 0 (model_a, by default NB, is better), and
-    ``"tie"`` when it contains 0 or is undefined (NaN, a single split). The labels name the
-    roles of the default pair: a = NB, b = LR.
+    task : ``results.TaskResults`` (``saved_paired()``, ``has_splits()``, ``splits()``,
+    ``model_order()``, ``run_info``, ``folder``). Raises ``ResultsError`` when the folder has
+    neither file.
     """
-    low, high = float(paired_row["ci_low"]), float(paired_row["ci_high"])
-    if low > 0:
-        return "lr"
-    if high < 0:
-        return "nb"
-    return "tie"
+    saved = task.saved_paired()
+    if saved is not None:
+        return saved
+    if not task.has_splits():
+        raise ResultsError(f"{task.folder}: both {PAIRED_FILE} and {SPLITS_FILE} are "
+                           f"missing, the report needs one of them; {HOW_TO_MAKE}")
+    splits = task.splits()
+    compare = (task.run_info.get("config") or {}).get("compare") or []
+    pairs = [(str(a), str(b)) for a, b in compare] or [
+        default_pair(splits, task.model_order())]
+    return pd.concat([paired_summary(splits, a, b) for a, b in pairs], ignore_index=True)
 
 
-def sign_changes(ms: np.ndarray, d: np.ndarray) -> list[tuple[float, float]]:
-    """All sign changes of one curve: ``[(location, sign after), ...]`` in increasing m.
-
-    ms : ndarray of shape (M,), increasing. d : ndarray of shape (M,), the mean differences.
-    A crossing lies between consecutive non-zero points ``i < j`` of opposite sign:
-    when they are neighbours (``j == i + 1``) at the linear interpolation
-    ``m_i + (m_j - m_i) d_i / (d_i - d_j)``; when exact zeros sit between them, at the
-    middle of that run of zeros ``(m_{i+1} + m_{j-1}) / 2``. A curve that touches 0 and
-    returns to its sign does not cross.
-    """
-    out = []
-    prev = None
-    for j in np.flatnonzero(d != 0):
-        if prev is not None and np.sign(d[j]) != np.sign(d[prev]):
-            if j == prev + 1:
-                loc = ms[prev] + (ms[j] - ms[prev]) * d[prev] / (d[prev] - d[j])
-            else:
-                loc = (ms[prev + 1] + ms[j - 1]) / 2.0
-            out.append((float(loc), float(np.sign(d[j]))))
-        prev = j
-    return out
-
-
-def first_crossing(ms: np.ndarray, D: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The first sign change of each of many curves, vectorised; same rule as above.
-
-    Parameters
-    ----------
-    ms : ndarray of shape (M,), increasing sizes.
-    D : ndarray of shape (B, M), one curve of mean differences per row.
-
-    Returns
-    -------
-    loc : ndarray of shape (B,), the first crossing, NaN for a curve that never changes sign.
-    start : ndarray of shape (B,), the sign of each curve's first non-zero value (0 if none).
-    """
-    ms = np.asarray(ms, dtype=float)
-    D = np.asarray(D, dtype=float)
-    B, M = D.shape
-    rows = np.arange(B)
-    sgn = np.sign(D)  # (B, M)
-    nonzero = sgn != 0  # (B, M)
-    start = sgn[rows, nonzero.argmax(axis=1)]  # (B,) 0 when the whole row is 0
-    opposite = (sgn == -start[:, None]) & (start != 0)[:, None]  # (B, M)
-    has = opposite.any(axis=1)
-    j = opposite.argmax(axis=1)  # first point of the other sign (>= 1 where has)
-    last_nonzero = np.maximum.accumulate(np.where(nonzero, np.arange(M), -1), axis=1)  # (B, M)
-    i = last_nonzero[rows, np.maximum(j - 1, 0)]  # last non-zero point before j
-    loc = np.full(B, np.nan)
-    r, i, j = rows[has], i[has], j[has]
-    di, dj = D[r, i], D[r, j]  # opposite signs, so di - dj != 0
-    interp = ms[i] + (ms[j] - ms[i]) * di / (di - dj)
-    zero_run = (ms[np.minimum(i + 1, M - 1)] + ms[j - 1]) / 2.0
-    loc[has] = np.where(j == i + 1, interp, zero_run)
-    return loc, start
-
-
-def _bootstrap_first_crossing(
-    ms: np.ndarray, diffs: list[np.ndarray], start: float, rng: np.random.Generator,
-    n_boot: int, level: float,
-) -> tuple[tuple[float, float], float]:
-    """Percentile interval of the first crossing, resampling splits within each m.
-
-    For each m (in increasing order) the n per-split differences are resampled with
-    replacement, ``idx`` of shape (B, n), and averaged: one resampled curve per row of
-    ``curves`` (B, M). Pairing is kept because a split's difference is resampled as one
-    value. A resampled curve without a sign change has its crossing outside the range:
-    ``+inf`` if it keeps the point curve's starting sign (the crossing moved past the
-    largest m), ``-inf`` if it has the other sign throughout (it moved before the
-    smallest m); a curve of exact zeros is left out. The interval is the pair of order
-    statistics at ``(1 -+ level) / 2`` (``inverted_cdf``, no interpolation, so an end may
-    be infinite). Also returns the share of resamples that cross inside the range.
-    """
-    curves = np.empty((n_boot, len(ms)))  # (B, M)
-    for k, d in enumerate(diffs):
-        idx = rng.integers(0, d.size, size=(n_boot, d.size))  # (B, n)
-        curves[:, k] = d[idx].mean(axis=1)
-    loc, boot_start = first_crossing(ms, curves)
-    inside = ~np.isnan(loc)
-    loc = np.where(inside, loc, np.where(boot_start == start, np.inf, -np.inf))
-    loc = loc[inside | (boot_start != 0)]
-    alpha = 1.0 - level
-    low = float(np.quantile(loc, alpha / 2.0, method="inverted_cdf"))
-    high = float(np.quantile(loc, 1.0 - alpha / 2.0, method="inverted_cdf"))
-    return (low, high), float(inside.mean())
-
-
-def crossovers(
-    paired_rows: pd.DataFrame,
-    splits: pd.DataFrame | None = None,
-    *,
-    rng: np.random.Generator | None = None,
-    n_boot: int = DEFAULT_N_BOOT,
-    level: float = 0.95,
-) -> dict:
-    """Where the mean difference ``a - b`` (by default NB - LR) changes sign, for one task.
-
-    Parameters
-    ----------
-    paired_rows : DataFrame
-        The paired.csv rows of one task and one pair (``paired_summary`` output).
-    splits : DataFrame, optional
-        The task's splits table; with ``rng`` it enables the bootstrap interval.
-    rng : numpy.random.Generator, optional
-        The only source of randomness; the same seed gives the same interval.
-    n_boot : int
-        Bootstrap resamples B.
-    level : float
-        Level of the bootstrap interval.
-
-    Returns
-    -------
-    dict with
-    ``model_a``, ``model_b`` : the pair.
-    ``m`` : list of the sizes, increasing.
-    ``crossings`` : every sign change of ``diff_mean`` in the plotted range, interpolated
-        linearly in m (see ``sign_changes``); ``[]`` when there is none.
-    ``better_after`` : for each crossing, ``"lr"`` (b) or ``"nb"`` (a), the model with the
-        lower mean error just after it.
-    ``first_crossover`` : ``crossings[0]`` or None ("no crossover in the plotted range").
-    ``interval`` : ``(low, high)`` bootstrap interval of the first crossover (ends may be
-        ``-inf``/``+inf``, i.e. before/after the range); None without splits/rng or without
-        a crossover.
-    ``boot_fraction`` : share of resamples that cross inside the range (None if not run).
-    ``n_boot``, ``level``.
-    ``first_lr_significant`` : the smallest m whose paired interval lies entirely above 0
-        (b significantly better), or None.
-    ``lr_significant_from`` : the smallest m from which the interval lies above 0 at every
-        larger m up to the last one, or None (b is not significantly better at the end).
-    ``first_nb_significant`` : the smallest m whose interval lies entirely below 0.
-    ``tie_everywhere`` : True when the interval contains 0 (or is undefined) at every m; any
-        crossing is then a sign change of noise, never significant on either side.
-    """
-    _check_level(level)
-    _require_columns(paired_rows, PAIRED_COLUMNS, "paired table")
-    if paired_rows.empty:
-        raise ResultsError("paired table is empty: no size has both models")
-    for col in ("task", "model_a", "model_b"):
-        if paired_rows[col].nunique() != 1:
-            raise ResultsError(f"crossovers: paired rows must hold one {col}, got "
-                               f"{sorted(map(str, paired_rows[col].unique()))}")
-    rows = paired_rows.sort_values("m", kind="stable")
-    if rows["m"].duplicated().any():
-        raise ResultsError("crossovers: paired rows repeat a size m")
-    ms = rows["m"].to_numpy(dtype=float)
-    d = rows["diff_mean"].to_numpy(dtype=float)
-    model_a, model_b = str(rows["model_a"].iloc[0]), str(rows["model_b"].iloc[0])
-    changes = sign_changes(ms, d)
-    calls = [winner(r) for _, r in rows.iterrows()]
-    lr_sig = np.array([c == "lr" for c in calls])
-    # the tail of sizes where b stays significantly better up to the last m
-    tail = np.flatnonzero(~lr_sig)
-    start_tail = tail[-1] + 1 if tail.size else 0
-    result = {
-        "model_a": model_a,
-        "model_b": model_b,
-        "m": [int(x) for x in ms],
-        "crossings": [loc for loc, _ in changes],
-        "better_after": ["lr" if s > 0 else "nb" for _, s in changes],
-        "first_crossover": changes[0][0] if changes else None,
-        "interval": None,
-        "boot_fraction": None,
-        "n_boot": int(n_boot),
-        "level": level,
-        "first_lr_significant": next((int(m) for m, c in zip(ms, calls, strict=True)
-                                      if c == "lr"), None),
-        "lr_significant_from": int(ms[start_tail]) if start_tail < len(ms) else None,
-        "first_nb_significant": next((int(m) for m, c in zip(ms, calls, strict=True)
-                                      if c == "nb"), None),
-        "tie_everywhere": all(c == "tie" for c in calls),
-    }
-    if changes and splits is not None and rng is not None:
-        if n_boot < 1:
-            raise ValueError(f"n_boot must be >= 1, got {n_boot}")
-        task = rows["task"].iloc[0]
-        diffs = paired_differences(splits[splits["task"] == task], model_a, model_b)
-        by_m = {m: g["diff"].to_numpy(dtype=float) for m, g in diffs.groupby("m")}
-        missing = [int(m) for m in ms if m not in by_m]
-        if missing:
-            raise ResultsError(f"crossovers: the splits table has no paired splits at m = "
-                               f"{missing} ({task})")
-        start = float(np.sign(d[d != 0][0]))
-        result["interval"], result["boot_fraction"] = _bootstrap_first_crossing(
-            ms, [by_m[m] for m in ms], start, rng, n_boot, level)
-    return result
+def task_pairs(task) -> list[tuple[str, str]]:
+    """The compared pairs ``(model_a, model_b)`` of a task, in ``task_paired`` order."""
+    paired = task_paired(task)
+    return list(dict.fromkeys(zip(paired["model_a"].astype(str),
+                                  paired["model_b"].astype(str), strict=True)))
 
 
 def task_rng(seed: int, task: str) -> np.random.Generator:

@@ -25,8 +25,11 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from nbvslr.errors import ConfigError
-from nbvslr.stats import DEFAULT_N_BOOT
+from nbvslr.analysis.crossovers import DEFAULT_N_BOOT, Crossovers, crossovers, task_crossovers
+from nbvslr.analysis.fidelity import panel_order, paper_curve
+from nbvslr.data.recipes import RECIPES
+from nbvslr.errors import ConfigError, ResultsError
+from nbvslr.results.read import TaskResults, model_order
 
 LINESTYLES = {"nb": "-", "lr": "--"}
 OTHER_LINESTYLE = ":"
@@ -45,17 +48,6 @@ PANEL_SIZE = (4.0, 3.0)  # inches per panel (width, height)
 # --------------------------------------------------------------------------------------
 # One task
 # --------------------------------------------------------------------------------------
-
-def model_order(summary: pd.DataFrame, run_info: Mapping[str, Any]) -> list[str]:
-    """Models in the run's config order (run.json ``models``), then any others in the table."""
-    listed = run_info.get("models") or []
-    if isinstance(listed, Mapping):
-        names = [str(k) for k in listed]
-    else:
-        names = [str(m["name"]) if isinstance(m, Mapping) else str(m) for m in listed]
-    present = [str(m) for m in pd.unique(summary["model"])]
-    return [m for m in names if m in present] + [m for m in present if m not in names]
-
 
 def model_styles(models: Sequence[tuple[str, str]]) -> dict[str, dict[str, Any]]:
     """Line properties for each ``(name, family)``, in order.
@@ -84,8 +76,6 @@ def task_title(run_info: Mapping[str, Any], default: str = "") -> str:
     """The panel title: for a built-in task the recipe's title of the target rule recorded
     in run.json (``task.recipe.target.rule``: it says what was computed), else run.json
     ``task.title``, else the task name, else ``default``."""
-    from nbvslr.data.recipes import RECIPES
-
     task = run_info.get("task") or {}
     recipe = RECIPES.get(str(task.get("name")))
     target = (task.get("recipe") or {}).get("target") if recipe is not None else None
@@ -111,7 +101,7 @@ def plot_task(
     run_info: Mapping[str, Any],
     paired: pd.DataFrame | None = None,
     *,
-    crossover: Mapping[str, Any] | None = None,
+    crossover: Crossovers | None = None,
     paper: pd.DataFrame | None = None,
     legend: bool = True,
     xlabel: str = "m",
@@ -132,8 +122,8 @@ def plot_task(
         ``paired.csv`` (NB - LR per m). When given and the mean difference of its first pair
         changes sign, the first crossover is marked with a dotted grey vertical line and its m.
     crossover : mapping, optional
-        ``stats.crossovers`` of the pair (e.g. ``report.task_crossovers``): used instead of
-        ``paired``; its bootstrap ``interval``, when there is one, is shaded.
+        The pair's crossovers (e.g. ``analysis.crossovers.task_crossovers``): used instead
+        of ``paired``; its bootstrap ``interval``, when there is one, is shaded.
     paper : DataFrame, optional
         The paper's curves (``fidelity.paper_curve``: ``m, nb, lr``), drawn thin and black,
         NB solid and LR dashed, labelled "paper".
@@ -169,8 +159,8 @@ def plot_task(
     if crossover is None and paired is not None and not paired.empty:
         crossover = _crossover_of(paired)
     ax.set_xlim(*x_limits(run_info, summary["m"].tolist()))
-    if crossover is not None and crossover.get("first_crossover") is not None:
-        _mark_crossover(ax, crossover["first_crossover"], crossover.get("interval"),
+    if crossover is not None and crossover.first_crossover is not None:
+        _mark_crossover(ax, crossover.first_crossover, crossover.interval,
                         _pair_label(crossover))
     ax.set_title(task_title(run_info, str(summary["task"].iloc[0])), fontsize="medium")
     ax.set_xlabel(xlabel)
@@ -193,15 +183,12 @@ def draw_paper(ax: Axes, paper: pd.DataFrame) -> None:
                 **PAPER_STYLE)
 
 
-def _crossover_of(paired: pd.DataFrame) -> Mapping[str, Any] | None:
-    from nbvslr import stats
-    from nbvslr.errors import ResultsError
-
+def _crossover_of(paired: pd.DataFrame) -> Crossovers | None:
     first = paired.iloc[0]  # the first task and pair
     rows = paired[(paired["task"] == first["task"]) & (paired["model_a"] == first["model_a"])
                   & (paired["model_b"] == first["model_b"])].dropna(subset=["diff_mean"])
     try:
-        return stats.crossovers(rows) if not rows.empty else None
+        return crossovers(rows) if not rows.empty else None
     except ResultsError:  # a malformed paired table: draw the curves without the mark
         return None
 
@@ -209,10 +196,10 @@ def _crossover_of(paired: pd.DataFrame) -> Mapping[str, Any] | None:
 CROSSOVER_COLOR = "0.4"
 
 
-def _pair_label(crossover: Mapping[str, Any]) -> str:
+def _pair_label(crossover: Crossovers) -> str:
     """"" for the crossover of nb and lr (what the caption names); " (a vs b)" for the
     first pair of a run that compared other models."""
-    pair = (str(crossover.get("model_a", "nb")), str(crossover.get("model_b", "lr")))
+    pair = (str(crossover.model_a), str(crossover.model_b))
     return "" if pair == ("nb", "lr") else f" ({pair[0]} vs {pair[1]})"
 
 
@@ -242,30 +229,9 @@ def _mark_crossover(ax: Axes, loc: float, interval: Sequence[float] | None,
 # Many tasks
 # --------------------------------------------------------------------------------------
 
-def _builtin_order() -> tuple[str, ...]:
-    try:
-        from nbvslr.data.recipes import BUILTIN_TASKS
-    except ImportError:  # pragma: no cover - the data layer is part of the package
-        return ()
-    return tuple(BUILTIN_TASKS)
-
-
-def panel_order(names: Sequence[str]) -> list[int]:
-    """Indices of ``names`` in the paper's panel order: built-in tasks first, in Figure 1's
-    order, then the others in the order given."""
-    builtin = {n: i for i, n in enumerate(_builtin_order())}
-    return sorted(range(len(names)),
-                  key=lambda i: (0, builtin[names[i]], i) if names[i] in builtin
-                  else (1, 0, i))
-
-
-def _crossover_of_task(task: Any, n_boot: int, seed: int) -> Mapping[str, Any] | None:
+def _crossover_of_task(task: Any, n_boot: int, seed: int) -> Crossovers | None:
     """The task's crossovers with the report's bootstrap interval when the folder has
     ``splits.csv.gz``; from ``paired.csv`` alone otherwise; None without either."""
-    from nbvslr.errors import ResultsError
-    from nbvslr.report import task_crossovers
-    from nbvslr.results import TaskResults
-
     if not isinstance(task, TaskResults):
         getter = getattr(task, "saved_paired", None)
         paired = getter() if callable(getter) else None
@@ -277,8 +243,6 @@ def _crossover_of_task(task: Any, n_boot: int, seed: int) -> Mapping[str, Any] |
 
 
 def _paper_of(task: Any) -> pd.DataFrame | None:
-    from nbvslr.fidelity import paper_curve
-
     return paper_curve(str(task.name))
 
 
@@ -335,8 +299,8 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | Non
     intervals = drawn_paper = False  # what the caption has to explain
     for k, (ax, task) in enumerate(zip(axes, tasks, strict=False)):
         cross = _crossover_of_task(task, n_boot, seed)
-        intervals |= bool(cross and cross.get("first_crossover") is not None
-                          and cross.get("interval") is not None)
+        intervals |= bool(cross is not None and cross.first_crossover is not None
+                          and cross.interval is not None)
         curves = _paper_of(task) if paper else None
         drawn_paper |= curves is not None
         plot_task(ax, task.summary, task.run_info, crossover=cross, paper=curves,

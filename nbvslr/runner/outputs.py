@@ -1,0 +1,67 @@
+"""A finished task's files: its tables (``nbvslr.analysis.stats``) and its curve.png
+(``nbvslr.views.plots``) made here, then written by ``nbvslr.results``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from nbvslr.analysis import stats
+from nbvslr.results.layout import sort_splits
+from nbvslr.results.read import TaskResults
+from nbvslr.results.write import write_task_outputs
+
+
+def write_task(
+    folder: Path,
+    splits: pd.DataFrame,
+    run_info: Mapping[str, Any],
+    pairs: Sequence[tuple[str, str]],
+    *,
+    plot: bool = True,
+) -> dict[str, Path]:
+    """Write splits, summary, paired (every pair of ``pairs``, when there is one), curve.png
+    (marking the first pair's crossover) and run.json; return their paths by kind."""
+    folder = Path(folder)
+    splits = sort_splits(splits)
+    summary = stats.summarize(splits)
+    paired = pd.concat([stats.paired_summary(splits, a, b) for a, b in pairs],
+                       ignore_index=True) if pairs else None
+    curve = None
+    if plot:
+        task = _Written(name=str((run_info.get("task") or {}).get("name") or folder.name),
+                        folder=folder, summary=summary, run_info=run_info,
+                        table=splits, pairs_table=paired)
+        curve = curve_png(task)
+    return write_task_outputs(folder, splits, run_info, summary=summary, paired=paired,
+                              curve=curve)
+
+
+@dataclass(frozen=True)
+class _Written(TaskResults):
+    """A task as it is being written: its tables in memory, read as ``nbvslr plot`` reads
+    them from the folder."""
+
+    table: pd.DataFrame | None = None
+    pairs_table: pd.DataFrame | None = None
+
+    def has_splits(self) -> bool:
+        return self.table is not None
+
+    def splits(self) -> pd.DataFrame:
+        return self.table
+
+    def saved_paired(self) -> pd.DataFrame | None:
+        return self.pairs_table
+
+
+def curve_png(task: TaskResults) -> bytes:
+    """The task's curve.png: the figure ``nbvslr plot <task folder>`` draws from the files,
+    byte for byte (the crossover and its bootstrap interval included)."""
+    from nbvslr.views import plots  # matplotlib: imported when a task is finished
+
+    return plots.render(plots.figure_of_tasks([task]), "png")
