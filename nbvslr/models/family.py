@@ -161,6 +161,10 @@ class Family(Protocol):
     def width(self, data: Dataset, design: Design) -> int:
         """The widest row of the per-split stacks its fit holds (float64 values)."""
 
+    def planned(self, data: Dataset, opts: Mapping[str, Any]) -> tuple[int, int]:
+        """For the memory plan, before any design is built: the widest design row it may use
+        (P, with the intercept) and the most hyperplanes it keeps per split."""
+
     def fit(
         self,
         data: Dataset,

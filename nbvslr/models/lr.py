@@ -128,6 +128,12 @@ class LogisticRegression:
     def ties(self, opts: Mapping[str, Any]) -> float:
         return 0.0
 
+    def planned(self, data: Dataset, opts: Mapping[str, Any]) -> tuple[int, int]:
+        # the widest coding (every level's indicator) on a discrete task
+        width = int(sum(data.n_values)) + 1 if data.kind == "discrete" else data.n_features + 1
+        sampled = opts["separable"] == "sample"
+        return width, int(opts["mcmc_chains"]) * int(opts["mcmc_draws"]) if sampled else 0
+
 
 def fit_lr(
     design: Design,

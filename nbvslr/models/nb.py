@@ -35,6 +35,12 @@ class _NaiveBayes:
     def ties(self, opts: Mapping[str, Any]) -> float:
         return TIES[opts["ties"]]
 
+    def planned(self, data: Dataset, opts: Mapping[str, Any]) -> tuple[int, int]:
+        if data.kind == "discrete":
+            return int(sum(data.n_values)) + 1, 0  # the full one-hot design
+        d = data.n_features
+        return (2 * d + 1 if opts["variance"] == "class" else d + 1), 0  # [X, X**2] or X
+
     def fit(
         self,
         data: Dataset,

@@ -24,6 +24,7 @@ from pathlib import Path
 from nbvslr.errors import ConfigError
 from nbvslr.models import STACK_COPIES
 from nbvslr.models.budget import DEFAULT_BUDGET
+from nbvslr.models.registry import lookup
 from nbvslr.models.stacks import split_chunks
 
 GiB = 1 << 30
@@ -179,15 +180,10 @@ def machine_bytes() -> float:
 
 
 def task_shape(name: str, data, grid: Sequence[int], models: Sequence) -> TaskShape:
-    """The ``TaskShape`` of a loaded ``Dataset`` and the run's ``ModelSpec``s."""
+    """The ``TaskShape`` of a loaded ``Dataset`` and the run's ``ModelSpec``s (each model's
+    registry entry says how wide its design may be and how many hyperplanes it keeps)."""
     d = data.n_features
-    if data.kind == "discrete":
-        width = int(sum(data.n_values)) + 1  # one-hot, the widest design
-    elif any(m.family == "nb" and m.options.get("variance") == "class" for m in models):
-        width = 2 * d + 1  # [X, X**2]
-    else:
-        width = d + 1
-    hyperplanes = max(
-        (int(m.options["mcmc_chains"]) * int(m.options["mcmc_draws"]) for m in models
-         if m.family == "lr" and m.options.get("separable") == "sample"), default=0)
+    planned = [lookup(m.family, data.kind).planned(data, m.options) for m in models]
+    width = max((w for w, _ in planned), default=d + 1)
+    hyperplanes = max((h for _, h in planned), default=0)
     return TaskShape(name, data.n_rows, d, width, tuple(grid), hyperplanes, len(models))

@@ -173,3 +173,24 @@ def test_run_help_lists_every_model_option():
     for name, table in OPTIONS.items():
         for o in table:
             assert f"{name}.{o.name} " in out
+
+
+@pytest.mark.parametrize("kind", ["continuous", "discrete"])
+@pytest.mark.parametrize("family, options", [
+    ("nb", {}), ("nb", {"variance": "class"}), ("lr", {}), ("lr", {"coding": "full"}),
+    ("lr", {"coding": "ordinal"}), ("lr", {"separable": "l2"}), ("lr", {"mcmc_draws": 7}),
+])
+def test_memory_plan_bounds_what_each_entry_holds(kind, family, options):
+    """The width and hyperplanes an entry declares for the memory plan, before any design is
+    built, are at least what its fit then holds."""
+    from nbvslr.models.registry import lookup
+
+    data = _continuous() if kind == "continuous" else _discrete()
+    spec = _spec(family, **options)
+    entry = lookup(family, kind)
+    width, hyperplanes = entry.planned(data, spec.options)
+    design = get_design(data, entry.design(data, spec.options))
+    assert width >= entry.width(data, design)
+    o = spec.options
+    kept = o["mcmc_chains"] * o["mcmc_draws"] if o.get("separable") == "sample" else 0
+    assert hyperplanes == kept
