@@ -21,6 +21,7 @@ Examples:
   nbvslr report results
   nbvslr report results -o results/report.md
   nbvslr report results --format csv -o results/report.csv   # pandas.read_csv(...)
+  nbvslr report results --extrapolate     # fitted curves past the grid
 """,
 )
 @results_dirs_argument
@@ -42,7 +43,12 @@ Examples:
 @click.option("--paper/--no-paper", default=True, show_default=True,
               help="Append the comparison of the built-in panels with the paper's Figure 1 "
                    "(as `nbvslr fidelity`).")
-def report(results_dirs, output, fmt, n_boot, seed, notes, paper):
+@click.option("--extrapolate", is_flag=True,
+              help="Append each model's fitted learning curve past the grid: its asymptote "
+                   "(with a bootstrap interval where the splits were kept) beside the error "
+                   "when trained on all rows, and the predicted crossover beyond the largest "
+                   "m (docs/extrapolation.md).")
+def report(results_dirs, output, fmt, n_boot, seed, notes, paper, extrapolate):
     """Print a table of finished runs, one row per task and compared pair (NB vs LR, and
     the config's other pairs).
 
@@ -55,7 +61,7 @@ def report(results_dirs, output, fmt, n_boot, seed, notes, paper):
         text = report_csv(results_dirs, n_boot=n_boot, seed=seed)
     else:
         text = report_table(results_dirs, n_boot=n_boot, seed=seed, notes=notes,
-                            paper=paper)
+                            paper=paper, extrapolate=extrapolate)
     click.echo(text, nl=False)
     if output is not None:
         results.atomic_write_text(output, text)

@@ -19,6 +19,7 @@ from nbvslr.analysis.formatting import MISSING, m_text, number
 from nbvslr.analysis.stats import task_pairs
 from nbvslr.analysis.winner import winner
 from nbvslr.results.read import PathLike, TaskResults, load_results
+import nbvslr.views.extrapolation as extrapolation
 
 # --------------------------------------------------------------------------------------
 # The Markdown table
@@ -213,6 +214,7 @@ def report_table(
     level: float = 0.95,
     notes: bool = True,
     paper: bool = True,
+    extrapolate: bool = False,
 ) -> str:
     """A Markdown table with one row per task found under ``results_dirs`` and pair it
     compared (``report_rows``).
@@ -245,4 +247,8 @@ def report_table(
         if panels:
             text += ("\nAgainst the paper's Figure 1:\n\n"
                      + fidelity.markdown(panels, notes=notes))
+    if extrapolate:
+        tasks = list({id(row["_task"]): row["_task"] for row in rows}.values())
+        text += ("\nBeyond the grid (fitted learning curves):\n\n"
+                 + extrapolation.section(tasks, seed=seed, level=level, notes=notes))
     return text
