@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+import nbvslr.views.extrapolation as extrapolation
 from nbvslr.analysis import fidelity
 from nbvslr.analysis.crossovers import DEFAULT_N_BOOT, Crossovers, task_crossovers
 from nbvslr.analysis.fidelity import panel_order
@@ -19,7 +20,6 @@ from nbvslr.analysis.formatting import MISSING, m_text, number
 from nbvslr.analysis.stats import task_pairs
 from nbvslr.analysis.winner import winner
 from nbvslr.results.read import PathLike, TaskResults, load_results
-import nbvslr.views.extrapolation as extrapolation
 
 # --------------------------------------------------------------------------------------
 # The Markdown table
