@@ -160,19 +160,19 @@ def _solve(basis: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray,
 
     basis (B, G, M, 2), y (B, M), w (M,) -> linear parameters (B, G, 2) and SSE (B, G).
     """
-    A = basis * w[:, None]  # (B, G, M, 2)
-    Y = y * w  # (B, M)
-    AtA = np.einsum("bgmi,bgmj->bgij", A, A)  # (B, G, 2, 2)
-    AtY = np.einsum("bgmi,bm->bgi", A, Y)  # (B, G, 2)
-    det = AtA[..., 0, 0] * AtA[..., 1, 1] - AtA[..., 0, 1] ** 2  # (B, G)
+    u = basis[..., 0] * w  # (B, G, M) the two weighted columns
+    v = basis[..., 1] * w
+    Y = (y * w)[:, None, :]  # (B, 1, M)
+    uu, uv, vv = (u * u).sum(-1), (u * v).sum(-1), (v * v).sum(-1)  # (B, G)
+    uy, vy = (u * Y).sum(-1), (v * Y).sum(-1)
+    det = uu * vv - uv**2
     # a near-singular basis (its two columns almost proportional) is a useless grid point
-    ok = det > 1e-10 * AtA[..., 0, 0] * AtA[..., 1, 1]
+    ok = det > 1e-10 * uu * vv
     det = np.where(ok, det, 1.0)
-    lin = np.stack([AtA[..., 1, 1] * AtY[..., 0] - AtA[..., 0, 1] * AtY[..., 1],
-                    AtA[..., 0, 0] * AtY[..., 1] - AtA[..., 1, 0] * AtY[..., 0]],
-                   axis=-1) / det[..., None]  # (B, G, 2)
-    resid = np.einsum("bgmi,bgi->bgm", A, lin) - Y[:, None, :]  # (B, G, M)
-    sse = np.einsum("bgm,bgm->bg", resid, resid)
+    p, q = (vv * uy - uv * vy) / det, (uu * vy - uv * uy) / det  # (B, G)
+    lin = np.stack([p, q], axis=-1)  # (B, G, 2)
+    resid = u * p[..., None] + v * q[..., None] - Y  # (B, G, M)
+    sse = (resid * resid).sum(-1)
     return lin, np.where(ok, sse, np.inf)
 
 
