@@ -23,9 +23,10 @@ install: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
-# The unit tests alone (tests/unit: one module at a time, under a minute): the loop while working.
+# The unit tests alone (tests/unit: one module at a time, under a minute; the few marked
+# slow are left to make test): the loop while working.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q tests/unit
+	$(BIN)/python -m pytest -q tests/unit -m 'not slow'
 
 lint: $(STAMP)
 	$(BIN)/ruff check nbvslr tests benchmarks studies docs

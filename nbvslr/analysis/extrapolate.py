@@ -52,8 +52,8 @@ from nbvslr.errors import ResultsError
 FIT_SHARE = 2 / 3
 #: The smallest standard error a mean is weighted with (errors are in [0, 1]).
 SEM_FLOOR = 1e-3
-#: Fewest sizes for a fit: one more than the largest number of parameters (choosing a family
-#: needs a few more: ``choose``).
+#: Fewest sizes to choose a family and extrapolate: the three-parameter families fitted to the
+#: first four (``FIT_SHARE``) and scored on the fifth.
 MIN_SIZES = 5
 #: Bootstrap resamples of the intervals.
 DEFAULT_N_BOOT = 200
@@ -192,10 +192,13 @@ def _fit_block(f: _Family, m: np.ndarray, Y: np.ndarray, w: np.ndarray
         sse = np.where((asym >= 0.0) & (asym <= 1.0), sse, np.inf)  # an error rate's limit
         g = np.argmin(sse, axis=1)  # (B,)
         best_q, best_lin = q[rows, g], lin[rows, g]
+        feasible = np.isfinite(sse[rows, g])[:, None]  # (B, 1)
         centre = np.log10(best_q)  # (B, k)
         step = (hi - lo) / (n - 1)
-        lo, hi = centre - 2 * step, centre + 2 * step
-    return best_lin, best_q
+        lo = np.where(feasible, centre - 2 * step, lo)
+        hi = np.where(feasible, centre + 2 * step, hi)
+    # a curve that no limit in [0, 1] fits anywhere on the grid has no fit
+    return np.where(feasible, best_lin, np.nan), np.where(feasible, best_q, np.nan)
 
 
 def fit(family: str, m: Sequence[float], y: np.ndarray, sem: Sequence[float]) -> CurveFit:
@@ -255,7 +258,8 @@ def holdout_scores(m: Sequence[float], y: Sequence[float], sem: Sequence[float],
                    families: Sequence[str] = tuple(FAMILIES)) -> dict[str, float]:
     """Each family fitted to the first ``n_fit`` sizes of one curve, scored by the mean
     absolute error of its predictions at the other, larger sizes. Families with more
-    parameters than ``n_fit - 1`` are left out."""
+    parameters than ``n_fit - 1``, or with no fit whose limit lies in [0, 1], are left
+    out."""
     m = np.asarray(m, dtype=float)
     y = np.asarray(y, dtype=float)
     sem = np.asarray(sem, dtype=float)
@@ -266,7 +270,9 @@ def holdout_scores(m: Sequence[float], y: Sequence[float], sem: Sequence[float],
         if n_fit < FAMILIES[name].n_params + 1:
             continue
         cf = fit(name, m[:n_fit], y[:n_fit], sem[:n_fit])
-        scores[name] = float(np.mean(np.abs(cf.predict(m[n_fit:])[0] - y[n_fit:])))
+        score = float(np.mean(np.abs(cf.predict(m[n_fit:])[0] - y[n_fit:])))
+        if math.isfinite(score):  # NaN: the family has no fit with a limit in [0, 1]
+            scores[name] = score
     return scores
 
 
@@ -277,10 +283,12 @@ def choose(m: Sequence[float], y: Sequence[float], sem: Sequence[float],
     any family, ``ValueError``."""
     n = len(m)
     n_fit = min(max(int(math.ceil(FIT_SHARE * n)), 1), n - 1)
-    scores = holdout_scores(m, y, sem, n_fit, families) if n >= 2 else {}
-    if not scores:
+    if n < MIN_SIZES:
         raise ValueError(f"too few sizes ({n}) to score any family; at least "
-                         f"{MIN_SIZES + 2} are needed")
+                         f"{MIN_SIZES} are needed")
+    scores = holdout_scores(m, y, sem, n_fit, families)
+    if not scores:
+        raise ValueError("no family fits the curve with a limit between 0 and 1")
     return Choice(min(scores, key=scores.get), scores, n_fit)
 
 
@@ -380,9 +388,9 @@ def extrapolate(
     m = np.asarray(summary[a][0], dtype=float)
     if not np.array_equal(m, np.asarray(summary[b][0], dtype=float)):
         raise ValueError("the two models must be measured at the same sizes")
-    if m.size < MIN_SIZES + 2:
+    if m.size < MIN_SIZES:
         raise ValueError(f"{m.size} sizes are too few to choose and fit a learning curve; "
-                         f"at least {MIN_SIZES + 2} are needed")
+                         f"at least {MIN_SIZES} are needed")
     fam, scores, fits = {}, {}, {}
     for model in pair:
         _, y, sem = summary[model]
@@ -404,8 +412,10 @@ def extrapolate(
             E = per_split[model]  # (M, n)
             Y = np.take_along_axis(E[None, :, :], idx, axis=2).mean(axis=2)  # (B, M)
             boot[model] = fit(fam[model], m, Y, summary[model][2])
-            q = np.quantile(boot[model].asymptote, [alpha, 1 - alpha])
-            asym_iv[model] = (float(q[0]), float(q[1]))
+            fitted = boot[model].asymptote[np.isfinite(boot[model].asymptote)]
+            if fitted.size:
+                q = np.quantile(fitted, [alpha, 1 - alpha])
+                asym_iv[model] = (float(q[0]), float(q[1]))
         d = boot[a].predict(grid) - boot[b].predict(grid)  # (B, G)
         loc = _first_crossing_beyond(d, grid)
         loc = np.where(np.isnan(loc), np.inf, loc)
@@ -459,6 +469,8 @@ def task_extrapolation(task, pair: tuple[str, str] | None = None, *,
         if per_split[pair[0]].shape != per_split[pair[1]].shape or any(
                 np.isnan(v).any() for v in per_split.values()):
             per_split = None  # unpaired or missing splits: point estimates only
+        elif per_split[pair[0]].shape[1] < 2:
+            per_split = None  # one split: nothing to resample
         else:
             rng = task_rng(seed, task.name)
     try:

@@ -9,6 +9,7 @@ import click
 from nbvslr import results
 from nbvslr.analysis.crossovers import DEFAULT_N_BOOT
 from nbvslr.cli.results_options import results_dirs_argument
+from nbvslr.errors import ConfigError
 from nbvslr.views.report import report_csv, report_table
 
 
@@ -47,7 +48,8 @@ Examples:
               help="Append each model's fitted learning curve past the grid: its asymptote "
                    "(with a bootstrap interval where the splits were kept) beside the error "
                    "when trained on all rows, and the predicted crossover beyond the largest "
-                   "m (docs/extrapolation.md).")
+                   "m (docs/extrapolation.md). Markdown only; every bootstrap resample "
+                   "(--n-boot) is refitted, so it takes a few seconds a task.")
 def report(results_dirs, output, fmt, n_boot, seed, notes, paper, extrapolate):
     """Print a table of finished runs, one row per task and compared pair (NB vs LR, and
     the config's other pairs).
@@ -57,6 +59,9 @@ def report(results_dirs, output, fmt, n_boot, seed, notes, paper, extrapolate):
     the asymptotic and majority-class errors; then, in Markdown, for the built-in panels,
     the comparison with the paper's Figure 1. Made from saved results only.
     """
+    if fmt == "csv" and extrapolate:
+        raise ConfigError("--extrapolate adds a Markdown section; use it without "
+                               "--format csv")
     if fmt == "csv":
         text = report_csv(results_dirs, n_boot=n_boot, seed=seed)
     else:

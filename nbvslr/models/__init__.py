@@ -128,7 +128,8 @@ def score_splits(
 
 
 def score_full(spec: ModelSpec, data: Dataset, seed: np.random.SeedSequence) -> float:
-    """Fit ``spec`` on all rows and return its error on all rows (ties count one half).
+    """Fit ``spec`` on all rows and return its error on all rows (a tied score counted by
+    the entry's tie rule: half an error unless an option says otherwise).
 
     The resubstitution error of the model trained on everything: an estimate of its
     asymptotic error. If LR's full data is separable, the separable-set rule applies as for

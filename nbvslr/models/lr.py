@@ -131,7 +131,7 @@ class LogisticRegression:
     def planned(self, data: Dataset, opts: Mapping[str, Any]) -> tuple[int, int]:
         # the widest coding (every level's indicator) on a discrete task
         width = int(sum(data.n_values)) + 1 if data.kind == "discrete" else data.n_features + 1
-        sampled = opts["separable"] == "sample"
+        sampled = opts["separable"] == "sample" and opts["C"] is None  # only unpenalised fits
         return width, int(opts["mcmc_chains"]) * int(opts["mcmc_draws"]) if sampled else 0
 
 

@@ -7,7 +7,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from nbvslr.analysis.extrapolate import DEFAULT_N_BOOT, Extrapolation, task_extrapolation
+from nbvslr.analysis.extrapolate import (
+    DEFAULT_N_BOOT,
+    FAMILIES,
+    Extrapolation,
+    task_extrapolation,
+)
 from nbvslr.analysis.formatting import MISSING, m_text, number
 from nbvslr.errors import ResultsError
 
@@ -17,8 +22,7 @@ HEADER = ["task", "NB fit", "NB asymptote", "NB all rows", "LR fit", "LR asympto
 NOTES = """\
 - fit: the curve family that best predicted the larger sizes from the smaller ones (fitted
   to the first two thirds of the sizes, scored on the rest), then fitted to every size,
-  weighted by 1/sem²: pow3 `a + b·m^(−c)`, exp3 `a + b·exp(−c·m)`, mmf4
-  `(a·b + c·m^d)/(b + m^d)`, wbl4 `a − b·exp(−c·m^d)`.
+  weighted by 1/sem²: {families}.
 - asymptote: the fitted curve's limit as m grows, [{pct}% bootstrap interval over the
   splits, {n_boot} resamples] where the splits were kept; **‡** where it lies below the error
   when trained and tested on all rows (all rows), which it should not: that curve is bending
@@ -28,8 +32,8 @@ NOTES = """\
   upper end "none" means some resamples predict no crossover before N; **‡** where it rests
   on an asymptote marked ‡.
 - Extrapolation is a model, not a measurement: how well it predicted the second half of each
-  paper panel's grid from the first, and where not to trust it:
-  [docs/extrapolation.md](docs/extrapolation.md)."""
+  paper panel's grid from the first, and where not to trust it: docs/extrapolation.md in
+  nbvslr's repository."""
 
 
 def _interval(iv: tuple[float, float] | None, fmt) -> str:
@@ -78,5 +82,7 @@ def section(tasks: Sequence, *, n_boot: int = DEFAULT_N_BOOT, seed: int = 0,
         lines.append("| " + " | ".join(cells) + " |")
     text = "\n".join(lines) + "\n"
     if notes:
-        text += "\n" + NOTES.format(pct=round(100 * level), n_boot=n_boot) + "\n"
+        families = ", ".join(f"{f.name} `{f.formula}`" for f in FAMILIES.values())
+        text += "\n" + NOTES.format(pct=round(100 * level), n_boot=n_boot,
+                                    families=families) + "\n"
     return text

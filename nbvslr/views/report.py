@@ -250,5 +250,6 @@ def report_table(
     if extrapolate:
         tasks = list({id(row["_task"]): row["_task"] for row in rows}.values())
         text += ("\nBeyond the grid (fitted learning curves):\n\n"
-                 + extrapolation.section(tasks, seed=seed, level=level, notes=notes))
+                 + extrapolation.section(tasks, n_boot=n_boot, seed=seed, level=level,
+                                         notes=notes))
     return text

@@ -43,6 +43,16 @@ def test_fits_of_many_curves_equal_the_fits_one_by_one():
         np.testing.assert_allclose(batch.predict(M)[i], one.predict(M)[0], atol=1e-12)
 
 
+def test_a_curve_no_error_rate_limit_fits_has_no_fit():
+    """Means above 1 or below 0 (not error rates) get NaN parameters, never a limit outside
+    [0, 1], and no family is chosen for them."""
+    for y in (np.full(M.size, 1.2), np.full(M.size, -0.1)):
+        for family in ex.FAMILIES:
+            assert np.isnan(ex.fit(family, M, y, SEM).asymptote).all()
+        with pytest.raises(ValueError, match="no family fits"):
+            ex.choose(M, y, SEM)
+
+
 def test_asymptotes_stay_error_rates():
     """A curve still falling steeply cannot be fitted with a limit below 0."""
     m = M[:6]
@@ -57,7 +67,8 @@ def test_choice_prefers_the_family_that_extrapolates():
     c = ex.choose(M, TRUE["exp3"][0](M), SEM)
     assert c.family == "exp3"
     assert c.scores["exp3"] == min(c.scores.values()) and c.n_fit == 8
-    with pytest.raises(ValueError, match="too few sizes"):
+    assert ex.choose(M[:5], TRUE["exp3"][0](M[:5]), SEM[:5]).n_fit == 4  # the fewest
+    with pytest.raises(ValueError, match="at least 5"):
         ex.choose(M[:4], TRUE["exp3"][0](M[:4]), SEM[:4])
 
 
@@ -123,12 +134,21 @@ def test_task_extrapolation_and_report_section(tmp_path):
     assert "[" in cells[2] and "[" in cells[5]  # the asymptotes' intervals
     plain = CliRunner().invoke(cli, ["report", str(tmp_path), "--no-paper"])
     assert "Beyond the grid" not in plain.output
+    csv = CliRunner().invoke(cli, ["report", str(tmp_path), "--format", "csv", "--extrapolate"])
+    assert csv.exit_code == 2 and "use it without --format csv" in csv.output
+
+
+def test_one_split_gives_no_interval(tmp_path):
+    """With one split per size there is nothing to resample: point estimates only."""
+    folder = fabricate(tmp_path, n_splits=1)
+    e = ex.task_extrapolation(load_task(folder), n_boot=30)
+    assert e.asymptote_interval == {"nb": None, "lr": None} and e.crossover_interval is None
 
 
 def test_too_short_a_grid_is_one_line_in_the_section(tmp_path):
     """A task with too few sizes to choose a family gets its reason in the section, not an
     error for the whole report."""
-    fabricate(tmp_path, sizes=(2, 4, 8, 16), n_splits=20)
+    fabricate(tmp_path, sizes=(2, 4, 8, 16), n_splits=20)  # 4 sizes, 5 needed
     result = CliRunner().invoke(cli, ["report", str(tmp_path), "--extrapolate", "--no-paper"])
     assert result.exit_code == 0, result.output
-    assert "too few to choose and fit a learning curve" in result.output
+    assert "4 sizes are too few to choose and fit a learning curve" in result.output

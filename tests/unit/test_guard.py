@@ -77,6 +77,7 @@ def test_identical_curves_pass(reference):
     assert "OK: all" in report.table()
 
 
+@pytest.mark.slow
 def test_noise_rarely_raises_an_alarm(reference):
     """Runs that differ from the reference only by noise (50 splits) almost never fail."""
     rng = np.random.default_rng(1)
@@ -87,6 +88,7 @@ def test_noise_rarely_raises_an_alarm(reference):
     assert alarms <= 4, f"{alarms} false alarms in {draws} noise-only runs"
 
 
+@pytest.mark.slow
 def test_noise_with_heavier_splits_still_passes(reference):
     """Noise is judged by each run's own sems: a noisier small run is not a shift."""
     rng = np.random.default_rng(2)

@@ -179,10 +179,13 @@ def test_run_help_lists_every_model_option():
 @pytest.mark.parametrize("family, options", [
     ("nb", {}), ("nb", {"variance": "class"}), ("lr", {}), ("lr", {"coding": "full"}),
     ("lr", {"coding": "ordinal"}), ("lr", {"separable": "l2"}), ("lr", {"mcmc_draws": 7}),
+    ("lr", {"C": 1.0}),
 ])
 def test_memory_plan_bounds_what_each_entry_holds(kind, family, options):
     """The width and hyperplanes an entry declares for the memory plan, before any design is
-    built, are at least what its fit then holds."""
+    built, bound what its fit then holds: its hyperplanes' length and, on training sets
+    small enough to be separable, the hyperplanes it draws per split."""
+    from nbvslr.models.budget import DEFAULT_BUDGET
     from nbvslr.models.registry import lookup
 
     data = _continuous() if kind == "continuous" else _discrete()
@@ -190,7 +193,12 @@ def test_memory_plan_bounds_what_each_entry_holds(kind, family, options):
     entry = lookup(family, kind)
     width, hyperplanes = entry.planned(data, spec.options)
     design = get_design(data, entry.design(data, spec.options))
-    assert width >= entry.width(data, design)
-    o = spec.options
-    kept = o["mcmc_chains"] * o["mcmc_draws"] if o.get("separable") == "sample" else 0
-    assert hyperplanes == kept
+    idx = _train(np.asarray(data.y), 4, 6)  # (6, 4): 4 rows, most of them separable
+    seeds = [np.random.SeedSequence(i) for i in range(6)]
+    fit = entry.fit(data, design, idx, spec.options, seeds, DEFAULT_BUDGET)
+    assert fit.theta.shape[1] <= width and design.n_params <= width
+    if spec.options.get("separable") == "sample" and spec.options["C"] is None:
+        assert fit.sampled.size > 0  # the draws below are really there
+        assert fit.draws.shape[1] <= hyperplanes
+    else:
+        assert fit.sampled.size == 0 and hyperplanes == 0
