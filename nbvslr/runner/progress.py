@@ -23,6 +23,8 @@ from typing import Any, Protocol, TextIO
 
 from tqdm import tqdm
 
+from nbvslr.runner.eta import Estimator, UnitShape
+
 DEFAULT_WIDTH = 80
 """Columns assumed when neither the stream nor ``COLUMNS`` tells the terminal's width."""
 MIN_BAR = 6
@@ -37,14 +39,21 @@ class TaskPlan:
     sizes: int  # training-set sizes in the task's grid
     resumed: int  # of which already done (checkpoints of an earlier run)
     splits: int  # splits per size
+    units: tuple[tuple[int, int], ...] = ()  # (m, splits) of each unit still to do
+    features: int = 1  # the task's features, for the cost model of the time left
+
+    def unit_shapes(self) -> list[UnitShape]:
+        """The units still to do (without ``units``: one per size left, its m unknown)."""
+        units = self.units or ((0, self.splits),) * (self.sizes - self.resumed)
+        return [UnitShape(self.name, m, s, self.features) for m, s in units]
 
 
 class Progress(Protocol):
     """What the runner calls while the work finishes."""
 
-    def start(self, plan: Sequence[TaskPlan]) -> None: ...
+    def start(self, plan: Sequence[TaskPlan], workers: int = 1) -> None: ...
 
-    def splits_done(self, task: str, m: int, n: int) -> None: ...
+    def splits_done(self, task: str, m: int, n: int, seconds: float | None = None) -> None: ...
 
     def size_done(self, task: str, m: int) -> None: ...
 
@@ -56,10 +65,10 @@ class Progress(Protocol):
 class NoProgress:
     """Reports nothing (``--quiet``)."""
 
-    def start(self, plan: Sequence[TaskPlan]) -> None:
+    def start(self, plan: Sequence[TaskPlan], workers: int = 1) -> None:
         pass
 
-    def splits_done(self, task: str, m: int, n: int) -> None:
+    def splits_done(self, task: str, m: int, n: int, seconds: float | None = None) -> None:
         pass
 
     def size_done(self, task: str, m: int) -> None:
@@ -90,8 +99,8 @@ def _count(n: int, word: str) -> str:
 class Tally:
     """The counts behind every display: sizes, splits and tasks done, time elapsed and left.
 
-    The time left assumes the splits still to do go as fast, on average, as those done so
-    far in this run (sizes resumed from checkpoints count as done, not as fast).
+    The time left comes from a cost model of the units still to do, refined by every unit
+    that finishes (``nbvslr.runner.eta``); "estimating…" until it means something.
     """
 
     def __init__(self) -> None:
@@ -100,26 +109,30 @@ class Tally:
         self.splits = self.splits_done = 0
         self.tasks = self.tasks_done = 0
         self.resumed_splits = 0
+        self.eta = Estimator()
         self.t0 = time.monotonic()
 
-    def start(self, plan: Sequence[TaskPlan]) -> None:
+    def start(self, plan: Sequence[TaskPlan], workers: int = 1) -> None:
         self.plan = {p.name: p for p in plan}
         self.tasks, self.tasks_done = len(plan), 0
         self.sizes = sum(p.sizes for p in plan)
         self.sizes_done = sum(p.resumed for p in plan)
         self.splits = sum(p.sizes * p.splits for p in plan)
         self.resumed_splits = self.splits_done = sum(p.resumed * p.splits for p in plan)
+        self.eta = Estimator([u for p in plan for u in p.unit_shapes()], workers)
         self.t0 = time.monotonic()
+
+    def unit_done(self, task: str, m: int, n: int, seconds: float | None) -> None:
+        """A unit of ``n`` splits of (task, m) finished in ``seconds`` of its worker's time."""
+        self.splits_done += n
+        self.eta.done(task, m, n, seconds)
 
     def elapsed(self) -> float:
         return time.monotonic() - self.t0
 
     def left(self) -> float | None:
-        """Seconds still to go, or None before the first split has finished."""
-        done = self.splits_done - self.resumed_splits
-        if done <= 0:
-            return None
-        return self.elapsed() / done * (self.splits - self.splits_done)
+        """Seconds still to go, or None while there is no estimate yet."""
+        return self.eta.left()
 
     def counts(self) -> dict[str, str]:
         """The display's parts, each a short phrase."""
@@ -128,8 +141,9 @@ class Tally:
             "sizes": f"sizes {self.sizes_done}/{self.sizes}",
             "splits": f"splits {_thousands(self.splits_done)}/{_thousands(self.splits)}",
             "tasks": f"tasks {self.tasks_done}/{self.tasks}",
-            "time": f"{clock(self.elapsed())} elapsed"
-                    + (f", {clock(left)} left" if left is not None and left > 0 else ""),
+            "time": f"{clock(self.elapsed())} elapsed" + (
+                ", estimating…" if left is None and self.splits_done < self.splits
+                else f", {clock(left)} left" if left is not None and left >= 0.5 else ""),
         }
 
     def summary(self) -> str:
@@ -234,15 +248,15 @@ class TerminalProgress:
         self.label = "starting"
         self.bar: _Bar | None = None
 
-    def start(self, plan: Sequence[TaskPlan]) -> None:
-        self.tally.start(plan)
+    def start(self, plan: Sequence[TaskPlan], workers: int = 1) -> None:
+        self.tally.start(plan, workers)
         if plan:
             self.label = plan[0].name
         self.bar = _Bar(self, total=max(1, self.tally.splits), initial=self.tally.splits_done,
                         file=self.stream, leave=True, mininterval=self.mininterval)
 
-    def splits_done(self, task: str, m: int, n: int) -> None:
-        self.tally.splits_done += n
+    def splits_done(self, task: str, m: int, n: int, seconds: float | None = None) -> None:
+        self.tally.unit_done(task, m, n, seconds)
         self.label = f"{task} m={m}"
         if self.bar is not None:
             self.bar.update(n)
@@ -283,16 +297,16 @@ class LogProgress:
         self.stream.write(line + "\n")
         self.stream.flush()
 
-    def start(self, plan: Sequence[TaskPlan]) -> None:
-        self.tally.start(plan)
+    def start(self, plan: Sequence[TaskPlan], workers: int = 1) -> None:
+        self.tally.start(plan, workers)
         t = self.tally
         resumed = t.sizes_done
         again = f" ({resumed} done before, from checkpoints)" if resumed else ""
         self._say(f"run: {_count(t.tasks, 'task')}, {_count(t.sizes, 'size')}{again}, "
                   f"{_count(t.splits, 'split')}")
 
-    def splits_done(self, task: str, m: int, n: int) -> None:
-        self.tally.splits_done += n
+    def splits_done(self, task: str, m: int, n: int, seconds: float | None = None) -> None:
+        self.tally.unit_done(task, m, n, seconds)
 
     def size_done(self, task: str, m: int) -> None:
         self.tally.sizes_done += 1

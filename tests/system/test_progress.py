@@ -44,7 +44,7 @@ def _drive(progress, plan=PLAN) -> None:
     for task in plan:
         for k in range(task.sizes - task.resumed):
             for _ in range(task.splits // 250):
-                progress.splits_done(task.name, 2 + 20 * k, 250)
+                progress.splits_done(task.name, 2 + 20 * k, 250, 0.01 * (k + 1))
             progress.size_done(task.name, 2 + 20 * k)
         progress.task_done(task.name, 12.0)
     progress.finish()
@@ -144,7 +144,9 @@ def test_compose_fits_every_width_and_keeps_the_times():
     """For widths 1..200 the line fits; from 30 columns on, elapsed and left are shown."""
     tally = Tally()
     tally.start(PLAN)
-    tally.splits_done, tally.sizes_done = 12_000, 15
+    for k in range(12):
+        tally.unit_done("adult-continuous", 2 + 20 * k, 1000, 0.5)
+    tally.sizes_done = 15
     for width in range(1, 201):
         left, right, bar = compose("adult-continuous m=382", tally, width)
         used = len(left) + len(right) + (2 + MIN_BAR if bar else 0)
@@ -198,11 +200,12 @@ def test_runner_reports_every_split_size_and_task(tmp_path):
     events: list[tuple] = []
 
     class Record(NoProgress):
-        def start(self, plan):
+        def start(self, plan, workers=1):
             events.append(("start", tuple(plan)))
 
-        def splits_done(self, task, m, n):
+        def splits_done(self, task, m, n, seconds=None):
             events.append(("splits", m, n))
+            assert seconds is not None and seconds >= 0
 
         def size_done(self, task, m):
             events.append(("size", m))
@@ -211,7 +214,8 @@ def test_runner_reports_every_split_size_and_task(tmp_path):
             events.append(("task", task))
 
     run_experiment(config, progress=Record())
-    assert events[0] == ("start", (TaskPlan("toy", 3, 0, 20),))
+    units = ((2, 10), (2, 10), (4, 10), (4, 10), (8, 10), (8, 10))
+    assert events[0] == ("start", (TaskPlan("toy", 3, 0, 20, units, features=2),))
     assert sorted(e for e in events if e[0] == "size") == [("size", 2), ("size", 4), ("size", 8)]
     assert sum(e[2] for e in events if e[0] == "splits") == 3 * 20
     assert events[-1] == ("task", "toy")
