@@ -47,14 +47,15 @@ figures: $(STAMP)
 	$(MAKE) draw RESULTS=$(RESULTS)
 
 # Draw the figure and the report from saved results only (never re-runs anything):
-# `make draw` for results/. The committed runs keep no splits.csv.gz (the report's
+# `make draw` for results/. It prints where the files went and one line per panel (the
+# winner at each end, the crossover); the whole table is in report.md. The committed runs keep no splits.csv.gz (the report's
 # crossover intervals need them): `make redraw-committed` redraws their figures alone.
 draw: $(STAMP)
 	$(BIN)/nbvslr plot $(addprefix $(RESULTS)/,$(PANELS)) --figure1 \
 	    -o $(RESULTS)/figure1.png -o $(RESULTS)/figure1.pdf
 	test ! -d $(RESULTS)/nb-data || \
 	    $(BIN)/nbvslr plot $(RESULTS)/nb-data $(RESULTS)/dependent -o $(RESULTS)/synthetic.png
-	$(BIN)/nbvslr report $(RESULTS) -o $(RESULTS)/report.md
+	$(BIN)/nbvslr report $(RESULTS) -o $(RESULTS)/report.md --brief
 
 # Refreshing a committed run (the targets named refresh-*) rewrites committed files under
 # results/: review `git diff results/...` and commit it with the change that moved it.

@@ -9,7 +9,7 @@ import click
 from nbvslr import results
 from nbvslr.analysis.crossovers import DEFAULT_N_BOOT
 from nbvslr.cli.results_options import results_dirs_argument
-from nbvslr.views.report import report_csv, report_table
+from nbvslr.views.report import report_csv, report_rows, report_table, verdict_lines
 
 
 @click.command(
@@ -21,6 +21,7 @@ Examples:
   nbvslr report results
   nbvslr report results -o results/report.md
   nbvslr report results --format csv -o results/report.csv   # pandas.read_csv(...)
+  nbvslr report results -o results/report.md --brief   # the file, and a line per task
 """,
 )
 @results_dirs_argument
@@ -42,7 +43,11 @@ Examples:
 @click.option("--paper/--no-paper", default=True, show_default=True,
               help="Append the comparison of the built-in panels with the paper's Figure 1 "
                    "(as `nbvslr fidelity`).")
-def report(results_dirs, output, fmt, n_boot, seed, notes, paper):
+@click.option("--brief", is_flag=True,
+              help="Print one line per task and pair instead of the table: the winner at "
+                   "the smallest and largest m, the crossover, where LR stays better "
+                   "(-o still writes the whole table).")
+def report(results_dirs, output, fmt, n_boot, seed, notes, paper, brief):
     """Print a table of finished runs, one row per task and compared pair (NB vs LR, and
     the config's other pairs).
 
@@ -51,12 +56,13 @@ def report(results_dirs, output, fmt, n_boot, seed, notes, paper):
     the asymptotic and majority-class errors; then, in Markdown, for the built-in panels,
     the comparison with the paper's Figure 1. Made from saved results only.
     """
+    rows = report_rows(results_dirs, n_boot=n_boot, seed=seed) if brief else None
     if fmt == "csv":
         text = report_csv(results_dirs, n_boot=n_boot, seed=seed)
     else:
         text = report_table(results_dirs, n_boot=n_boot, seed=seed, notes=notes,
-                            paper=paper)
-    click.echo(text, nl=False)
+                            paper=paper, rows=rows)
+    click.echo(verdict_lines(rows) if rows is not None else text, nl=False)
     if output is not None:
         results.atomic_write_text(output, text)
         click.echo(f"wrote {output}", err=True)
