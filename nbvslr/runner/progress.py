@@ -152,45 +152,77 @@ class Tally:
 
 
 SEP = "  "
+MAX_BAR = 24
+"""The widest bar: room beyond it goes to the counts."""
+TIME_WIDTH = len("12:34 elapsed, estimating…")
+"""Columns kept for the times, so the bar keeps its width as they change."""
+
+
+def _longest_label(tally: Tally, label: str) -> int:
+    """The widest label of the run ("task m=largest size"), so the bar never moves."""
+    widths = [len(label)]
+    for p in tally.plan.values():
+        top = max((m for m, _ in p.units), default=0)
+        widths.append(len(f"{p.name} m={top}") if top else len(p.name))
+    return max(widths)
+
+
+def _maximal(tally: Tally) -> dict[str, str]:
+    """The counts at their widest in this run (every count at its total)."""
+    return {"sizes": f"sizes {tally.sizes}/{tally.sizes}",
+            "splits": f"splits {_thousands(tally.splits)}/{_thousands(tally.splits)}",
+            "tasks": f"tasks {tally.tasks}/{tally.tasks}"}
 
 
 def compose(label: str, tally: Tally, width: int) -> tuple[str, str, bool]:
-    """The text left and right of the bar, and whether a bar fits, in ``width`` columns.
+    """The text left and right of the bar, and whether a bar is drawn, in ``width`` columns.
 
-    The counts and times come first; the label (the current task and size) and the bar get
-    the room left: both, or the label alone, even if the splits count has to give way to
-    it; else the bar alone, or the label shortened. When
-    even the counts do not fit, the splits go, then the tasks, then the sizes; the times
-    always stay (cut to the width on a terminal too narrow even for them).
+    What goes first: the label (the current task and size, padded to the run's widest so
+    the bar does not move), then the times, then a bar of ``MIN_BAR`` to ``MAX_BAR`` cells,
+    then the counts that still fit at their widest (sizes, tasks, then splits). As every
+    part is padded to its widest, ``left + right`` has the same length on every redraw and
+    the bar keeps its width. Too narrow for the label, a bar and the times: the bar goes,
+    then the counts, then the label is shortened ("adult-con… m=382"); the times always
+    stay (cut to the width on a terminal too narrow even for them).
     """
     parts = tally.counts()
-    drop = ["splits", "tasks", "sizes"]
-    bar = MIN_BAR + 4  # " |" bar "| "
-    if label:  # which task and size run matters more than the splits count (sizes stay)
-        for gone in ((), ("splits",)):
-            tail = SEP.join(v for k, v in parts.items() if k not in gone)
-            room = width - len(tail)
-            if len(label) + bar <= room:
-                return label + " ", " " + tail, True
-            if len(label) + len(SEP) <= room:
-                return label + SEP, tail, False
-    while True:
-        tail = SEP.join(parts.values())
-        room = width - len(tail)  # for the label, the bar and their separators
-        if label and len(label) + bar <= room:
-            return label + " ", " " + tail, True
-        if bar - 1 <= room:
-            return "", " " + tail, True
-        if label and len(label) + len(SEP) <= room:
-            return label + SEP, tail, False
-        if label and room - len(SEP) >= 12:  # "adult-con… m=382": shortened, still a hint
-            return _shorten(label, room - len(SEP)) + SEP, tail, False
-        if room >= 0:
-            return "", tail, False
-        if drop:
-            parts.pop(drop.pop(0))
-            continue
-        return "", tail[:width], False
+    time_text = parts.pop("time")
+    label_w = max(_longest_label(tally, label), len(label))
+    time_w = max(TIME_WIDTH, len(time_text))
+    widest = _maximal(tally)
+    decor = 4  # " |" bar "| "
+    room = width - label_w - decor - time_w
+    if label and room >= MIN_BAR:
+        shown = []
+        for key in ("sizes", "tasks", "splits"):
+            need = len(widest[key]) + len(SEP)
+            if room - need >= MIN_BAR:
+                shown.append(key)
+                room -= need
+        counts = "".join(parts[k].ljust(len(widest[k])) + SEP
+                         for k in ("sizes", "splits", "tasks") if k in shown)
+        pad = max(0, room - MAX_BAR)
+        return (label.ljust(label_w + pad) + " ",
+                " " + counts + time_text.ljust(time_w), True)
+    # No room for the label, a bar and the times at their widest: no bar, the label
+    # shortened if need be, then the counts that fit.
+    # room kept for the label: whole if it fits beside the times, else shortened
+    whole = len(label) + len(SEP) if label else 0
+    keep = whole if width - len(time_text) >= whole else 12 + len(SEP) if label else 0
+    shown: list[str] = []
+    for key in ("sizes", "tasks", "splits"):
+        trial = shown + [key]
+        if width - len(SEP.join([*(parts[k] for k in parts if k in trial), time_text])) >= keep:
+            shown = trial
+    tail = SEP.join([*(parts[k] for k in parts if k in shown), time_text])
+    room = width - len(tail)
+    if label and room >= len(label) + len(SEP):
+        return label + SEP, tail, False
+    if label and room - len(SEP) >= 12:  # "adult-con… m=382": shortened, still a hint
+        return _shorten(label, room - len(SEP)) + SEP, tail, False
+    if room >= 0:
+        return "", tail, False
+    return "", time_text[:width], False
 
 
 def _shorten(label: str, room: int) -> str:

@@ -76,8 +76,10 @@ def test_bar_never_wider_than_the_terminal(columns, monkeypatch):
     assert max(len(line) for line in shown) <= columns - 1
     bars = [line for line in shown if "elapsed" in line]
     assert all("units" not in line and "it/s" not in line for line in shown)
-    if columns >= 80:
+    if columns >= 120:
         assert all(w in bars[-1] for w in ("sizes 35/35", "splits 35,000/35,000", "tasks 2/2"))
+    if columns >= 80:
+        assert "sizes 35/35" in bars[-1]
         assert any("left" in line for line in bars)
     assert "adult-continuous: done (20 sizes, 0:12)" in shown
 
@@ -98,8 +100,37 @@ def test_bar_on_a_pseudo_terminal_of_80_columns(monkeypatch):
     reader.join(timeout=10)
     os.close(master)
     shown = _screens(b"".join(chunks).decode("utf-8"))
-    assert any("sizes" in line and "splits" in line for line in shown)
+    assert any("sizes" in line and "|" in line for line in shown)
     assert max(len(line) for line in shown) <= 79
+
+
+SWEEP = [TaskPlan(f"discrete-bayes-n{n}", 7, 0, 500, features=n,
+                  units=tuple((m, 250) for m in (2, 8, 32, 128, 512, 2048, 8192) for _ in "ab"))
+         for n in (4, 16, 256)]
+
+
+def test_long_task_names_at_80_columns_keep_the_name_and_a_steady_bar(monkeypatch):
+    """`discrete-bayes-n16 m=8192` at 80 columns: every redraw names the task and size in
+    full, and the bar has the same width in all of them."""
+    monkeypatch.setenv("COLUMNS", "80")
+    stream = FakeTerminal()
+    progress = progress_for(stream)
+    progress.mininterval = 0
+    progress.start(SWEEP, workers=2)
+    for plan in SWEEP:
+        for m, n in plan.units:
+            progress.splits_done(plan.name, m, n, 0.001 * m)
+            progress.size_done(plan.name, m)
+        progress.task_done(plan.name, 3.0)
+    progress.finish()
+    bars = [line for line in _screens(stream.getvalue()) if "elapsed" in line]
+    running = [line for line in bars if " m=" in line]
+    assert len(running) > 30
+    assert all(re.match(r"discrete-bayes-n\d+ m=\d+ ", line) for line in running)
+    assert any(line.startswith("discrete-bayes-n16 m=8192 ") for line in running)
+    widths = {len(re.search(r"\|[^|]*\|", line).group()) for line in bars}
+    assert len(widths) == 1 and widths.pop() >= 2 + MIN_BAR
+    assert max(len(line) for line in bars) <= 79
 
 
 def _read_all(fd: int, chunks: list[bytes]) -> None:
