@@ -112,7 +112,7 @@ def y_limits(curves: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[float, fl
         return None
     high = max(float(r.max()) for r in rest if r.size)
     low = float(every.min())
-    if high >= 0.5 * float(every.max()):
+    if high >= 0.5 * float(every.max()) or high - low < 1e-6:  # flat rest (all 0): as is
         return None
     pad = 0.3 * (high - low)
     return max(0.0, low - 0.1 * (high - low)), high + pad

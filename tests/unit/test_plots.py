@@ -344,6 +344,9 @@ def test_a_start_far_above_the_rest_leaves_the_axis_and_is_written():
     _, ax = _draw()
     assert not [t for t in ax.texts if t.get_gid() == "clipped-start"]
     assert ax.get_ylim()[1] >= 0.8
+    flat = {"nb": ("nb", lambda m: 0.5 * (m == 2)), "lr": ("lr", lambda m: 0.4 * (m == 2))}
+    assert plots.y_limits([(np.array([2.0, 4, 8]), np.array([0.5, 0, 0]))]) is None
+    _draw(curves=flat)  # errors 0 after m = 2: drawn as they are, no singular axis
 
 
 def test_our_curves_are_drawn_over_the_papers():
