@@ -4,13 +4,16 @@ VENV    ?= .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 RESULTS ?= results
+# The sample-complexity study of `make sample-complexity`: a folder git ignores.
+STUDY_OUT ?= $(RESULTS)/studies/sample-complexity
 
 # The 15 panels of Figure 1, in the paper's order.
 PANELS  := pima adult-continuous boston optdigits-0v1 optdigits-2v3 ionosphere liver sonar \
            adult-discrete promoters lymphography breast-cancer lenses sick voting
 
-.PHONY: install test test-fast lint docs run figures draw reference compare bench bench-quick \
-        sample-complexity clean
+.PHONY: install test test-fast lint docs run figures draw reference refresh-reference \
+        redraw-committed compare bench bench-quick sample-complexity refresh-sample-complexity \
+        clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -45,30 +48,50 @@ figures: $(STAMP)
 	$(MAKE) draw RESULTS=$(RESULTS)
 
 # Draw the figure and the report from saved results only (never re-runs anything):
-# `make draw` for results/. The committed reference keeps no splits.csv.gz, so its drawing
-# (crossover intervals) is remade by `make reference`, which runs it first.
+# `make draw` for results/. It prints where the files went and one line per panel (the
+# winner at each end, the crossover); the whole table is in report.md. The committed runs keep no splits.csv.gz (the report's
+# crossover intervals need them): `make redraw-committed` redraws their figures alone.
 draw: $(STAMP)
 	$(BIN)/nbvslr plot $(addprefix $(RESULTS)/,$(PANELS)) --figure1 \
 	    -o $(RESULTS)/figure1.png -o $(RESULTS)/figure1.pdf
 	test ! -d $(RESULTS)/nb-data || \
 	    $(BIN)/nbvslr plot $(RESULTS)/nb-data $(RESULTS)/dependent -o $(RESULTS)/synthetic.png
-	$(BIN)/nbvslr report $(RESULTS) -o $(RESULTS)/report.md
+	$(BIN)/nbvslr report $(RESULTS) -o $(RESULTS)/report.md --brief
 
-# The committed reference of tests/system/test_curves.py: every curve recomputed at 1000 splits,
-# then drawn; review `git diff results/reference` and commit it with the change that moved it.
-reference: $(STAMP)
+# Refreshing a committed run (the targets named refresh-*) rewrites committed files under
+# results/: review `git diff results/...` and commit it with the change that moved it.
+# Every other target writes where git ignores.
+
+# The committed reference of tests/system/test_curves.py: every curve recomputed at 1000
+# splits, then drawn, with its report.
+refresh-reference: $(STAMP)
 	$(BIN)/nbvslr run configs/figure1.yaml configs/synthetic.yaml --splits 1000 \
 	    --out results/reference --force
 	$(MAKE) draw RESULTS=results/reference
+
+reference:
+	@echo "make reference is now 'make refresh-reference' (it rewrites the committed" \
+	      "results/reference); 'make figures' runs Figure 1 into $(RESULTS)/, which git ignores" >&2
+	@false
+
+# The committed figures (results/reference, results/as-published) drawn again from their
+# committed tables by the current code, after a change to the drawing; nothing is run
+# (tests/system/test_committed_figures.py checks that they match the code).
+redraw-committed: $(STAMP)
+	$(BIN)/python docs/committed_figures.py
 
 # The curve guard: rerun every curve with few splits and compare it with the reference
 # (nbvslr compare's rules); prints what moved.
 compare: $(STAMP)
 	$(BIN)/python -m pytest tests/system/test_curves.py -m curves -s -q
 
-# m* of NB and LR as the number of features grows (docs/sample-complexity.md); resumes
-# finished sizes: add ARGS=--force to recompute everything.
+# m* of NB and LR as the number of features grows (docs/sample-complexity.md), into
+# $(STUDY_OUT) (git ignores it); resumes finished sizes: add ARGS=--force to recompute
+# everything. refresh-sample-complexity rewrites the committed results/sample-complexity.
 sample-complexity: $(STAMP)
+	$(BIN)/nbvslr sample-complexity studies/sample-complexity.yaml --out $(STUDY_OUT) $(ARGS)
+
+refresh-sample-complexity: $(STAMP)
 	$(BIN)/nbvslr sample-complexity studies/sample-complexity.yaml \
 	    --out results/sample-complexity $(ARGS)
 

@@ -255,7 +255,7 @@ def _missing_check(task: str, model: str, m: float, side: str) -> Check:
              else "the new run but not the reference")
     return Check(task, "missing", model, float(m), math.nan, math.nan, math.nan, False,
                  f"in {where}: the grid or the models changed; regenerate the reference "
-                 f"(make reference)")
+                 f"(make refresh-reference)")
 
 
 def _check_sems(df: pd.DataFrame, columns: Sequence[str], task: str) -> None:
@@ -485,7 +485,7 @@ def compare(
         if task not in ref_tasks:
             checks.append(Check(task, "missing", "-", math.nan, math.nan, math.nan, math.nan,
                                 False, "no reference for this task; regenerate the reference "
-                                "(make reference)"))
+                                "(make refresh-reference)"))
             continue
         plans.append(_plan_task(task, points[task], paired_ref.get(task),
                                 paired_new.get(task)))

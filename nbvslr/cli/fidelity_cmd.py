@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from nbvslr.analysis import fidelity
-from nbvslr.errors import ConfigError, NbvslrError
-from nbvslr.results import atomic_write_text
+from nbvslr.errors import ConfigError, MissingResultsError, NbvslrError
+from nbvslr.results import DEFAULT_OUT, atomic_write_text, find_task_dirs
 
 
 class BelowThreshold(NbvslrError):
@@ -23,12 +23,13 @@ class BelowThreshold(NbvslrError):
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="""\b
 Examples:
+  nbvslr fidelity                      # your runs in results/
   nbvslr fidelity results/reference
   nbvslr fidelity results/as-published --min-within 13 --min-agree 14   # exit 1 below
   nbvslr fidelity /tmp/study --nb nb_noprior --lr lr         # another pair of models
 """,
 )
-@click.argument("results_dirs", nargs=-1, required=True, metavar="RESULTS_DIR...",
+@click.argument("results_dirs", nargs=-1, required=False, metavar="[RESULTS_DIR]...",
                 type=click.Path(path_type=Path))
 @click.option("--tol", type=click.FloatRange(min=0), default=fidelity.TOL, show_default=True,
               help="A panel is within the paper when both curves' mean |difference| is at "
@@ -52,11 +53,21 @@ Examples:
 def fidelity_cmd(results_dirs, tol, tie, min_within, min_agree, nb, lr, output, notes):
     """Compare finished runs with the paper's Figure 1, panel by panel.
 
-    For every built-in panel under RESULTS_DIR: the mean |ours - paper| of the NB and the
+    For every built-in panel under RESULTS_DIR (default: results/, where `nbvslr run`
+    writes; the committed run is results/reference): the mean |ours - paper| of the NB and the
     LR curve over the paper's sizes, the model ahead (lower mean error) at the smallest and
     largest m (the paper's and ours), the crossovers (the paper's and ours), and how many
     panels are within --tol and agree at each end. Made from saved results only.
     """
+    if not results_dirs:
+        results_dirs = (DEFAULT_OUT,)
+        try:
+            find_task_dirs(DEFAULT_OUT)
+        except MissingResultsError:
+            raise MissingResultsError(
+                f"{DEFAULT_OUT}/ holds no runs yet; run `nbvslr run CONFIG` (or `make "
+                f"figures`) first, or compare the committed run: nbvslr fidelity "
+                f"{DEFAULT_OUT}/reference") from None
     for path in results_dirs:
         if not path.is_dir():
             raise ConfigError(f"results folder {path} does not exist; give a folder written "

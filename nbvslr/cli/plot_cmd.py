@@ -19,6 +19,7 @@ from nbvslr.views import plots
 Examples:
   nbvslr plot results/pima                      # -> results/pima/curve.png
   nbvslr plot results --figure1 -o results/figure1.png -o results/figure1.pdf
+  nbvslr plot results/pima --log-m -o pima-log.png
 """,
 )
 @results_dirs_argument
@@ -32,23 +33,27 @@ Examples:
 @click.option("--paper/--no-paper", default=None,
               help="Overlay the paper's own curves (thin, black) on the panels of Figure 1. "
                    "Default: on with --figure1, off otherwise.")
+@click.option("--log-m", is_flag=True,
+              help="A logarithmic m axis, from the smallest m to the largest (the theorem's "
+                   "log n, the logarithmic grids of nbvslr sample-complexity).")
 @click.option("--dpi", type=click.IntRange(min=30, max=1200), default=150, show_default=True,
               help="Resolution of PNG output.")
-def plot(results_dirs, outputs, figure1, paper, dpi):
+def plot(results_dirs, outputs, figure1, paper, log_m, dpi):
     """Draw the learning curves of finished runs: error vs m, one panel per task.
 
     RESULTS_DIR is a task folder (holding summary.csv and run.json) or a folder of task
-    folders. NB is solid and LR dashed, with 95% bands; the first crossover is dotted, with
-    its bootstrap interval shaded when the folder has splits.csv.gz; nothing is re-run.
+    folders. NB is solid and LR dashed, with 95% bands; the first crossover is dotted
+    (dash-dotted blue when NB goes ahead), with its bootstrap interval shaded when the
+    folder has splits.csv.gz; a caption says what is drawn; nothing is re-run.
     """
     outputs = list(outputs) or [results_dirs[0] / results.CURVE_FILE]
     formats = [plots.format_for(path) for path in outputs]  # fail before reading anything
     tasks = results.load_results(results_dirs)
     paper = figure1 if paper is None else paper
     if figure1:
-        fig = plots.figure1(tasks, paper=paper)
+        fig = plots.figure1(tasks, paper=paper, log_m=log_m)
     else:
-        fig = plots.figure_of_tasks(tasks, paper=paper)
+        fig = plots.figure_of_tasks(tasks, paper=paper, log_m=log_m)
     for path, fmt in zip(outputs, formats, strict=True):
         results.atomic_write_bytes(path, plots.render(fig, fmt, dpi=dpi))
         click.echo(f"wrote {path} ({len(tasks)} panel{'s' if len(tasks) != 1 else ''})",

@@ -10,7 +10,7 @@ from nbvslr import results
 from nbvslr.analysis.crossovers import DEFAULT_N_BOOT
 from nbvslr.cli.results_options import results_dirs_argument
 from nbvslr.errors import ConfigError
-from nbvslr.views.report import report_csv, report_table
+from nbvslr.views.report import report_csv, report_rows, report_table, verdict_lines
 
 
 @click.command(
@@ -23,6 +23,7 @@ Examples:
   nbvslr report results -o results/report.md
   nbvslr report results --format csv -o results/report.csv   # pandas.read_csv(...)
   nbvslr report results --extrapolate     # fitted curves past the grid
+  nbvslr report results -o results/report.md --brief   # the file, and a line per task
 """,
 )
 @results_dirs_argument
@@ -50,7 +51,12 @@ Examples:
                    "when trained on all rows, and the predicted crossover beyond the largest "
                    "m (docs/extrapolation.md). Markdown only; every bootstrap resample "
                    "(--n-boot) is refitted, so it takes a few seconds a task.")
-def report(results_dirs, output, fmt, n_boot, seed, notes, paper, extrapolate):
+@click.option("--brief", is_flag=True,
+              help="Print one line per task and pair instead of the table: the winner at "
+                   "the smallest and largest m, the crossover, where LR stays better "
+                   "(-o still writes the whole table).")
+def report(results_dirs, output, fmt, n_boot, seed, notes, paper, brief,
+           extrapolate):
     """Print a table of finished runs, one row per task and compared pair (NB vs LR, and
     the config's other pairs).
 
@@ -61,13 +67,14 @@ def report(results_dirs, output, fmt, n_boot, seed, notes, paper, extrapolate):
     """
     if fmt == "csv" and extrapolate:
         raise ConfigError("--extrapolate adds a Markdown section; use it without "
-                               "--format csv")
+                          "--format csv")
+    rows = report_rows(results_dirs, n_boot=n_boot, seed=seed) if brief else None
     if fmt == "csv":
         text = report_csv(results_dirs, n_boot=n_boot, seed=seed)
     else:
         text = report_table(results_dirs, n_boot=n_boot, seed=seed, notes=notes,
-                            paper=paper, extrapolate=extrapolate)
-    click.echo(text, nl=False)
+                            paper=paper, rows=rows, extrapolate=extrapolate)
+    click.echo(verdict_lines(rows) if rows is not None else text, nl=False)
     if output is not None:
         results.atomic_write_text(output, text)
         click.echo(f"wrote {output}", err=True)

@@ -28,9 +28,10 @@ Examples:
 @click.option("--jobs", "-j", type=int, default=-1, show_default=True, metavar="N",
               help="Parallel workers; -1 uses every core. Results do not depend on it.")
 @click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path),
-              default=Path("results/sample-complexity"), show_default=True,
+              default=Path("results/studies/sample-complexity"), show_default=True,
               help="Study folder: m_star.csv, m_star_fixed_separation.csv, fits.csv, "
-                   "tasks.csv, m_star.png, study.json; the runs in OUT/runs/<task>/.")
+                   "tasks.csv, m_star.png, study.json; the runs in OUT/runs/<task>/. "
+                   "(The committed study is results/sample-complexity.)")
 @click.option("--force", is_flag=True,
               help="Recompute every size, ignoring checkpoints of an earlier run.")
 @click.option("--quiet", "-q", is_flag=True,

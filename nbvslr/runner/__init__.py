@@ -15,16 +15,17 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pandas as pd
 
 from nbvslr import results
 from nbvslr.config import Config
 from nbvslr.errors import raise_if_stopped
-from nbvslr.runner.backends import unit_stream
+from nbvslr.runner.backends import n_workers, unit_stream
 from nbvslr.runner.bookkeeping import collect, finish, memory_plan, prepare, unit_splits, work_units
 from nbvslr.runner.progress import NoProgress, Progress, TaskPlan
-from nbvslr.runner.units import FULL
+from nbvslr.runner.units import FULL, Unit
 
 __all__ = ["check_experiment", "run_experiment"]
 
@@ -34,6 +35,16 @@ def check_experiment(config: Config) -> None:
     size leaves a test row, the memory plan fits. Raises as ``run_experiment`` would; a
     dataset loaded here is not loaded again by the run (the per-process cache)."""
     memory_plan(config, prepare(config))
+
+
+def _task_plan(task: Any, units: list[Unit], config: Config) -> TaskPlan:
+    """What the progress display is told of a task: its sizes, and its units for the
+    time left."""
+    name = task.spec.name
+    return TaskPlan(name, len(task.grid), len(task.skipped), config.splits,
+                    units=tuple((u.m, u.stop - u.start) for u in units
+                                if u.task.name == name and u.m != FULL),
+                    features=task.data.n_features)
 
 
 def run_experiment(config: Config, progress: Progress | None = None) -> dict[str, pd.DataFrame]:
@@ -54,15 +65,16 @@ def run_experiment(config: Config, progress: Progress | None = None) -> dict[str
     with results.TaskLocks([t.folder for t in tasks]):
         units = list(work_units(config, tasks))
         with unit_stream(config, units) as stream:  # a dask client is started here
-            progress.start([TaskPlan(t.spec.name, len(t.grid), len(t.skipped), config.splits)
-                            for t in tasks])
+            progress.start([_task_plan(t, units, config) for t in tasks],
+                           workers=n_workers(config.jobs))
             try:
                 for result in stream:
                     raise_if_stopped()
                     task = by_name[result.task]
                     size_finished = collect(task, result, config)
                     if result.m != FULL:
-                        progress.splits_done(result.task, result.m, unit_splits(result))
+                        progress.splits_done(result.task, result.m, unit_splits(result),
+                                             result.seconds)
                     if size_finished:
                         progress.size_done(result.task, result.m)
                     if task.remaining == 0:

@@ -23,6 +23,8 @@ from typing import Any, Protocol, TextIO
 
 from tqdm import tqdm
 
+from nbvslr.runner.eta import Estimator, UnitShape
+
 DEFAULT_WIDTH = 80
 """Columns assumed when neither the stream nor ``COLUMNS`` tells the terminal's width."""
 MIN_BAR = 6
@@ -37,14 +39,21 @@ class TaskPlan:
     sizes: int  # training-set sizes in the task's grid
     resumed: int  # of which already done (checkpoints of an earlier run)
     splits: int  # splits per size
+    units: tuple[tuple[int, int], ...] = ()  # (m, splits) of each unit still to do
+    features: int = 1  # the task's features, for the cost model of the time left
+
+    def unit_shapes(self) -> list[UnitShape]:
+        """The units still to do (without ``units``: one per size left, its m unknown)."""
+        units = self.units or ((0, self.splits),) * (self.sizes - self.resumed)
+        return [UnitShape(self.name, m, s, self.features) for m, s in units]
 
 
 class Progress(Protocol):
     """What the runner calls while the work finishes."""
 
-    def start(self, plan: Sequence[TaskPlan]) -> None: ...
+    def start(self, plan: Sequence[TaskPlan], workers: int = 1) -> None: ...
 
-    def splits_done(self, task: str, m: int, n: int) -> None: ...
+    def splits_done(self, task: str, m: int, n: int, seconds: float | None = None) -> None: ...
 
     def size_done(self, task: str, m: int) -> None: ...
 
@@ -56,10 +65,10 @@ class Progress(Protocol):
 class NoProgress:
     """Reports nothing (``--quiet``)."""
 
-    def start(self, plan: Sequence[TaskPlan]) -> None:
+    def start(self, plan: Sequence[TaskPlan], workers: int = 1) -> None:
         pass
 
-    def splits_done(self, task: str, m: int, n: int) -> None:
+    def splits_done(self, task: str, m: int, n: int, seconds: float | None = None) -> None:
         pass
 
     def size_done(self, task: str, m: int) -> None:
@@ -90,8 +99,8 @@ def _count(n: int, word: str) -> str:
 class Tally:
     """The counts behind every display: sizes, splits and tasks done, time elapsed and left.
 
-    The time left assumes the splits still to do go as fast, on average, as those done so
-    far in this run (sizes resumed from checkpoints count as done, not as fast).
+    The time left comes from a cost model of the units still to do, refined by every unit
+    that finishes (``nbvslr.runner.eta``); "estimating…" until it means something.
     """
 
     def __init__(self) -> None:
@@ -100,26 +109,30 @@ class Tally:
         self.splits = self.splits_done = 0
         self.tasks = self.tasks_done = 0
         self.resumed_splits = 0
+        self.eta = Estimator()
         self.t0 = time.monotonic()
 
-    def start(self, plan: Sequence[TaskPlan]) -> None:
+    def start(self, plan: Sequence[TaskPlan], workers: int = 1) -> None:
         self.plan = {p.name: p for p in plan}
         self.tasks, self.tasks_done = len(plan), 0
         self.sizes = sum(p.sizes for p in plan)
         self.sizes_done = sum(p.resumed for p in plan)
         self.splits = sum(p.sizes * p.splits for p in plan)
         self.resumed_splits = self.splits_done = sum(p.resumed * p.splits for p in plan)
+        self.eta = Estimator([u for p in plan for u in p.unit_shapes()], workers)
         self.t0 = time.monotonic()
+
+    def unit_done(self, task: str, m: int, n: int, seconds: float | None) -> None:
+        """A unit of ``n`` splits of (task, m) finished in ``seconds`` of its worker's time."""
+        self.splits_done += n
+        self.eta.done(task, m, n, seconds)
 
     def elapsed(self) -> float:
         return time.monotonic() - self.t0
 
     def left(self) -> float | None:
-        """Seconds still to go, or None before the first split has finished."""
-        done = self.splits_done - self.resumed_splits
-        if done <= 0:
-            return None
-        return self.elapsed() / done * (self.splits - self.splits_done)
+        """Seconds still to go, or None while there is no estimate yet."""
+        return self.eta.left()
 
     def counts(self) -> dict[str, str]:
         """The display's parts, each a short phrase."""
@@ -128,8 +141,9 @@ class Tally:
             "sizes": f"sizes {self.sizes_done}/{self.sizes}",
             "splits": f"splits {_thousands(self.splits_done)}/{_thousands(self.splits)}",
             "tasks": f"tasks {self.tasks_done}/{self.tasks}",
-            "time": f"{clock(self.elapsed())} elapsed"
-                    + (f", {clock(left)} left" if left is not None and left > 0 else ""),
+            "time": f"{clock(self.elapsed())} elapsed" + (
+                ", estimating…" if left is None and self.splits_done < self.splits
+                else f", {clock(left)} left" if left is not None and left >= 0.5 else ""),
         }
 
     def summary(self) -> str:
@@ -138,45 +152,77 @@ class Tally:
 
 
 SEP = "  "
+MAX_BAR = 24
+"""The widest bar: room beyond it goes to the counts."""
+TIME_WIDTH = len("12:34 elapsed, estimating…")
+"""Columns kept for the times, so the bar keeps its width as they change."""
+
+
+def _longest_label(tally: Tally, label: str) -> int:
+    """The widest label of the run ("task m=largest size"), so the bar never moves."""
+    widths = [len(label)]
+    for p in tally.plan.values():
+        top = max((m for m, _ in p.units), default=0)
+        widths.append(len(f"{p.name} m={top}") if top else len(p.name))
+    return max(widths)
+
+
+def _maximal(tally: Tally) -> dict[str, str]:
+    """The counts at their widest in this run (every count at its total)."""
+    return {"sizes": f"sizes {tally.sizes}/{tally.sizes}",
+            "splits": f"splits {_thousands(tally.splits)}/{_thousands(tally.splits)}",
+            "tasks": f"tasks {tally.tasks}/{tally.tasks}"}
 
 
 def compose(label: str, tally: Tally, width: int) -> tuple[str, str, bool]:
-    """The text left and right of the bar, and whether a bar fits, in ``width`` columns.
+    """The text left and right of the bar, and whether a bar is drawn, in ``width`` columns.
 
-    The counts and times come first; the label (the current task and size) and the bar get
-    the room left: both, or the label alone, even if the splits count has to give way to
-    it; else the bar alone, or the label shortened. When
-    even the counts do not fit, the splits go, then the tasks, then the sizes; the times
-    always stay (cut to the width on a terminal too narrow even for them).
+    What goes first: the label (the current task and size, padded to the run's widest so
+    the bar does not move), then the times, then a bar of ``MIN_BAR`` to ``MAX_BAR`` cells,
+    then the counts that still fit at their widest (sizes, tasks, then splits). As every
+    part is padded to its widest, ``left + right`` has the same length on every redraw and
+    the bar keeps its width. Too narrow for the label, a bar and the times: the bar goes,
+    then the counts, then the label is shortened ("adult-con… m=382"); the times always
+    stay (cut to the width on a terminal too narrow even for them).
     """
     parts = tally.counts()
-    drop = ["splits", "tasks", "sizes"]
-    bar = MIN_BAR + 4  # " |" bar "| "
-    if label:  # which task and size run matters more than the splits count (sizes stay)
-        for gone in ((), ("splits",)):
-            tail = SEP.join(v for k, v in parts.items() if k not in gone)
-            room = width - len(tail)
-            if len(label) + bar <= room:
-                return label + " ", " " + tail, True
-            if len(label) + len(SEP) <= room:
-                return label + SEP, tail, False
-    while True:
-        tail = SEP.join(parts.values())
-        room = width - len(tail)  # for the label, the bar and their separators
-        if label and len(label) + bar <= room:
-            return label + " ", " " + tail, True
-        if bar - 1 <= room:
-            return "", " " + tail, True
-        if label and len(label) + len(SEP) <= room:
-            return label + SEP, tail, False
-        if label and room - len(SEP) >= 12:  # "adult-con… m=382": shortened, still a hint
-            return _shorten(label, room - len(SEP)) + SEP, tail, False
-        if room >= 0:
-            return "", tail, False
-        if drop:
-            parts.pop(drop.pop(0))
-            continue
-        return "", tail[:width], False
+    time_text = parts.pop("time")
+    label_w = max(_longest_label(tally, label), len(label))
+    time_w = max(TIME_WIDTH, len(time_text))
+    widest = _maximal(tally)
+    decor = 4  # " |" bar "| "
+    room = width - label_w - decor - time_w
+    if label and room >= MIN_BAR:
+        shown = []
+        for key in ("sizes", "tasks", "splits"):
+            need = len(widest[key]) + len(SEP)
+            if room - need >= MIN_BAR:
+                shown.append(key)
+                room -= need
+        counts = "".join(parts[k].ljust(len(widest[k])) + SEP
+                         for k in ("sizes", "splits", "tasks") if k in shown)
+        pad = max(0, room - MAX_BAR)
+        return (label.ljust(label_w + pad) + " ",
+                " " + counts + time_text.ljust(time_w), True)
+    # No room for the label, a bar and the times at their widest: no bar, the label
+    # shortened if need be, then the counts that fit.
+    # room kept for the label: whole if it fits beside the times, else shortened
+    whole = len(label) + len(SEP) if label else 0
+    keep = whole if width - len(time_text) >= whole else 12 + len(SEP) if label else 0
+    shown: list[str] = []
+    for key in ("sizes", "tasks", "splits"):
+        trial = shown + [key]
+        if width - len(SEP.join([*(parts[k] for k in parts if k in trial), time_text])) >= keep:
+            shown = trial
+    tail = SEP.join([*(parts[k] for k in parts if k in shown), time_text])
+    room = width - len(tail)
+    if label and room >= len(label) + len(SEP):
+        return label + SEP, tail, False
+    if label and room - len(SEP) >= 12:  # "adult-con… m=382": shortened, still a hint
+        return _shorten(label, room - len(SEP)) + SEP, tail, False
+    if room >= 0:
+        return "", tail, False
+    return "", time_text[:width], False
 
 
 def _shorten(label: str, room: int) -> str:
@@ -234,15 +280,15 @@ class TerminalProgress:
         self.label = "starting"
         self.bar: _Bar | None = None
 
-    def start(self, plan: Sequence[TaskPlan]) -> None:
-        self.tally.start(plan)
+    def start(self, plan: Sequence[TaskPlan], workers: int = 1) -> None:
+        self.tally.start(plan, workers)
         if plan:
             self.label = plan[0].name
         self.bar = _Bar(self, total=max(1, self.tally.splits), initial=self.tally.splits_done,
                         file=self.stream, leave=True, mininterval=self.mininterval)
 
-    def splits_done(self, task: str, m: int, n: int) -> None:
-        self.tally.splits_done += n
+    def splits_done(self, task: str, m: int, n: int, seconds: float | None = None) -> None:
+        self.tally.unit_done(task, m, n, seconds)
         self.label = f"{task} m={m}"
         if self.bar is not None:
             self.bar.update(n)
@@ -283,16 +329,16 @@ class LogProgress:
         self.stream.write(line + "\n")
         self.stream.flush()
 
-    def start(self, plan: Sequence[TaskPlan]) -> None:
-        self.tally.start(plan)
+    def start(self, plan: Sequence[TaskPlan], workers: int = 1) -> None:
+        self.tally.start(plan, workers)
         t = self.tally
         resumed = t.sizes_done
         again = f" ({resumed} done before, from checkpoints)" if resumed else ""
         self._say(f"run: {_count(t.tasks, 'task')}, {_count(t.sizes, 'size')}{again}, "
                   f"{_count(t.splits, 'split')}")
 
-    def splits_done(self, task: str, m: int, n: int) -> None:
-        self.tally.splits_done += n
+    def splits_done(self, task: str, m: int, n: int, seconds: float | None = None) -> None:
+        self.tally.unit_done(task, m, n, seconds)
 
     def size_done(self, task: str, m: int) -> None:
         self.tally.sizes_done += 1

@@ -86,13 +86,47 @@ def task_title(run_info: Mapping[str, Any], default: str = "") -> str:
 
 
 def x_limits(run_info: Mapping[str, Any], sizes: Sequence[float]) -> tuple[float, float]:
-    """The paper's x-axis range (run.json ``task.x_range``), else ``0 .. largest m``."""
+    """The x-axis: from the paper's left end (run.json ``task.x_range``, else 0) to the
+    largest m of the data, never past it (the paper's right end when that comes first)."""
     task = run_info.get("task") or {}
     rng = task.get("x_range")
+    top = max((float(s) for s in sizes), default=None)
     if rng is not None and len(rng) == 2:
-        return float(rng[0]), float(rng[1])
-    top = max((float(s) for s in sizes), default=1.0)
-    return 0.0, top
+        return float(rng[0]), float(rng[1]) if top is None else min(float(rng[1]), top)
+    return 0.0, 1.0 if top is None else top
+
+
+def y_limits(curves: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[float, float] | None:
+    """The y-axis when the errors at the smallest m would squash the rest of the curves
+    (sick: 0.5 at m = 2, 0.07 to 0.2 from m = 8 on), else None (matplotlib's own).
+
+    ``curves`` are ``(m, error)`` pairs, every curve drawn. When the highest error beyond
+    each curve's smallest m is below half of the highest error overall, the axis runs
+    from the lowest error to 30% above that height: the starts leave the panel and are
+    written at its top (``_note_clipped``).
+    """
+    rest = [e[m > m.min()] for m, e in curves if len(m) > 1]
+    rest = [r[np.isfinite(r)] for r in rest]
+    every = np.concatenate([e[np.isfinite(e)] for _, e in curves] or [np.zeros(0)])
+    if not rest or every.size == 0 or not any(r.size for r in rest):
+        return None
+    high = max(float(r.max()) for r in rest if r.size)
+    low = float(every.min())
+    if high >= 0.5 * float(every.max()) or high - low < 1e-6:  # flat rest (all 0): as is
+        return None
+    pad = 0.3 * (high - low)
+    return max(0.0, low - 0.1 * (high - low)), high + pad
+
+
+def _note_clipped(ax: Axes, starts: Mapping[str, tuple[float, float]], top: float) -> None:
+    """Write at the panel's top right the starts that run above it (``name: (m, error)``)."""
+    above = [f"{name} {err:.2f}" for name, (_, err) in starts.items() if err > top]
+    if not above:
+        return
+    m = min(m for m, _ in starts.values())
+    ax.annotate(f"↑ m={m:g}: " + ", ".join(above), xy=(0.98, 0.98), xycoords="axes fraction",
+                ha="right", va="top", fontsize="small", color="0.2", gid="clipped-start",
+                bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.8})
 
 
 def plot_task(
@@ -106,6 +140,7 @@ def plot_task(
     legend: bool = True,
     xlabel: str = "m",
     ylabel: str = "mean test error",
+    log_m: bool = False,
 ) -> Axes:
     """Draw one task's learning curves on ``ax``: error vs m, one line per model.
 
@@ -131,6 +166,8 @@ def plot_task(
         Draw the legend in the panel (a figure of many panels shares one instead).
     xlabel, ylabel : str
         Axis labels ("" for none).
+    log_m : bool
+        A logarithmic m axis (from the smallest m to the largest).
 
     Returns ``ax``. A curve with a single split per m (no interval) is drawn without band.
     """
@@ -142,6 +179,8 @@ def plot_task(
     family = dict(zip(summary["model"].astype(str), summary["family"].astype(str),
                       strict=False))
     styles = model_styles([(m, family[m]) for m in order])
+    drawn: list[tuple[np.ndarray, np.ndarray]] = []
+    starts: dict[str, tuple[float, float]] = {}
     for name in order:
         rows = summary[summary["model"].astype(str) == name].sort_values("m", kind="stable")
         m = rows["m"].to_numpy(dtype=float)
@@ -149,19 +188,35 @@ def plot_task(
         low = rows["ci_low"].to_numpy(dtype=float)
         high = rows["ci_high"].to_numpy(dtype=float)
         style = styles[name]
-        ax.plot(m, mean, label=name, linewidth=1.4, **style)
+        # ours above the paper's thin black lines, which show where they differ
+        ax.plot(m, mean, label=name, linewidth=1.4, zorder=4, **style)
+        drawn.append((m, mean))
+        if len(m):
+            starts[name] = (float(m[0]), float(mean[0]))
         band = np.isfinite(low) & np.isfinite(high)
         if band.any():
             ax.fill_between(m, low, high, where=band, color=style["color"], alpha=BAND_ALPHA,
                             linewidth=0, interpolate=False)
     if paper is not None and not paper.empty:
         draw_paper(ax, paper)
+        rows = paper.sort_values("m")
+        drawn += [(rows["m"].to_numpy(float), rows[f].to_numpy(float)) for f in ("nb", "lr")]
     if crossover is None and paired is not None and not paired.empty:
         crossover = _crossover_of(paired)
-    ax.set_xlim(*x_limits(run_info, summary["m"].tolist()))
+    sizes = summary["m"].tolist()
+    if log_m:
+        ax.set_xscale("log")
+        ax.set_xlim(min(float(v) for v in sizes), max(float(v) for v in sizes))
+    else:
+        ax.set_xlim(*x_limits(run_info, sizes))
+    ylim = y_limits(drawn)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+        _note_clipped(ax, starts, ylim[1])
     if crossover is not None and crossover.first_crossover is not None:
+        after = crossover.better_after[0] if crossover.better_after else None
         _mark_crossover(ax, crossover.first_crossover, crossover.interval,
-                        _pair_label(crossover))
+                        _pair_label(crossover), ahead=_ahead_name(crossover, after))
     ax.set_title(task_title(run_info, str(summary["task"].iloc[0])), fontsize="medium")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -174,8 +229,9 @@ PAPER_STYLE = {"color": "black", "linewidth": 0.75}
 
 
 def draw_paper(ax: Axes, paper: pd.DataFrame) -> None:
-    """The paper's curves (``m, nb, lr``) on ``ax``: thin black lines over ours, NB solid,
-    LR dashed, labelled "paper"."""
+    """The paper's curves (``m, nb, lr``) on ``ax``: thin black lines under ours (drawn at
+    ``zorder`` 4: where the two coincide, ours shows), NB solid, LR dashed, labelled
+    "paper"."""
     rows = paper.sort_values("m")
     for family in ("nb", "lr"):
         ax.plot(rows["m"], rows[family], linestyle=LINESTYLES[family],
@@ -194,6 +250,9 @@ def _crossover_of(paired: pd.DataFrame) -> Crossovers | None:
 
 
 CROSSOVER_COLOR = "0.4"
+CROSSOVER_STYLES = {"lr": ":", "nb": "-."}
+"""The crossover's line: dotted where LR goes ahead (the paper's story), dash-dotted where
+NB does (sick: LR ahead at m = 2, NB from m ≈ 2.6); in the colour of the model ahead."""
 
 
 def _pair_label(crossover: Crossovers) -> str:
@@ -203,26 +262,46 @@ def _pair_label(crossover: Crossovers) -> str:
     return "" if pair == ("nb", "lr") else f" ({pair[0]} vs {pair[1]})"
 
 
+def _ahead_name(crossover: Crossovers, after: str | None) -> str | None:
+    """The model ahead just after the crossing: "nb"/"lr" for the default pair, else the
+    model's name; None when unknown."""
+    if after not in ("nb", "lr"):
+        return None
+    return str(crossover.model_a if after == "nb" else crossover.model_b)
+
+
 def _mark_crossover(ax: Axes, loc: float, interval: Sequence[float] | None,
-                    pair: str = "") -> None:
-    """A dotted line at the first crossover, its m written beside it at the top of the
-    panel (readable even against the axis), and its interval shaded (clipped to the axes).
+                    pair: str = "", ahead: str | None = None) -> None:
+    """A vertical line at the first crossover, its m written beside it at the top of the
+    panel (on a white ground, readable over the curves), and its interval shaded (clipped
+    to the axes). ``ahead`` is the model ahead after it: LR ahead (or unknown) dotted
+    grey, NB ahead dash-dotted blue, and "NB ahead after" in the legend and the label.
     ``pair`` follows "crossover" in the legend (" (nb vs lr_l2)")."""
-    ax.axvline(loc, color=CROSSOVER_COLOR, linewidth=1.0, linestyle=":",
-               label=f"crossover{pair}", gid="crossover")
+    nb_ahead = ahead is not None and ahead == "nb"
+    family = "nb" if nb_ahead else "lr"
+    color = FAMILY_COLORS["nb"] if nb_ahead else CROSSOVER_COLOR
+    legend = f"crossover{pair}" + (", NB ahead after" if nb_ahead else "")
+    ax.axvline(loc, color=color, linewidth=1.1, linestyle=CROSSOVER_STYLES[family],
+               label=legend, gid="crossover")
     if interval is not None:
         lo, hi = ax.get_xlim()
         low, high = max(interval[0], lo), min(interval[1], hi)
         if high > low:
-            ax.axvspan(low, high, color=CROSSOVER_COLOR, alpha=0.12, linewidth=0,
+            ax.axvspan(low, high, color=color, alpha=0.12, linewidth=0,
                        label=f"crossover{pair}, 95% interval", gid="crossover-interval")
     lo, hi = ax.get_xlim()
-    right = loc < lo + 0.6 * (hi - lo)  # the label on the side with more room
-    ax.annotate(f"m ≈ {loc:.1f}",
+    if ax.get_xscale() == "log":
+        lo, hi, at = math.log(lo), math.log(hi), math.log(max(loc, 1e-9))
+    else:
+        at = loc
+    right = at < lo + 0.6 * (hi - lo)  # the label on the side with more room
+    ax.annotate(f"m ≈ {loc:.1f}" + (", NB ahead after" if nb_ahead else ""),
                 xy=(loc, 1.0), xycoords=("data", "axes fraction"),
                 xytext=(3 if right else -3, -3), textcoords="offset points",
-                ha="left" if right else "right", va="top", fontsize="x-small",
-                color="0.25", gid="crossover-label")
+                ha="left" if right else "right", va="top", fontsize="small",
+                color="0.1", gid="crossover-label", zorder=6,
+                bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none",
+                      "alpha": 0.85})
 
 
 # --------------------------------------------------------------------------------------
@@ -261,16 +340,39 @@ def _shared_legend(fig: Figure, axes: Sequence[Axes]) -> None:
                ncols=min(len(labels), 6), frameon=False, fontsize="medium")
 
 
-def caption(tasks: Sequence[Any], *, paper: bool, intervals: bool = True) -> str:
-    """What the figure shows, in one or two lines: splits, bands, the crossover (and its
-    shaded interval when ``intervals``), the paper's curves when ``paper``."""
+def caption(tasks: Sequence[Any], *, paper: bool, intervals: bool = True,
+            nb_ahead: bool = False, clipped: bool = False, short: bool = False,
+            lr_ahead: bool = True) -> str:
+    """What the figure shows, in one or two lines: splits, bands, the crossover after
+    which LR is ahead when ``lr_ahead`` (and its shaded interval when ``intervals``), the
+    dash-dotted one after which NB is when ``nb_ahead``, the starts written at the top
+    when ``clipped``, the paper's curves when ``paper``; ``short`` for a single panel."""
     counts = {int(n) for t in tasks for n in t.summary.get("n_splits", [])}
-    splits = (f"{counts.pop()} random train/test splits" if len(counts) == 1
-              else "the random train/test splits")
+    n = counts.pop() if len(counts) == 1 else None
+    if short:
+        parts = [f"Mean test error over {n or 'the'} splits per m, 95% bands"]
+        if lr_ahead:
+            parts.append("dotted: first crossover, LR ahead after")
+        if intervals:
+            parts.append("shaded: the crossover's 95% interval")
+        if nb_ahead:
+            parts.append("dash-dotted blue: NB ahead after")
+        if clipped:
+            parts.append("↑: errors at the smallest m, above the axis")
+        if paper:
+            parts.append("thin black: the paper's curves")
+        return "; ".join(parts) + "."
+    splits = f"{n} random train/test splits" if n else "the random train/test splits"
     text = (f"Mean test error over {splits} at each training-set size m; NB solid, LR "
-            f"dashed; bands: 95% confidence interval of the mean. Dotted line: first "
-            f"crossover of NB and LR (m written beside it)")
-    text += ", shaded: its 95% bootstrap interval." if intervals else "."
+            f"dashed; bands: 95% confidence interval of the mean.")
+    if lr_ahead:
+        text += (" Dotted line: first crossover of NB and LR, LR ahead after it (m written "
+                 "beside it)")
+        text += ", shaded: its 95% bootstrap interval." if intervals else "."
+    if nb_ahead:
+        text += " Dash-dotted blue: a first crossover after which NB is ahead."
+    if clipped:
+        text += " ↑: errors at the smallest m, above the axis."
     if paper:
         text += " Thin black: the paper's curves (Ng & Jordan 2001, Figure 1)."
     return text
@@ -278,14 +380,16 @@ def caption(tasks: Sequence[Any], *, paper: bool, intervals: bool = True) -> str
 
 def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | None = None,
                     panel_size: tuple[float, float] = PANEL_SIZE, paper: bool = False,
-                    n_boot: int = DEFAULT_N_BOOT, seed: int = 0) -> Figure:
+                    n_boot: int = DEFAULT_N_BOOT, seed: int = 0, log_m: bool = False
+                    ) -> Figure:
     """One panel per task, in the given order, ``ncols`` panels a row.
 
     ``tasks`` are objects with ``name``, ``summary`` and ``run_info`` (e.g.
     ``nbvslr.results.TaskResults``); a ``saved_paired()`` method, when present, supplies the
     crossover mark, and a task folder with ``splits.csv.gz`` its bootstrap interval (``n_boot``
     resamples, seeded as in the report by ``seed``). ``paper`` overlays the paper's curves
-    on the panels of Figure 1. Several panels share one legend and a caption below them.
+    on the panels of Figure 1; ``log_m`` draws m on a log scale. Several panels share one
+    legend; every figure has a caption below its panels.
     """
     n = len(tasks)
     if n == 0:
@@ -293,26 +397,34 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | Non
     ncols = max(1, min(ncols, n))
     nrows = math.ceil(n / ncols)
     shared = n > 1
-    fig = Figure(figsize=(panel_size[0] * ncols, panel_size[1] * nrows + (0.9 if shared else 0)),
+    # a caption of a few lines below the panels: room for it
+    fig = Figure(figsize=(panel_size[0] * ncols,
+                          panel_size[1] * nrows + (0.9 if shared else 0.8)),
                  dpi=100, layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
-    intervals = drawn_paper = False  # what the caption has to explain
+    intervals = drawn_paper = nb_ahead = lr_ahead = False  # what the caption has to explain
     for k, (ax, task) in enumerate(zip(axes, tasks, strict=False)):
         cross = _crossover_of_task(task, n_boot, seed)
-        intervals |= bool(cross is not None and cross.first_crossover is not None
-                          and cross.interval is not None)
+        crossed = cross is not None and cross.first_crossover is not None
+        intervals |= bool(crossed and cross.interval is not None)
+        nb_first = bool(crossed and cross.better_after and cross.better_after[0] == "nb")
+        nb_ahead |= nb_first
+        lr_ahead |= crossed and not nb_first
         curves = _paper_of(task) if paper else None
         drawn_paper |= curves is not None
         plot_task(ax, task.summary, task.run_info, crossover=cross, paper=curves,
-                  legend=not shared,
+                  legend=not shared, log_m=log_m,
                   ylabel="mean test error" if k % ncols == 0 or not shared else "")
     for ax in axes[n:]:
         fig.delaxes(ax)
     if shared:
         _shared_legend(fig, axes[:n])
-        text = caption(tasks, paper=drawn_paper, intervals=intervals)
-        fig.supxlabel("\n".join(textwrap.wrap(text, width=int(14 * panel_size[0] * ncols))),
-                      fontsize="medium", ha="left", x=0.01)
+    clipped = any(t.get_gid() == "clipped-start" for ax in axes[:n] for t in ax.texts)
+    text = caption(tasks, paper=drawn_paper, intervals=intervals, nb_ahead=nb_ahead,
+                   clipped=clipped, short=not shared, lr_ahead=lr_ahead)
+    per_inch = 14 if shared else 17  # characters of the caption's font per inch
+    fig.supxlabel("\n".join(textwrap.wrap(text, width=int(per_inch * panel_size[0] * ncols))),
+                  fontsize="medium" if shared else "small", ha="left", x=0.01)
     if suptitle:
         fig.suptitle(suptitle)
     return fig
@@ -320,14 +432,14 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | Non
 
 def figure1(tasks: Sequence[Any], *, suptitle: str | None = None,
             panel_size: tuple[float, float] = PANEL_SIZE, paper: bool = True,
-            n_boot: int = DEFAULT_N_BOOT, seed: int = 0) -> Figure:
+            n_boot: int = DEFAULT_N_BOOT, seed: int = 0, log_m: bool = False) -> Figure:
     """The paper's Figure 1: every given task, 3 panels a row (5 x 3 for the 15 tasks),
     built-in tasks in the paper's panel order, other tasks after them; the paper's own
     curves overlaid on its panels unless ``paper`` is False."""
     names = [str(t.name) for t in tasks]
     ordered = [tasks[i] for i in panel_order(names)]
     return figure_of_tasks(ordered, ncols=3, suptitle=suptitle, panel_size=panel_size,
-                           paper=paper, n_boot=n_boot, seed=seed)
+                           paper=paper, n_boot=n_boot, seed=seed, log_m=log_m)
 
 
 # --------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ Everything here works from saved files alone (``summary.csv``, ``run.json``, and
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -206,6 +206,28 @@ def report_csv(
     return table.to_csv(index=False, float_format="%.6g", lineterminator="\n")
 
 
+def verdict_lines(rows: Sequence[Mapping[str, Any]]) -> str:
+    """One line per row of ``report_rows``: the task, its sizes, the winner at the smallest
+    and the largest m (the table's rule), the crossover and where b stays better, aligned::
+
+        boston   m 2–59   winner nb → lr   crossover 40.6 [37.8, 42.2]   lr better from 44
+    """
+    cells = []
+    for row in rows:
+        a, b = row["model_a"], row["model_b"]
+        label = row["task"] if (a, b) == ("nb", "lr") else f"{row['task']} ({a} vs {b})"
+        cross = _crossover_cell(row["_cross"], row["m_min"], row["m_max"], row["_splits_file"])
+        cross = cross.split(" [no interval")[0]  # the table's note says why; one line here
+        sig = row["b_better_from"]
+        cells.append([label, f"m {row['m_min']}–{row['m_max']}",
+                      f"winner {row['winner_min_m']} → {row['winner_max_m']}",
+                      "no crossover" if cross == "none in range" else f"crossover {cross}",
+                      "" if math.isnan(sig) else f"{b} better from {int(sig)}"])
+    widths = [max((len(c[k]) for c in cells), default=0) for k in range(5)]
+    return "".join("   ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip()
+                   + "\n" for line in cells)
+
+
 def report_table(
     results_dirs: PathLike | Iterable[PathLike],
     *,
@@ -214,6 +236,7 @@ def report_table(
     level: float = 0.95,
     notes: bool = True,
     paper: bool = True,
+    rows: Sequence[dict[str, Any]] | None = None,
     extrapolate: bool = False,
 ) -> str:
     """A Markdown table with one row per task found under ``results_dirs`` and pair it
@@ -227,9 +250,11 @@ def report_table(
     else computed from ``splits.csv.gz``; without ``splits.csv.gz`` the crossover has no
     interval. Rows follow the figure's panel order (``fidelity.panel_order``). ``notes``
     appends the definitions. ``paper`` appends, when there are panels of Figure 1 among the
-    tasks, their comparison with the paper's curves (``fidelity.markdown``).
+    tasks, their comparison with the paper's curves (``fidelity.markdown``). ``rows``:
+    ``report_rows`` of the same arguments, when already made.
     """
-    rows = report_rows(results_dirs, n_boot=n_boot, seed=seed, level=level)
+    if rows is None:
+        rows = report_rows(results_dirs, n_boot=n_boot, seed=seed, level=level)
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     for row in rows:
         cells = _markdown_row(row, row["_splits_file"])

@@ -1,5 +1,5 @@
 """Every curve of Figure 1 and of configs/synthetic.yaml, rerun with few splits, against the
-committed reference in results/reference/ (made by ``make reference`` at 1000 splits).
+committed reference in results/reference/ (made by ``make refresh-reference`` at 1000 splits).
 
 The whole set of tasks is run once (``SPLITS`` splits per size) and compared in one
 ``compare.compare`` call, so the false-alarm budget is shared by every point of every task
@@ -48,8 +48,8 @@ TASKS = [name for config in CONFIGS for name in _task_names(config)]
 def report(tmp_path_factory: pytest.TempPathFactory) -> compare.Report:
     """The rerun of every task, compared with the committed reference."""
     if not any((REFERENCE / task / "summary.csv").is_file() for task in TASKS):
-        pytest.skip(f"no committed reference in {REFERENCE}: run `make reference` and commit "
-                    f"results/reference/")
+        pytest.skip(f"no committed reference in {REFERENCE}: run `make refresh-reference` "
+                    f"and commit results/reference/")
     out = tmp_path_factory.mktemp("curves")
     data = DataSettings(cache_dir=out / "cache", mirror=None, download=False)
     for config in CONFIGS:
@@ -74,4 +74,5 @@ def test_curve_holds(report: compare.Report, task: str) -> None:
     mine = report.only(task)
     assert mine.ok, (
         f"{task}: the curves moved beyond their noise. If the change is deliberate, "
-        f"review the table, run `make reference` and commit results/reference/.\n" + mine.table())
+        f"review the table, run `make refresh-reference` and commit results/reference/.\n"
+        + mine.table())

@@ -176,7 +176,7 @@ class _KillOnBusy:
         self.done = 0
         self.killed_at: int | None = None
 
-    def start(self, plan) -> None:
+    def start(self, plan, workers: int = 1) -> None:
         self.total = sum((p.sizes - p.resumed) * p.splits for p in plan)
 
     def size_done(self, task: str, m: int) -> None:
@@ -185,7 +185,7 @@ class _KillOnBusy:
     def task_done(self, task: str, seconds: float) -> None:
         pass
 
-    def splits_done(self, task: str, m: int, n: int) -> None:
+    def splits_done(self, task: str, m: int, n: int, seconds: float | None = None) -> None:
         self.done += n
         if self.killed_at is None:
             busy = self.client.processing(workers=[self.address]).get(self.address, ())

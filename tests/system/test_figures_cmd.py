@@ -89,6 +89,20 @@ def test_report_prints_and_writes_the_same_table(root, tmp_path):
     assert text in res.output
 
 
+def test_report_brief_prints_a_line_per_task_and_writes_the_table(root, tmp_path):
+    """--brief (make figures): one line per task on stdout, the whole table in the file."""
+    out = tmp_path / "report.md"
+    res = CliRunner().invoke(cli, ["report", str(root), "--n-boot", "50", "-o", str(out),
+                                   "--brief"])
+    assert res.exit_code == 0, res.output
+    full = _invoke("report", root, "--n-boot", 50).output
+    assert out.read_text() == full
+    printed = res.stdout.splitlines()
+    assert [line.split()[0] for line in printed] == ["pima", "sonar"]
+    assert all("winner" in line and "|" not in line for line in printed)
+    assert len(res.stdout) < len(full) / 3
+
+
 def test_report_corrupt_results_is_one_line_error(root):
     """A corrupt summary.csv: exit 1, naming the file."""
     (root / "pima" / "summary.csv").write_text("nothing,useful\n")

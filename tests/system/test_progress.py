@@ -44,7 +44,7 @@ def _drive(progress, plan=PLAN) -> None:
     for task in plan:
         for k in range(task.sizes - task.resumed):
             for _ in range(task.splits // 250):
-                progress.splits_done(task.name, 2 + 20 * k, 250)
+                progress.splits_done(task.name, 2 + 20 * k, 250, 0.01 * (k + 1))
             progress.size_done(task.name, 2 + 20 * k)
         progress.task_done(task.name, 12.0)
     progress.finish()
@@ -76,8 +76,10 @@ def test_bar_never_wider_than_the_terminal(columns, monkeypatch):
     assert max(len(line) for line in shown) <= columns - 1
     bars = [line for line in shown if "elapsed" in line]
     assert all("units" not in line and "it/s" not in line for line in shown)
-    if columns >= 80:
+    if columns >= 120:
         assert all(w in bars[-1] for w in ("sizes 35/35", "splits 35,000/35,000", "tasks 2/2"))
+    if columns >= 80:
+        assert "sizes 35/35" in bars[-1]
         assert any("left" in line for line in bars)
     assert "adult-continuous: done (20 sizes, 0:12)" in shown
 
@@ -98,8 +100,37 @@ def test_bar_on_a_pseudo_terminal_of_80_columns(monkeypatch):
     reader.join(timeout=10)
     os.close(master)
     shown = _screens(b"".join(chunks).decode("utf-8"))
-    assert any("sizes" in line and "splits" in line for line in shown)
+    assert any("sizes" in line and "|" in line for line in shown)
     assert max(len(line) for line in shown) <= 79
+
+
+SWEEP = [TaskPlan(f"discrete-bayes-n{n}", 7, 0, 500, features=n,
+                  units=tuple((m, 250) for m in (2, 8, 32, 128, 512, 2048, 8192) for _ in "ab"))
+         for n in (4, 16, 256)]
+
+
+def test_long_task_names_at_80_columns_keep_the_name_and_a_steady_bar(monkeypatch):
+    """`discrete-bayes-n16 m=8192` at 80 columns: every redraw names the task and size in
+    full, and the bar has the same width in all of them."""
+    monkeypatch.setenv("COLUMNS", "80")
+    stream = FakeTerminal()
+    progress = progress_for(stream)
+    progress.mininterval = 0
+    progress.start(SWEEP, workers=2)
+    for plan in SWEEP:
+        for m, n in plan.units:
+            progress.splits_done(plan.name, m, n, 0.001 * m)
+            progress.size_done(plan.name, m)
+        progress.task_done(plan.name, 3.0)
+    progress.finish()
+    bars = [line for line in _screens(stream.getvalue()) if "elapsed" in line]
+    running = [line for line in bars if " m=" in line]
+    assert len(running) > 30
+    assert all(re.match(r"discrete-bayes-n\d+ m=\d+ ", line) for line in running)
+    assert any(line.startswith("discrete-bayes-n16 m=8192 ") for line in running)
+    widths = {len(re.search(r"\|[^|]*\|", line).group()) for line in bars}
+    assert len(widths) == 1 and widths.pop() >= 2 + MIN_BAR
+    assert max(len(line) for line in bars) <= 79
 
 
 def _read_all(fd: int, chunks: list[bytes]) -> None:
@@ -144,7 +175,9 @@ def test_compose_fits_every_width_and_keeps_the_times():
     """For widths 1..200 the line fits; from 30 columns on, elapsed and left are shown."""
     tally = Tally()
     tally.start(PLAN)
-    tally.splits_done, tally.sizes_done = 12_000, 15
+    for k in range(12):
+        tally.unit_done("adult-continuous", 2 + 20 * k, 1000, 0.5)
+    tally.sizes_done = 15
     for width in range(1, 201):
         left, right, bar = compose("adult-continuous m=382", tally, width)
         used = len(left) + len(right) + (2 + MIN_BAR if bar else 0)
@@ -198,11 +231,12 @@ def test_runner_reports_every_split_size_and_task(tmp_path):
     events: list[tuple] = []
 
     class Record(NoProgress):
-        def start(self, plan):
+        def start(self, plan, workers=1):
             events.append(("start", tuple(plan)))
 
-        def splits_done(self, task, m, n):
+        def splits_done(self, task, m, n, seconds=None):
             events.append(("splits", m, n))
+            assert seconds is not None and seconds >= 0
 
         def size_done(self, task, m):
             events.append(("size", m))
@@ -211,7 +245,8 @@ def test_runner_reports_every_split_size_and_task(tmp_path):
             events.append(("task", task))
 
     run_experiment(config, progress=Record())
-    assert events[0] == ("start", (TaskPlan("toy", 3, 0, 20),))
+    units = ((2, 10), (2, 10), (4, 10), (4, 10), (8, 10), (8, 10))
+    assert events[0] == ("start", (TaskPlan("toy", 3, 0, 20, units, features=2),))
     assert sorted(e for e in events if e[0] == "size") == [("size", 2), ("size", 4), ("size", 8)]
     assert sum(e[2] for e in events if e[0] == "splits") == 3 * 20
     assert events[-1] == ("task", "toy")

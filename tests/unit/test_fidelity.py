@@ -276,3 +276,17 @@ def test_report_leaves_out_a_panel_it_cannot_compare(tmp_path):
     assert "Against the paper" not in report_table(tmp_path, n_boot=10)
     with pytest.raises(ResultsError, match="lenses: no size m in common"):
         fidelity.compare_results(tmp_path)
+
+
+def test_cli_without_argument_reads_results(two_panels, monkeypatch):
+    """Bare `nbvslr fidelity` compares the runs in ./results; none there: one line naming
+    the committed run to compare instead."""
+    monkeypatch.chdir(two_panels.parent)
+    res = _invoke()
+    assert res.exit_code == 0, res.output
+    assert "| pima | 2–59 |" in res.output
+    monkeypatch.chdir(two_panels / "pima")
+    res = _invoke()
+    assert res.exit_code != 0 and "Traceback" not in res.output
+    assert res.output.strip().count("\n") == 0
+    assert "nbvslr fidelity results/reference" in res.output

@@ -32,7 +32,8 @@ def _draw(curves=None, x_range=(0, 40), paired=True):
 
 
 def test_plot_task_nb_solid_lr_dashed_title_labels_and_xlim():
-    """NB is solid, LR dashed (the paper's convention), with the run's title, axes and range."""
+    """NB is solid, LR dashed (the paper's convention), with the run's title and axes; the
+    x axis from the paper's left end to the data's largest m (not the paper's 40)."""
     fig, ax = _draw()
     lines = _model_lines(ax)
     assert set(lines) == {"nb", "lr"}
@@ -40,7 +41,7 @@ def test_plot_task_nb_solid_lr_dashed_title_labels_and_xlim():
     assert lines["lr"].get_linestyle() == "--"
     assert ax.get_title() == "toy (continuous)"
     assert ax.get_xlabel() == "m" and ax.get_ylabel() == "mean test error"
-    assert ax.get_xlim() == (0.0, 40.0)
+    assert ax.get_xlim() == (0.0, 32.0)
     np.testing.assert_array_equal(lines["nb"].get_xdata(), SIZES)
     assert [t.get_text() for t in ax.get_legend().get_texts()][:2] == ["nb", "lr"]
 
@@ -100,7 +101,8 @@ def test_figure1_orders_builtin_panels_like_the_paper(tmp_path):
     axes = fig.get_axes()
     assert [ax.get_title() for ax in axes] == [
         "pima (continuous)", "sonar (continuous)", "my task"]
-    assert [ax.get_xlim()[1] for ax in axes] == [60.0, 120.0, 40.0]
+    tops = [float(t.summary["m"].max()) for t in tasks]
+    assert [ax.get_xlim()[1] for ax in axes] == [tops[1], tops[2], tops[0]]
     for ax in axes:
         lines = _model_lines(ax)
         assert lines["nb"].get_linestyle() == "-" and lines["lr"].get_linestyle() == "--"
@@ -295,3 +297,90 @@ def test_crossover_of_the_first_pair_names_a_pair_other_than_nb_lr():
     (mark,) = [line for line in ax.get_lines() if line.get_gid() == "crossover"]
     assert 3 <= mark.get_xdata()[0] <= 7
     assert mark.get_label() == "crossover (nb vs lr_l2)"
+
+
+# --------------------------------------------------------------------------------------
+# What a reader sees: the crossover's direction, clipped starts, our lines on top, captions
+# --------------------------------------------------------------------------------------
+
+def _crossing_mark(ax):
+    (line,) = [ln for ln in ax.get_lines() if ln.get_gid() == "crossover"]
+    (label,) = [t for t in ax.texts if t.get_gid() == "crossover-label"]
+    return line, label
+
+
+def test_nb_overtaking_lr_is_drawn_unlike_lr_overtaking_nb():
+    """LR going ahead: dotted grey; NB going ahead (sick): dash-dotted blue, said in the
+    label and the legend."""
+    _, ax = _draw()  # NB ahead first, LR from m = 10
+    line, label = _crossing_mark(ax)
+    assert line.get_linestyle() == ":" and "NB ahead" not in label.get_text()
+    swapped = {"nb": ("nb", lr_curve), "lr": ("lr", nb_curve)}  # LR first, then NB
+    _, ax = _draw(curves=swapped)
+    line, label = _crossing_mark(ax)
+    assert line.get_linestyle() == "-." and line.get_color() == plots.FAMILY_COLORS["nb"]
+    assert label.get_text().endswith("NB ahead after")
+    assert "crossover, NB ahead after" in [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def test_crossover_label_is_readable():
+    """The "m ≈ …" label: not x-small, dark, on a white ground above the curves."""
+    _, ax = _draw()
+    _, label = _crossing_mark(ax)
+    assert label.get_fontsize() >= Figure().add_subplot().text(0, 0, "", fontsize="small"
+                                                               ).get_fontsize()
+    assert label.get_bbox_patch() is not None and label.get_zorder() > 4
+
+
+def test_a_start_far_above_the_rest_leaves_the_axis_and_is_written():
+    """Sick-like curves (0.5 at m = 2, below 0.2 after): the axis stops above the rest and
+    the starts are written at the top; ordinary curves keep matplotlib's limits."""
+    steep = {"nb": ("nb", lambda m: 0.07 + 0.9 * (m == 2)),
+             "lr": ("lr", lambda m: 0.08 + 0.8 / m)}
+    _, ax = _draw(curves=steep)
+    assert ax.get_ylim()[1] < 0.4
+    (note,) = [t for t in ax.texts if t.get_gid() == "clipped-start"]
+    assert note.get_text().startswith("↑ m=2: nb 0.9")
+    _, ax = _draw()
+    assert not [t for t in ax.texts if t.get_gid() == "clipped-start"]
+    assert ax.get_ylim()[1] >= 0.8
+    flat = {"nb": ("nb", lambda m: 0.5 * (m == 2)), "lr": ("lr", lambda m: 0.4 * (m == 2))}
+    assert plots.y_limits([(np.array([2.0, 4, 8]), np.array([0.5, 0, 0]))]) is None
+    _draw(curves=flat)  # errors 0 after m = 2: drawn as they are, no singular axis
+
+
+def test_our_curves_are_drawn_over_the_papers():
+    """Where our NB and the paper's coincide (promoters), ours is on top."""
+    from nbvslr.analysis.fidelity import paper_curve
+
+    splits = make_splits("pima", (2, 5, 8), 10, seed=1)
+    info = run_info("pima", "pima", (2, 5, 8), {"nb": "nb", "lr": "lr"}, (0, 60))
+    ax = Figure().add_subplot()
+    plots.plot_task(ax, stats.summarize(splits), info, paper=paper_curve("pima"))
+    paper = _lines_by_gid(ax, "paper-")["paper-nb"]
+    assert _model_lines(ax)["nb"].get_zorder() > paper.get_zorder()
+
+
+def test_one_panel_has_a_caption_too(tmp_path):
+    """A task's curve.png says what it shows below the panel."""
+    fabricate(tmp_path, task="toy", title="toy")
+    fig = plots.figure_of_tasks(load_results(tmp_path), n_boot=10)
+    text = fig._supxlabel.get_text().replace("\n", " ")
+    assert text.startswith("Mean test error over 40 splits per m") and "crossover" in text
+
+
+def test_log_m_axis_from_the_smallest_to_the_largest_m(tmp_path):
+    """`nbvslr plot --log-m`: a log-scale m axis over the data's sizes."""
+    from click.testing import CliRunner
+
+    from nbvslr.cli import cli
+
+    fabricate(tmp_path, task="toy", title="toy")
+    fig = plots.figure_of_tasks(load_results(tmp_path), n_boot=10, log_m=True)
+    ax = fig.get_axes()[0]
+    assert ax.get_xscale() == "log" and ax.get_xlim() == pytest.approx((2, 32))
+    for name, flags in (("log.png", ["--log-m"]), ("lin.png", [])):
+        res = CliRunner().invoke(cli, ["plot", str(tmp_path / "toy"), *flags,
+                                       "-o", str(tmp_path / name)])
+        assert res.exit_code == 0, res.output
+    assert (tmp_path / "log.png").read_bytes() != (tmp_path / "lin.png").read_bytes()

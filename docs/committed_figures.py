@@ -1,0 +1,88 @@
+"""The committed figures, each drawn again from its committed tables by the current code.
+
+The committed runs (``results/reference``, ``results/as-published``) keep their tables and
+their drawings but not their ``splits.csv.gz``; this draws every figure from the tables
+alone, as ``nbvslr plot`` would (the crossover is marked; its bootstrap interval, which
+needs the splits, is in the run's report.md). Nothing is run and no table is written.
+
+    python docs/committed_figures.py        # make redraw-committed: rewrites the figures
+
+``tests/system/test_committed_figures.py`` draws each PNG again and compares it with the
+committed one: a change to the drawing shows up there until the figures are redrawn.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from matplotlib.figure import Figure
+
+from nbvslr import results
+from nbvslr.views import plots
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNS = ("results/reference", "results/as-published")
+"""The committed runs whose figures are drawn from their tables."""
+SYNTHETIC = ("nb-data", "dependent")
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """One committed figure file and the task folders it is drawn from."""
+
+    path: Path
+    folders: tuple[Path, ...]
+    draw: Callable[[list], Figure]
+
+
+def _panels(run: Path) -> list[Path]:
+    return sorted(p for p in run.iterdir() if (p / results.SUMMARY_FILE).is_file())
+
+
+def _figure1(tasks: list) -> Figure:
+    return plots.figure1(tasks, paper=True)
+
+
+def drawings(root: Path = ROOT) -> list[Drawing]:
+    """Every committed figure (PNG and PDF) of the committed runs, in a fixed order."""
+    out: list[Drawing] = []
+    for name in RUNS:
+        run = root / name
+        if not run.is_dir():
+            continue
+        panels = _panels(run)
+        for folder in panels:
+            out.append(Drawing(folder / results.CURVE_FILE, (folder,),
+                               lambda tasks: plots.figure_of_tasks(tasks)))
+        figure1 = tuple(p for p in panels if p.name not in SYNTHETIC)
+        for fig in ("figure1.png", "figure1.pdf"):
+            if (run / fig).exists():
+                out.append(Drawing(run / fig, figure1, _figure1))
+        synthetic = tuple(run / n for n in SYNTHETIC if (run / n).is_dir())
+        if (run / "synthetic.png").exists() and synthetic:
+            out.append(Drawing(run / "synthetic.png", synthetic,
+                               lambda tasks: plots.figure_of_tasks(tasks)))
+    return out
+
+
+def render(drawing: Drawing) -> bytes:
+    """The figure's bytes as the current code draws it from the committed tables."""
+    fig = drawing.draw(results.load_results(list(drawing.folders)))
+    return plots.render(fig, plots.format_for(drawing.path))
+
+
+def main() -> int:
+    for drawing in drawings():
+        data = render(drawing)
+        changed = not drawing.path.exists() or drawing.path.read_bytes() != data
+        if changed:
+            results.atomic_write_bytes(drawing.path, data)
+        print(f"{'redrew' if changed else 'same  '} {drawing.path.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
