@@ -60,7 +60,7 @@ def _check_sizes(config: Config, spec: TaskSpec, grid: tuple[int, ...], data: Da
             "check the task's target"
         )
     for m in grid:
-        check_size(m, n, spec.name, config.source)
+        check_size(m, n, spec.name, config.source, data.n_classes)
 
 
 def data_digest(data: Dataset) -> str:
@@ -222,6 +222,9 @@ def _run_info(config: Config, task: _Task, started: float) -> dict[str, Any]:
             "rows": n,
             "features": data.n_features,
             "positives": pos,
+            **({"classes": list(data.classes),
+                "class_counts": np.bincount(data.y, minlength=data.n_classes).tolist()}
+               if data.multiclass else {}),
             "x_range": list(data.x_range) if data.x_range is not None else None,
             "sizes": list(task.grid),
             "paper_sizes": list(data.sizes) if data.sizes is not None else None,
