@@ -221,7 +221,7 @@ def _run_info(config: Config, task: _Task, started: float) -> dict[str, Any]:
             "kind": data.kind,
             "rows": n,
             "features": data.n_features,
-            "positives": pos,
+            "positives": None if data.multiclass else pos,
             **({"classes": list(data.classes),
                 "class_counts": np.bincount(data.y, minlength=data.n_classes).tolist()}
                if data.multiclass else {}),
@@ -238,7 +238,8 @@ def _run_info(config: Config, task: _Task, started: float) -> dict[str, Any]:
             for m in config.models
         ],
         "asymptotic_error": task.full,
-        "majority_error": min(pos, n - pos) / n,
+        "majority_error": (1.0 - np.bincount(data.y).max() / n if data.multiclass
+                           else min(pos, n - pos) / n),
         "execution": {"jobs": config.jobs, "backend": config.backend, "block": config.block,
                       "scheduler": config.scheduler},
         "memory": task.plan.to_dict() if task.plan is not None else None,
