@@ -78,7 +78,8 @@ class Dataset:
 
     @property
     def n_positive(self) -> int:
-        return int(self.y.sum())
+        """Rows of class 1 (a binary task's positives)."""
+        return int(np.count_nonzero(self.y == 1))
 
 
 @dataclass(frozen=True)

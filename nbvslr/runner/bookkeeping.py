@@ -54,7 +54,14 @@ class _Task:
 
 def _check_sizes(config: Config, spec: TaskSpec, grid: tuple[int, ...], data: Dataset) -> None:
     n, pos = data.n_rows, data.n_positive
-    if pos == 0 or pos == n:
+    if data.multiclass:
+        counts = np.bincount(data.y, minlength=data.n_classes)
+        if (counts == 0).any():
+            raise DataError(
+                f"{spec.name}: class {data.classes[int(np.argmin(counts))]!r} has no row; "
+                "check the task's target"
+            )
+    elif pos == 0 or pos == n:
         raise DataError(
             f"{spec.name}: the data has only one class ({pos} positives in {n} rows); "
             "check the task's target"
