@@ -57,17 +57,22 @@ def _heldout(design: Design, fit: Fit, idx: np.ndarray, ties: float,
              data: Dataset | None = None) -> np.ndarray:
     """The test error of each split (S,): of its hyperplane, or the mean over its draws;
     with ``data`` of K > 2 classes, of its K-class rule (``evaluate_multi``)."""
-    if data is not None and data.multiclass:
-        return heldout_errors_multi(design, data, fit.theta, idx)
+    multi = data is not None and data.multiclass
+
+    def errors(theta: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        if multi:
+            return heldout_errors_multi(design, data, theta, rows)
+        return heldout_errors(design, theta, rows, ties)
+
     todo = fit.sampled
     if not todo.size:
-        return heldout_errors(design, fit.theta, idx, ties)
+        return errors(fit.theta, idx)
     rest = np.setdiff1d(np.arange(idx.shape[0]), todo)  # splits with one hyperplane
     err = np.empty(idx.shape[0])  # (S,)
-    err[rest] = heldout_errors(design, fit.theta[rest], idx[rest], ties)
-    n, K, P = fit.draws.shape
-    per_draw = heldout_errors(
-        design, fit.draws.reshape(n * K, P), np.repeat(idx[todo], K, axis=0), ties
+    err[rest] = errors(fit.theta[rest], idx[rest])
+    n, K = fit.draws.shape[:2]
+    per_draw = errors(
+        fit.draws.reshape((n * K,) + fit.draws.shape[2:]), np.repeat(idx[todo], K, axis=0)
     )  # (n K,)
     err[todo] = per_draw.reshape(n, K).mean(axis=1)
     return err
@@ -150,8 +155,9 @@ def score_full(spec: ModelSpec, data: Dataset, seed: np.random.SeedSequence) -> 
     design = get_design(data, entry.design(data, opts))
     fit = entry.fit(data, design, idx, opts, [seed], DEFAULT_BUDGET)
     if data.multiclass:
-        wrong_k, _ = count_mistakes_multi(design, data, fit.theta, None)  # (1,)
-        return float(wrong_k[0] / data.n_rows)
+        rules = fit.draws[0] if fit.sampled.size else fit.theta  # (n, K, P)
+        wrong_k, _ = count_mistakes_multi(design, data, rules, None)  # (n,)
+        return float(wrong_k.mean() / data.n_rows)
     theta = fit.draws[0] if fit.sampled.size else fit.theta  # (K, P)
     wrong, _ = count_mistakes(design, theta, None, entry.ties(opts))  # (K,)
     return float(wrong.mean() / data.n_rows)

@@ -5,10 +5,16 @@ They answer to the same ``model:`` names and options tables as the two-class ent
 fit returns ``theta`` of shape (S, K, P), one weight vector per class, and a split's rule
 predicts the class of highest score (``evaluate_multi`` scores it, ties as stated there).
 
-The paper's rule for separable training sets (``separable: sample``) is not implemented for
-K > 2: an unpenalised fit that meets a training set it classifies perfectly stops with a
-``ConfigError`` asking for ``C:`` or ``separable: l2`` (``l2`` refits those splits with
-``C = C_separable``; ``mle`` keeps the capped Newton iterate).
+The paper's rule for separable training sets (``separable: sample``, the default), K
+classes: when an unpenalised fit certifies that it classifies every training row correctly,
+the split's error is the mean test error of weight matrices drawn uniformly from the cone
+``(w_y - w_k) . z > 0`` (every training row, every k != y) in the (K - 1) P coordinates of
+the reference-class form (``w_{K-1} = 0``). Each constraint is linear in those coordinates
+(``+z`` in block y, ``-z`` in block k), so the cone is ``{A theta > 0}`` with ``m (K - 1)``
+rows, and the binary sampler (exact HMC or hit-and-run, ``hmc``) draws from it unchanged;
+its Gram matrix has ``(m (K - 1))^2`` entries, so at large m and K (optdigits-10 at m = 500:
+4,500 rows) ``separable: l2`` (a refit with ``C = C_separable``) is the practical choice;
+``mle`` keeps the capped Newton iterate.
 """
 
 from __future__ import annotations
@@ -23,10 +29,41 @@ from nbvslr.errors import ConfigError
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
 from nbvslr.models.design import Design
 from nbvslr.models.family import Fit
+from nbvslr.models.hit_and_run import sample_separating
+from nbvslr.models.hmc import sample_separating_hmc
 from nbvslr.models.lr import _CODINGS, LR_OPTIONS
 from nbvslr.models.multiclass_nb import fit_categorical_nb_multi, fit_gaussian_nb_multi
 from nbvslr.models.naive_bayes import NB_OPTIONS, rescale_to_training, theta_to_original
 from nbvslr.models.softmax import fit_softmax
+from nbvslr.splits import SplitSeeds
+
+
+def cone_rows(Z1: np.ndarray, y: np.ndarray, n_classes: int) -> np.ndarray:
+    """The rows of the separating cone of S training sets in the reference-class form.
+
+    Parameters
+    ----------
+    Z1 : ndarray of shape (S, m, P)
+    y : ndarray of shape (S, m)
+        Labels ``0 .. K - 1``.
+
+    Returns
+    -------
+    A : ndarray of shape (S, m (K - 1), (K - 1) P)
+        Row (i, k) for each k != y_i is ``e_{y_i} (x) z_i - e_k (x) z_i`` without the
+        reference block: ``A vec(W) > 0`` iff W classifies every training row correctly.
+    """
+    S, m, P = Z1.shape
+    K = int(n_classes)
+    y = np.asarray(y, dtype=np.int64)
+    rows = np.zeros((S, m, K, K, P))  # (split, row, other class k, block, P)
+    own = np.zeros((S, m, K))
+    np.put_along_axis(own, y[:, :, None], 1.0, axis=2)
+    rows += own[:, :, None, :, None] * Z1[:, :, None, None, :]  # + z in block y
+    rows -= np.eye(K)[None, None, :, :, None] * Z1[:, :, None, None, :]  # - z in block k
+    keep = ~own.astype(bool)  # (S, m, K): k != y
+    out = rows[keep].reshape(S, m * (K - 1), K, P)[:, :, : K - 1, :]
+    return out.reshape(S, m * (K - 1), (K - 1) * P)
 
 
 def _fit(theta: np.ndarray, n_iter: np.ndarray | None = None,
@@ -143,7 +180,9 @@ class SoftmaxRegression:
 
     def planned(self, data: Dataset, opts: Mapping[str, Any]) -> tuple[int, int]:
         width = int(sum(data.n_values)) + 1 if data.kind == "discrete" else data.n_features + 1
-        return width + 4 * data.n_classes, 0
+        sampled = opts["separable"] == "sample" and opts["C"] is None
+        kept = int(opts["mcmc_chains"]) * int(opts["mcmc_draws"]) if sampled else 0
+        return width + 4 * data.n_classes, kept
 
     def fit(self, data: Dataset, design: Design, idx: np.ndarray, opts: Mapping[str, Any],
             seeds: Sequence[np.random.SeedSequence] = (),
@@ -163,18 +202,32 @@ class SoftmaxRegression:
         res = fit_softmax(Z1, y, K, C=C, stop_when_separable=C is None and rule != "mle",
                           **stop)
         theta, n_iter, converged = res.theta.copy(), res.n_iter.copy(), res.converged.copy()
-        todo = np.flatnonzero(res.separable)
+        todo = np.flatnonzero(res.separable) if C is None else np.empty(0, dtype=np.int64)
+        draws = np.empty((0, 1, K, theta.shape[2]))
         if todo.size and rule == "sample":
-            raise ConfigError(
-                f"{data.name}: {todo.size} training set(s) of m = {idx.shape[1]} are "
-                f"separable and the paper's rule (separable: sample) is not available for "
-                f"{K} classes; set C: (e.g. C: 1) or separable: l2 for lr"
-            )
-        if todo.size and rule == "l2":
+            sampler = (sample_separating_hmc if opts["mcmc_method"] == "hmc"
+                       else sample_separating)
+            A = cone_rows(Z1[todo], y[todo], K)  # (s, m (K - 1), (K - 1) P)
+            flat = sampler(
+                A, np.ones(A.shape[:2]),
+                res.theta[todo, : K - 1].reshape(todo.size, -1),
+                seeds.take(todo) if isinstance(seeds, SplitSeeds) else [seeds[i] for i in todo],
+                chains=opts["mcmc_chains"], draws=opts["mcmc_draws"],
+                burn_in=opts["mcmc_burn_in"], thin=opts["mcmc_thin"], budget=budget,
+            )  # (s, n, (K - 1) P)
+            s_, n = flat.shape[:2]
+            draws = np.concatenate(
+                [flat.reshape(s_, n, K - 1, -1), np.zeros((s_, n, 1, flat.shape[2] // (K - 1)))],
+                axis=2)  # (s, n, K, P), the reference class's row 0
+            converged[todo] = False
+            if scale is not None:
+                draws = theta_to_original(draws, scale[0][todo][:, None], scale[1][todo][:, None])
+        elif todo.size and rule == "l2":
             refit = fit_softmax(Z1[todo], y[todo], K, C=opts["C_separable"], **stop)
             theta[todo] = refit.theta
             n_iter[todo] += refit.n_iter
             converged[todo] = refit.converged
         if scale is not None:
             theta = theta_to_original(theta, *scale)
-        return _fit(theta, n_iter, converged, res.separable)
+        sampled = todo if rule == "sample" else np.empty(0, dtype=np.int64)
+        return Fit(theta, sampled, draws, res.separable, n_iter, converged)

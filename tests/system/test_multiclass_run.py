@@ -59,14 +59,17 @@ def test_three_classes_run_report_and_plot(tmp_path, three_csv):
     assert plot.exit_code == 0, plot.output
 
 
-def test_size_below_k_and_separable_sample_refuse_in_one_line(tmp_path, three_csv):
-    """A size below K = 3 is refused before any fit, naming K; an unpenalised lr under
-    separable: sample meets separable sets and asks for C: or separable: l2."""
+def test_size_below_k_refused_and_separable_sets_sampled(tmp_path, three_csv):
+    """A size below K = 3 is refused in one line naming K, before any fit; an unpenalised
+    lr (separable: sample) at m = 3 samples every split's cone: all separable, none
+    converged, errors in [0, 1]."""
     small = _write_config(tmp_path, three_csv, "[2, 10]", "  nb: {}\n")
     res = CliRunner().invoke(cli, ["run", str(small), "-o", str(tmp_path / "a"), "-q"])
     assert res.exit_code != 0 and "K = 3" in res.output and "Traceback" not in res.output
     sample = _write_config(tmp_path, three_csv, "[3]", "  lr: {}\n")
     res = CliRunner().invoke(cli, ["run", str(sample), "-o", str(tmp_path / "b"), "-q",
                                    "-j", "1"])
-    assert res.exit_code != 0 and "separable: l2" in res.output
-    assert "Traceback" not in res.output
+    assert res.exit_code == 0, res.output
+    splits = pd.read_csv(tmp_path / "b" / "three" / "splits.csv.gz")
+    assert splits["separable"].all() and not splits["converged"].any()
+    assert splits["error"].between(0, 1).all()

@@ -158,20 +158,56 @@ def test_heldout_error_is_error_outside_the_training_rows():
         assert got[s] == pytest.approx(np.mean(pred != y[test]))
 
 
-def test_unpenalised_lr_refuses_separable_sets_under_sample():
-    """An unpenalised multiclass lr meeting a separable training set under separable:
-    sample stops with one line naming C: and separable: l2; l2 refits it."""
+def test_separable_sets_sample_the_cone_or_refit():
+    """An unpenalised multiclass lr meeting a separable training set averages the test error
+    of weight matrices drawn from the cone (each draw classifies every training row
+    correctly); separable: l2 refits the split with C_separable instead."""
     X, y = _blobs(m=90, K=3)
     data = _task(X, y, 3)
-    idx = np.array([[0, 1, 2, 3, 4, 5]])  # six rows of three classes: separable
-    _, seeds = split_seeds(0, "blobs", 6, range(1))
-    spec = ModelSpec("lr", "lr", resolve_options("lr", "lr", {}))
-    with pytest.raises(ConfigError, match=r"set C: .* or separable: l2") as info:
-        models.score_splits(spec, data, idx, seeds)
-    assert "\n" not in str(info.value)
+    idx = np.array([[0, 1, 2, 3, 4, 5], [6, 7, 8, 9, 10, 11]])  # six rows, three classes
+    _, seeds = split_seeds(0, "blobs", 6, range(2))
+    opts = resolve_options("lr", "lr", {})
+    fit = lookup("lr", "continuous", multiclass=True).fit(
+        data, get_design(data, "x"), idx, opts, seeds)
+    kept = opts["mcmc_chains"] * opts["mcmc_draws"]
+    assert list(fit.sampled) == [0, 1] and fit.draws.shape[:3] == (2, kept, 3)
+    Z1 = np.concatenate([X, np.ones((90, 1))], axis=1)
+    for s in range(2):
+        scores = np.einsum("mp,nkp->nmk", Z1[idx[s]], fit.draws[s])  # (n, m, K)
+        assert (scores.argmax(2) == y[idx[s]]).all()
+        np.testing.assert_array_equal(fit.draws[s, :, -1], 0.0)  # the reference class
+    out = models.score_splits(ModelSpec("lr", "lr", opts), data, idx, seeds)
+    assert out["separable"].all() and not out["converged"].any()
     l2 = ModelSpec("lr", "lr", resolve_options("lr", "lr", {"separable": "l2"}))
-    out = models.score_splits(l2, data, idx, seeds)
-    assert out["separable"].all() and 0.0 <= out["error"][0] <= 1.0
+    refit = models.score_splits(l2, data, idx, seeds)
+    assert refit["separable"].all() and refit["converged"].all()
+
+
+def test_cone_sampler_is_uniform_on_a_small_cone():
+    """The HMC draws of a three-class cone in 4 coordinates have the law of rejection
+    sampling (a Gaussian kept when it classifies every row correctly, normalised): the
+    two-sample KS test of each coordinate does not reject at 0.1 %."""
+    from scipy.stats import ks_2samp
+
+    from nbvslr.models.hmc import sample_separating_hmc
+    from nbvslr.models.multiclass import cone_rows
+
+    Z1 = np.array([[0.0, 1.0], [0.5, 1.0], [1.0, 1.0]])[None]  # one feature, intercept
+    y = np.array([[0, 1, 2]])
+    A = cone_rows(Z1, y, 3)[0]  # (6, 4)
+    rng = np.random.default_rng(0)
+    g = rng.standard_normal((400_000, 4))
+    ref = g[(g @ A.T > 0).all(axis=1)]
+    ref /= np.linalg.norm(ref, axis=1, keepdims=True)
+    start = ref[0]
+    S = 300
+    seeds = [np.random.SeedSequence(7, spawn_key=(i,)) for i in range(S)]
+    draws = sample_separating_hmc(np.repeat(A[None], S, 0), np.ones((S, 6)),
+                                  np.repeat(start[None], S, 0), seeds, chains=1, draws=5,
+                                  burn_in=20, thin=5).reshape(-1, 4)
+    assert (draws @ A.T > 0).all()
+    for j in range(4):
+        assert ks_2samp(draws[:, j], ref[:2000, j]).pvalue > 1e-3
 
 
 def test_nb_ties_option_other_than_half_is_refused_for_k_classes():
@@ -200,4 +236,5 @@ def test_memory_plan_bounds_the_k_class_entries(kind, family, options):
     entry = lookup(family, kind, multiclass=True)
     width, kept = entry.planned(data, opts)
     assert width >= entry.width(data, get_design(data, entry.design(data, opts)))
-    assert kept == 0
+    sampled = family == "lr" and opts["C"] is None and opts["separable"] == "sample"
+    assert kept == (opts["mcmc_chains"] * opts["mcmc_draws"] if sampled else 0)
