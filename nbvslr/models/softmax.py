@@ -31,7 +31,7 @@ that classifies every training row correctly (``s_{i y_i} > s_ik`` for every i a
 the certificate that the training set is separable, so the unpenalised likelihood has no
 maximum. Why not a dense Newton solve: with optdigits' 10 classes F P = 9 x 63 = 567
 parameters, so forming the Hessian costs m (F P)^2 and solving it (F P)^3 per split and step
-against a few dozen products of O(m F P) (benchmarks/bench_softmax.py measures both).
+against a few dozen products of O(m F P) (benchmarks/softmax_solvers.py measures both).
 """
 
 from __future__ import annotations
