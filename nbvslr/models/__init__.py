@@ -94,7 +94,7 @@ def score_splits(
         Its options resolved (``resolve_options``), as a config holds them.
     data : Dataset
     train_idx : ndarray of shape (S, m)
-        Distinct row indices of each split's training set (both classes present).
+        Distinct row indices of each split's training set (every class present).
     seeds : sequence of S SeedSequence
         The model seed of each split (used by the separable-set sampler only).
     budget : Budget
