@@ -13,8 +13,8 @@ sampler of separating hyperplanes). Nothing depends on run order, so results are
 whatever ``--jobs``, the backend, the grouping of splits into work units, or resuming.
 ``kernels.draws`` redoes numpy's seeding and drawing in compiled code, bit for bit.
 
-The both-classes rule
----------------------
+The both-classes rule (every class, for K > 2)
+----------------------------------------------
 The exact law is "a uniform m-subset, conditioned on both classes being present". It is
 drawn by rejection: draw uniform m-subsets until one holds both classes, at most
 ``MAX_TRIES`` times. Only when every try fails (probability ``P(one class)**MAX_TRIES``, e.g.
@@ -22,6 +22,12 @@ below 1e-5 for m = 2 on a task with 6 % positives) does the draw fall back to a 
 one positive and one negative drawn uniformly, then m - 2 rows uniformly from the rest. The
 forced law slightly over-weights sets with few minority rows; it is used so rarely that the
 mean error cannot move by a visible amount.
+
+Labels ``0 .. K - 1`` with K > 2 follow the same rule with "every class present" for "both
+classes present" (the draws are numpy's; the compiled kernel draws labels {0, 1} only), and
+a forced draw starts with one row of each class in random order. A rare class makes the
+forced draw common at small m (lymphography-4 has 2 rows of class 0): the law is then that
+of "one row of each class, the rest uniform". A binary task draws exactly what it always did.
 
 Nested mode
 -----------
@@ -186,11 +192,31 @@ def full_seed(seed: int, task: str) -> np.random.SeedSequence:
     return np.random.SeedSequence(seed, spawn_key=(task_key(task), _FULL_KEY, 0, 1))
 
 
-def _forced_order(y: np.ndarray, rng: np.random.Generator, k: int) -> np.ndarray:
-    """First k rows of an ordering that starts with one positive and one negative.
+def n_classes_of(y: np.ndarray) -> int:
+    """K of labels ``y`` (N,) in ``0 .. K - 1``: 2 for binary labels, else ``max + 1``."""
+    return max(2, int(np.max(y)) + 1) if np.size(y) else 2
 
-    Returns ndarray of shape (k,), k >= 2.
+
+def _all_classes(labels: np.ndarray, n_classes: int) -> bool:
+    """Whether ``labels`` (k,) hold every class (for K = 2 the test the draws always made)."""
+    if n_classes == 2:
+        return bool(labels.min() != labels.max())
+    return bool(np.bincount(labels, minlength=n_classes).all())
+
+
+def _forced_order(y: np.ndarray, rng: np.random.Generator, k: int) -> np.ndarray:
+    """First k rows of an ordering that starts with one positive and one negative (K > 2:
+    one row of each class, in random order).
+
+    Returns ndarray of shape (k,), k >= K.
     """
+    K = n_classes_of(y)
+    if K > 2:
+        heads = np.array([c[rng.integers(c.size)]
+                          for c in (np.flatnonzero(y == j) for j in range(K))])
+        heads = heads[rng.permutation(K)]
+        rest = np.setdiff1d(np.arange(y.size), heads, assume_unique=True)
+        return np.concatenate([heads, rest[rng.permutation(rest.size)[: k - K]]])
     pos = np.flatnonzero(y == 1)
     neg = np.flatnonzero(y != 1)
     pair = np.array([pos[rng.integers(pos.size)], neg[rng.integers(neg.size)]])
@@ -199,13 +225,19 @@ def _forced_order(y: np.ndarray, rng: np.random.Generator, k: int) -> np.ndarray
     return np.concatenate([pair, rest[rng.permutation(rest.size)[: k - 2]]])
 
 
-def check_size(m: int, n_rows: int, task: str = "the data", source: str | None = None) -> None:
-    """The one rule of a training-set size: ``MIN_SIZE <= m <= N - 1`` (one row of each
-    class to train on, at least one row to test on); ``SizeError`` otherwise."""
+def check_size(m: int, n_rows: int, task: str = "the data", source: str | None = None,
+               n_classes: int = 2) -> None:
+    """The one rule of a training-set size: ``max(MIN_SIZE, K) <= m <= N - 1`` (one row of
+    each of the K classes to train on, at least one row to test on); ``SizeError``
+    otherwise."""
     if m < MIN_SIZE:
         raise setting_error(
             "sizes", f"a training set needs at least {MIN_SIZE} rows, one per class", m,
             f"use sizes >= {MIN_SIZE}", source, SizeError)
+    if m < n_classes:
+        raise setting_error(
+            "sizes", f"a training set of {task} needs at least K = {n_classes} rows, one per "
+            "class", m, f"use sizes >= {n_classes}", source, SizeError)
     if m > n_rows - 1:
         raise setting_error(
             "sizes", f"{m} is larger than the {n_rows - 1} rows left after holding out one "
@@ -217,20 +249,23 @@ def _check(y: np.ndarray, m: int) -> None:
     n_pos = int(np.count_nonzero(y == 1))
     if n_pos == 0 or n_pos == y.size:
         raise ValueError("both classes must be present in the data")
-    check_size(m, y.size)
+    K = n_classes_of(y)
+    if K > 2 and not np.bincount(y, minlength=K).all():
+        raise ValueError(f"every class 0 .. {K - 1} must be present in the data")
+    check_size(m, y.size, n_classes=K)
 
 
 def draw_train_sets(
     y: np.ndarray, m: int, seeds: Sequence[np.random.SeedSequence]
 ) -> np.ndarray:
-    """Training sets of m rows, each holding both classes (see the module docstring).
+    """Training sets of m rows, each holding every class (see the module docstring).
 
     Parameters
     ----------
     y : ndarray of shape (N,)
-        Labels in {0, 1}, both present.
+        Labels in {0, 1}, both present; or ``0 .. K - 1``, each present.
     m : int
-        Training-set size, ``2 <= m <= N - 1`` (at least one test row).
+        Training-set size, ``max(2, K) <= m <= N - 1`` (at least one test row).
     seeds : sequence of SeedSequence, length S
         One draw seed per split.
 
@@ -265,10 +300,10 @@ def _draw_one(y: np.ndarray, m: int, ss: np.random.SeedSequence) -> np.ndarray:
     Returns ndarray of shape (m,), int64, sorted.
     """
     rng = np.random.default_rng(ss)
+    K = n_classes_of(y)
     for _ in range(MAX_TRIES):
         idx = rng.choice(y.size, size=m, replace=False, shuffle=False)
-        labels = y[idx]
-        if labels.min() != labels.max():  # both classes present
+        if _all_classes(y[idx], K):  # every class present
             break
     else:
         idx = _forced_order(y, rng, m)
@@ -323,14 +358,14 @@ def draw_nested_orders(
     if k < min_size:
         raise ValueError(f"k ({k}) must be >= min_size ({min_size})")
     n = y.size
+    K = n_classes_of(y)
     out = np.empty((len(seeds), k), dtype=np.int64)  # (S, k)
     for s, ss in enumerate(seeds):
         rng = np.random.default_rng(ss)
         for _ in range(MAX_TRIES):
             swaps: dict[int, int] = {}
             head = _ordering_prefix(rng, n, 0, min_size, swaps)
-            labels = y[head]
-            if labels.min() != labels.max():  # both classes in the smallest prefix
+            if _all_classes(y[head], K):  # every class in the smallest prefix
                 tail = _ordering_prefix(rng, n, min_size, k, swaps)
                 break
         else:

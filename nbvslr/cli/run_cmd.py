@@ -113,8 +113,8 @@ def run(configs, splits, seed, jobs, backend, scheduler, out, force, quiet, mirr
     """Run the learning-curve experiments of each CONFIG, in turn: a config file, or the
     name of a config shipped with nbvslr (`nbvslr configs` lists them).
 
-    For every task, training-set size m and split, a random training set of m rows (both
-    classes present) is drawn, every model is fitted on it and tested on all other rows.
+    For every task, training-set size m and split, a random training set of m rows (every
+    class present) is drawn, every model is fitted on it and tested on all other rows.
     Results go to OUT/<task>/: splits.csv.gz, summary.csv, paired.csv, run.json and
     curve.png. Finished sizes are checkpointed: rerunning an interrupted run with the same
     config picks up where it stopped and ends with the same files.

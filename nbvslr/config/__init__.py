@@ -33,7 +33,7 @@ from typing import Any
 import yaml
 
 from nbvslr.config import sweep
-from nbvslr.data import BUILTIN_TASKS, get_recipe, validate_task
+from nbvslr.data import RECIPES, get_recipe, validate_task
 from nbvslr.data.dataset import DataSettings, TaskSpec
 from nbvslr.errors import (
     ConfigError,
@@ -451,11 +451,11 @@ def _task(where: _Where, key: str, item: Any, base_dir: Path | None = None) -> T
     name = _check_name(where, f"{key}.name", item["name"], "task")
     source = item.get("source")
     if source is None:
-        if name not in BUILTIN_TASKS:
-            problem = with_hint("unknown task", name, BUILTIN_TASKS)
+        if name not in RECIPES:
+            problem = with_hint("unknown task", name, RECIPES)
             raise where.error(
                 key, problem, name,
-                f"use a built-in task ({', '.join(BUILTIN_TASKS)}) or give an inline "
+                f"use a built-in task ({', '.join(RECIPES)}) or give an inline "
                 "task a source:",
             )
         for extra in ("target", "features"):

@@ -4,6 +4,8 @@ Public API
 ----------
 ``BUILTIN_TASKS``
     The 15 tasks of Ng & Jordan's Figure 1, in panel order.
+``MULTICLASS_TASKS``
+    The built-in tasks of more than two classes (optdigits-10, lymphography-4, lenses-3).
 ``get_recipe(name)``, ``resolve_choices(recipe, overrides)``
     A built-in task's recipe, and its choices after a config's overrides.
 ``validate_task(spec)``
@@ -27,6 +29,7 @@ from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
 from nbvslr.data.parse import build_dataset, read_rows
 from nbvslr.data.recipes import (
     BUILTIN_TASKS,
+    MULTICLASS_TASKS,
     RECIPES,
     Recipe,
     get_recipe,
@@ -35,6 +38,7 @@ from nbvslr.data.recipes import (
 
 __all__ = [
     "BUILTIN_TASKS",
+    "MULTICLASS_TASKS",
     "RECIPES",
     "Dataset",
     "DataSettings",

@@ -1,4 +1,4 @@
-"""A user's CSV file, and any table of text cells, as a binary ``Dataset``.
+"""A user's CSV file, and any table of text cells, as a ``Dataset``.
 
 ``read_csv`` reads a local file; ``build_dataset`` is shared with the ``uci`` source. Every
 cell is read as text and decided here, so the rules are the same whatever the file held:
@@ -9,9 +9,12 @@ cell is read as text and decided here, so the rules are the same whatever the fi
   (discrete features only) makes a missing feature value a level of its own, written ``?``,
   and drops rows whose target is missing.
 - Target: ``positive`` lists the values that count as class 1, everything else is class 0.
-  Without ``positive`` the column must hold exactly two values, and the second in sorted
+  Without ``positive`` a column of exactly two values is binary, and the second in sorted
   order is positive (numeric order when both are numbers, else text order: ``1`` of 0/1,
-  ``yes`` of no/yes, ``tested_positive`` of tested_negative/tested_positive).
+  ``yes`` of no/yes, ``tested_positive`` of tested_negative/tested_positive); a column of
+  K > 2 values keeps every class, coded ``0 .. K - 1`` in that sorted order. ``classes``
+  keeps only the rows of the values it lists, coded in the order listed (two values: a
+  binary task whose second value is class 1).
 - Continuous features must parse as finite numbers (``inf`` is refused whatever
   ``missing`` says: it is a value, not a gap; ``NaN`` is a missing marker by default);
   they are rescaled to [0, 1] with the minimum and maximum over all rows (as the paper
@@ -19,7 +22,8 @@ cell is read as text and decided here, so the rules are the same whatever the fi
   column is kept and becomes all zeros (it carries no information; the models handle it).
 - Discrete features become integer codes ``0 .. k-1`` over the levels seen in the table,
   in sorted order (numeric order when every level is a number).
-- At least 3 rows and both classes must remain, or the task is refused.
+- At least 3 rows and two classes must remain, or the task is refused; at most
+  ``MAX_CLASSES`` classes.
 """
 
 from __future__ import annotations
@@ -43,6 +47,8 @@ DEFAULT_NA: tuple[str, ...] = ("?", "NA", "N/A", "NaN", "nan", "null")
 MISSING_MODES = ("error", "drop", "level")
 MISSING_LEVEL = "?"
 MIN_ROWS = 3
+MAX_CLASSES = 100
+"""The most classes a task may have (the labels are int8)."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,7 @@ class TableChoices:
 
     target_column: str | None = None
     positive: tuple[str, ...] | None = None
+    classes: tuple[str, ...] | None = None
     kind: str | None = None
     feature_columns: tuple[str, ...] | None = None
     drop: tuple[str, ...] = ()
@@ -72,10 +79,12 @@ def choices_from_spec(
     positive = target.get("positive")
     if positive is not None and not isinstance(positive, list):
         positive = [positive]
+    classes = target.get("classes")
     columns = features.get("columns")
     return TableChoices(
         target_column=None if target.get("column") is None else str(target["column"]),
         positive=None if positive is None else tuple(_text(v) for v in positive),
+        classes=None if classes is None else tuple(_text(v) for v in classes),
         kind=features.get("kind"),
         feature_columns=None if columns is None else tuple(str(c) for c in columns),
         drop=tuple(str(c) for c in features.get("drop", ()) or ()),
@@ -201,6 +210,10 @@ def build_dataset(
     else:  # level: a missing feature is a level; a missing target drops the row
         keep = ~missing[target].to_numpy()
         cells = cells.mask(missing & (cells.columns != target), MISSING_LEVEL)
+    if choices.classes is not None:
+        wanted = _class_values(cells[target].iloc[np.flatnonzero(keep)].tolist(),
+                               choices.classes, target, origin)
+        keep &= cells[target].isin(wanted).to_numpy()
     rows = np.flatnonzero(keep)
     cells = cells.iloc[rows]
     if len(cells) < MIN_ROWS:
@@ -210,7 +223,16 @@ def build_dataset(
             "columns"
         )
 
-    y, positive, negative = _binarise(cells[target].tolist(), choices.positive, target, origin)
+    values = cells[target].tolist()
+    classes: tuple[str, ...] = ()
+    if choices.positive is None and (choices.classes is not None or len(set(values)) > 2):
+        y, classes = _classes(values, choices.classes, target, origin)
+        if len(classes) == 2:  # two classes listed: the binary task, the second as class 1
+            positive, negative, classes = [classes[1]], [classes[0]], ()
+        else:
+            positive, negative = None, None
+    else:
+        y, positive, negative = _binarise(values, choices.positive, target, origin)
     if kind == "continuous":
         X, constant = _continuous(cells[features], rows, features, origin, row_label)
         n_values: tuple[int, ...] = ()
@@ -233,10 +255,11 @@ def build_dataset(
             "rows_dropped": n_read - len(cells),
             "missing": choices.missing,
             "target": target,
-            "positive": positive,
-            "negative": negative,
+            **({"classes": list(classes)} if classes else
+               {"positive": positive, "negative": negative}),
             **extra,
         },
+        classes=classes,
     )
 
 
@@ -297,6 +320,52 @@ def _binarise(
             "target.positive"
         )
     return y, positive_values, negative_values
+
+
+def _class_values(
+    values: list[str], wanted: tuple[str, ...], target: str, origin: str
+) -> list[str]:
+    """The cell values of ``target`` that ``classes`` names, in its order (``1`` matches
+    ``1.0``); DataError for a listed value the column never holds."""
+    distinct = _sorted_values(sorted(set(values)))
+    out: list[str] = []
+    for value in wanted:
+        hits = [v for v in distinct if _same_value(v, value)]
+        if not hits:
+            raise DataError(
+                f"{origin}: target.classes: value {value!r} never occurs in column "
+                f"{target!r}; its values are {_listing(distinct)}"
+            )
+        out.extend(h for h in hits if h not in out)
+    return out
+
+
+def _classes(
+    values: list[str], wanted: tuple[str, ...] | None, target: str, origin: str
+) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Labels ``0 .. K - 1`` (int8, shape (N,)) and the K class values: those of ``wanted``
+    in its order (each listed value one class), else every value in sorted order."""
+    if wanted is None:
+        classes = _sorted_values(sorted(set(values)))
+        code = {v: k for k, v in enumerate(classes)}
+    else:
+        classes = [str(w) for w in wanted]
+        code = {v: k for k, w in enumerate(wanted) for v in set(values) if _same_value(v, w)}
+    if len(classes) > MAX_CLASSES:
+        raise DataError(
+            f"{origin}: target.column: column {target!r} has {len(classes)} values "
+            f"({_listing(classes)}), more than {MAX_CLASSES} classes; list the classes to "
+            "keep in target.classes, or the values of class 1 in target.positive"
+        )
+    y = np.array([code[v] for v in values], dtype=np.int8)  # (N,)
+    present = np.bincount(y, minlength=len(classes)) if y.size else np.zeros(len(classes))
+    if np.count_nonzero(present) < 2:
+        raise DataError(
+            f"{origin}: target.classes: the rows kept from column {target!r} hold "
+            f"{np.count_nonzero(present)} class; a task needs at least two: list more in "
+            "target.classes"
+        )
+    return y, tuple(classes)
 
 
 def _continuous(

@@ -15,7 +15,7 @@ Kind = Literal["continuous", "discrete"]
 
 @dataclass(frozen=True, eq=False)
 class Dataset:
-    """A binary classification task, ready for the models.
+    """A classification task of K >= 2 classes, ready for the models.
 
     Attributes
     ----------
@@ -27,7 +27,8 @@ class Dataset:
         ``kind == "continuous"``: float64 rescaled to [0, 1].
         ``kind == "discrete"``: int64 level codes, column j in ``0 .. n_values[j] - 1``.
     y : ndarray of shape (N,)
-        int8 labels in {0, 1}; 1 is the positive class.
+        int8 labels: in {0, 1} for a binary task (1 is the positive class), in
+        ``0 .. K - 1`` for a task of K > 2 classes (the codes of ``classes``).
     kind : {"continuous", "discrete"}
     n_values : tuple of int
         Discrete: the number of levels of each column (``len == d``). Continuous: ``()``.
@@ -38,6 +39,9 @@ class Dataset:
         The paper's x-axis range for a built-in task, else None.
     notes : mapping
         The recipe's resolved choices and provenance, recorded in ``run.json``.
+    classes : tuple of str
+        A task of K > 2 classes: the class values, in the order of their codes
+        ``0 .. K - 1``. A binary task: ``()`` (its classes are 0 and 1, as always).
 
     ``eq=False`` keeps identity hashing, so a Dataset can key a cache of design matrices.
     """
@@ -52,6 +56,17 @@ class Dataset:
     sizes: tuple[int, ...] | None = None
     x_range: tuple[float, float] | None = None
     notes: Mapping[str, Any] = field(default_factory=dict)
+    classes: tuple[str, ...] = ()
+
+    @property
+    def n_classes(self) -> int:
+        """K: the number of classes (2 for a binary task)."""
+        return len(self.classes) if self.classes else 2
+
+    @property
+    def multiclass(self) -> bool:
+        """Whether the task has more than two classes."""
+        return self.n_classes > 2
 
     @property
     def n_rows(self) -> int:
@@ -63,7 +78,8 @@ class Dataset:
 
     @property
     def n_positive(self) -> int:
-        return int(self.y.sum())
+        """Rows of class 1 (a binary task's positives)."""
+        return int(np.count_nonzero(self.y == 1))
 
 
 @dataclass(frozen=True)
@@ -72,7 +88,8 @@ class TaskSpec:
 
     A built-in task is ``TaskSpec(name="pima")`` with optional recipe ``overrides``.
     An inline task has ``source`` (``{"csv": path}``, ``{"uci": id}`` or
-    ``{"synthetic": {...}}``), ``target`` (``{"column": ..., "positive": [...]}``) and
+    ``{"synthetic": {...}}``), ``target`` (``{"column": ..., "positive": [...]}``, or
+    ``classes: [...]`` / neither for a task of every class of the column) and
     ``features`` (``{"kind": ..., "columns": [...]}`` or ``{"drop": [...]}``).
     """
 

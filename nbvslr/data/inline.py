@@ -31,13 +31,14 @@ Keys of ``source`` (besides the one naming it):
 
 ``target`` (csv, uci): ``column`` (default: the UCI dataset's target, or a CSV's last
 column) and ``positive``, the values counted as class 1 (default: of exactly two values, the
-second in sorted order). ``features`` (csv, uci): ``kind`` (``continuous`` or ``discrete``;
-default: continuous when every column is numeric, discrete when none is), and either
-``columns`` (the features) or ``drop`` (columns to leave out; default: every other column,
-or for UCI every column with the role Feature). A relative CSV path in a config file is
-read from the config's folder. The table rules (missing values, scaling, levels, constant
-columns) are in ``nbvslr.data.csvsource``; the synthetic generators in
-``nbvslr.data.synthetic``; the UCI cache in ``nbvslr.data.ucisource``.
+second in sorted order; of more, every value is a class of its own), or ``classes``, the
+values kept as classes (the rows of other values are dropped). ``features`` (csv, uci):
+``kind`` (``continuous`` or ``discrete``; default: continuous when every column is
+numeric, discrete when none is), and either ``columns`` (the features) or ``drop``
+(columns to leave out; default: every other column, or for UCI every column with the role
+Feature). A relative CSV path in a config file is read from the config's folder. The table
+rules (missing values, scaling, levels, constant columns) are in ``nbvslr.data.csvsource``;
+the synthetic generators in ``nbvslr.data.synthetic``; the UCI cache in ``nbvslr.data.ucisource``.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ SOURCE_KEYS: Mapping[str, tuple[str, ...]] = {
     "uci": ("uci", "missing", "na"),
     "synthetic": ("synthetic",),
 }
-TARGET_KEYS = ("column", "positive")
+TARGET_KEYS = ("column", "positive", "classes")
 FEATURE_KEYS = ("kind", "columns", "drop")
 KINDS = ("continuous", "discrete")
 
@@ -181,6 +182,25 @@ def validate(spec: TaskSpec) -> None:
         _unknown("target", target, TARGET_KEYS)
         if "column" in target and not _scalar(target["column"]):
             raise _error("target.column", "not a column name", target["column"], "name it")
+        if "positive" in target and "classes" in target:
+            raise _error(
+                "target", "give positive or classes, not both", "positive, classes",
+                "positive: [...] makes a binary task; classes: [...] keeps those classes",
+            )
+        if "classes" in target:
+            classes = target["classes"]
+            if not isinstance(classes, list) or len(classes) < 2:
+                raise _error("target.classes", "must list at least two values", classes,
+                             "write classes: [a, b, c]")
+            for value in classes:
+                if isinstance(value, bool) or not _scalar(value):
+                    raise _error("target.classes", "not a cell value", value,
+                                 "list text or numbers (quote yes/no/true/false)")
+            texts = [str(v).strip() for v in classes]
+            for value in texts:
+                if texts.count(value) > 1:
+                    raise _error("target.classes", "lists a value twice", value,
+                                 "list each class once")
         if "positive" in target:
             positive = target["positive"]
             values = positive if isinstance(positive, list) else [positive]

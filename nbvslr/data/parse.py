@@ -3,10 +3,10 @@
 The steps, each driven by the recipe's data and its resolved choices:
 
 1. ``read_rows``: split every line of the files into string fields (``Parse``).
-2. ``build_dataset``: make the class binary (``Target``), keep the recipe's attributes,
-   treat missing values, drop constant (or binary) columns, then encode: continuous
-   columns as float64 rescaled to [0, 1] over the whole dataset, discrete columns as int64
-   level codes.
+2. ``build_dataset``: make the class binary, or codes ``0 .. K - 1`` (``Target``), keep
+   the recipe's attributes, treat missing values, drop constant (or binary) columns, then
+   encode: continuous columns as float64 rescaled to [0, 1] over the whole dataset,
+   discrete columns as int64 level codes.
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def build_dataset(
     recipe: Recipe, choices: Mapping[str, Any], tables: Sequence[tuple[str, list[list[str]]]],
     provenance: Sequence[Mapping[str, str]] = (),
 ) -> Dataset:
-    """The binary task of ``recipe`` under ``choices`` from the rows of its files.
+    """The task of ``recipe`` under ``choices`` from the rows of its files.
 
     Parameters
     ----------
@@ -137,8 +137,14 @@ def build_dataset(
     if np.any(t == parse.missing):
         raise DataError(f"{recipe.name}: the class column {target.column} has missing values")
     keep = ~np.isin(t, target.drop)  # (N,)
+    if target.classes:
+        keep &= np.isin(t, target.classes)
     table, t = table[keep], t[keep]
-    if target.above_median:
+    if target.classes:
+        code = {v: k for k, v in enumerate(target.classes)}
+        y = np.array([code[v] for v in t], dtype=np.int8)  # (N,) in 0 .. K - 1
+        target_note = target.describe
+    elif target.above_median:
         values = _numeric(t, target.column)
         median = float(np.median(values))
         y = values > median
@@ -228,4 +234,5 @@ def build_dataset(
         sizes=tuple(recipe.sizes),
         x_range=tuple(recipe.x_range),  # type: ignore[arg-type]
         notes=notes,
+        classes=tuple(target.classes),
     )

@@ -1,6 +1,7 @@
-"""The 15 built-in tasks of Ng & Jordan's Figure 1, as data.
+"""The 15 built-in tasks of Ng & Jordan's Figure 1, and three tasks of more than two classes
+from the same files (``MULTICLASS_TASKS``), as data.
 
-A ``Recipe`` says everything needed to turn the original UCI files into a binary task:
+A ``Recipe`` says everything needed to turn the original UCI files into a task:
 which files (with their sha256), where they can be downloaded, how to parse them, which
 attributes are kept, how the class becomes binary, the paper's m-grid and panel title, and
 every choice the paper leaves open (``choices``: key -> ``Choice(value, reason, options)``).
@@ -62,10 +63,12 @@ class Parse:
 
 @dataclass(frozen=True)
 class Target:
-    """How the class column becomes {0, 1}.
+    """How the class column becomes {0, 1}, or ``0 .. K - 1``.
 
     ``positive`` values give 1; rows whose class is in ``drop`` are removed; every other
-    row gives 0. ``above_median=True`` instead makes ``column > median(column)`` positive
+    row gives 0. ``classes`` (a task of K > 2 classes) instead names the values kept, in the
+    order of their codes ``0 .. K - 1``; the rows of other values are removed.
+    ``above_median=True`` instead makes ``column > median(column)`` positive
     (the column is numeric and is never a feature).
     """
 
@@ -73,6 +76,7 @@ class Target:
     positive: tuple[str, ...] = ()
     drop: tuple[str, ...] = ()
     above_median: bool = False
+    classes: tuple[str, ...] = ()
     describe: str = ""
     title: str = ""  # fills ``{target}`` of the recipe's panel title: what is predicted
 
@@ -746,8 +750,51 @@ _RECIPES: tuple[Recipe, ...] = (
     ),
 )
 
-RECIPES: Mapping[str, Recipe] = MappingProxyType({r.name: r for r in _RECIPES})
+
+def _multiclass(
+    binary: Recipe, name: str, title: str, classes: tuple[str, ...], describe: str,
+    sizes: tuple[int, ...], x_range: tuple[float, float], known: tuple[int, int, int],
+) -> Recipe:
+    """A task of every class of a Figure 1 task's files (its parsing, attributes and
+    choices, without the choice of a binary target); ``known`` is (rows, features, K)."""
+    choices = {k: c for k, c in binary.choices.items() if k != "target"}
+    return Recipe(
+        name=name, title=title, dataset=binary.dataset, uci_id=binary.uci_id,
+        train=binary.train, test=binary.test, parse=binary.parse, kind=binary.kind,
+        features=binary.features,
+        targets={"classes": Target("class", classes=classes, describe=describe)},
+        sizes=sizes, x_range=x_range, known=known, choices=choices,
+    )
+
+
+_BY_NAME = {r.name: r for r in _RECIPES}
+_MULTICLASS_RECIPES = (
+    _multiclass(
+        _BY_NAME["optdigits-0v1"], "optdigits-10", "optdigits (10 digits, continuous)",
+        tuple(str(d) for d in range(10)), "digits 0 .. 9 = classes 0 .. 9 (5,620 images)",
+        (10, 15, 20, 30, 40, 50, 60, 80, 100, 125, 150, 200, 250, 300, 400, 500),
+        (0.0, 500.0), (5620, 62, 10),
+    ),
+    _multiclass(
+        _BY_NAME["lymphography"], "lymphography-4", "lymphography (4 classes, discrete)",
+        ("1", "2", "3", "4"),
+        "normal (1), metastases (2), malign lymph (3), fibrosis (4) = classes 0 .. 3",
+        _grid(4, 144, 7), (0.0, 150.0), (148, 18, 4),
+    ),
+    _multiclass(
+        _BY_NAME["lenses"], "lenses-3", "lenses (hard, soft or none, discrete)",
+        ("1", "2", "3"), "hard (1), soft (2), none (3) = classes 0 .. 2",
+        _grid(3, 23, 1), (0.0, 25.0), (24, 4, 3),
+    ),
+)
+
+RECIPES: Mapping[str, Recipe] = MappingProxyType(
+    {r.name: r for r in _RECIPES + _MULTICLASS_RECIPES}
+)
 BUILTIN_TASKS: tuple[str, ...] = tuple(r.name for r in _RECIPES)
+"""The 15 tasks of Figure 1, in panel order."""
+MULTICLASS_TASKS: tuple[str, ...] = tuple(r.name for r in _MULTICLASS_RECIPES)
+"""The built-in tasks of more than two classes (no panel of the paper)."""
 
 
 def get_recipe(name: str) -> Recipe:
@@ -756,8 +803,8 @@ def get_recipe(name: str) -> Recipe:
         return RECIPES[name]
     except KeyError:
         raise ConfigError(
-            f"task '{name}' is not a built-in task{did_you_mean(name, BUILTIN_TASKS)}; "
-            f"built-in tasks: {', '.join(BUILTIN_TASKS)}"
+            f"task '{name}' is not a built-in task{did_you_mean(name, RECIPES)}; "
+            f"built-in tasks: {', '.join(RECIPES)}"
         ) from None
 
 

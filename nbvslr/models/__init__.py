@@ -18,6 +18,11 @@ certified linearly separable (an iterate with every training margin > 0) its lik
 no maximum; the paper's rule averages the test error over hyperplanes drawn uniformly from
 the separating ones (``hmc``, ``hit_and_run``).
 
+A task of K > 2 classes takes the registry's multiclass entries (``multiclass``): K linear
+scores per split, the class of highest score predicted, a tie among t top classes counting
+(t - 1)/t of an error when the true class is among them and 1 otherwise
+(``evaluate_multi``).
+
 Outputs per split: ``error`` (test error on every row outside the training set, a tie --
 score 0 -- counting one half unless the family's tie rule says otherwise), ``separable`` (the
 Newton certificate; always False for NB, which does not need it), ``n_iter`` (Newton steps, 0
@@ -35,6 +40,7 @@ from nbvslr.data.dataset import Dataset
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
 from nbvslr.models.design import Design, get_design
 from nbvslr.models.evaluate import count_mistakes, heldout_errors
+from nbvslr.models.evaluate_multi import count_mistakes_multi, heldout_errors_multi
 from nbvslr.models.family import Fit
 from nbvslr.models.registry import FAMILIES, lookup, resolve_options
 from nbvslr.models.spec import ModelSpec
@@ -47,17 +53,26 @@ __all__ = ["FAMILIES", "ModelSpec", "resolve_options", "score_full", "score_spli
 STACK_COPIES = 4
 
 
-def _heldout(design: Design, fit: Fit, idx: np.ndarray, ties: float) -> np.ndarray:
-    """The test error of each split (S,): of its hyperplane, or the mean over its draws."""
+def _heldout(design: Design, fit: Fit, idx: np.ndarray, ties: float,
+             data: Dataset | None = None) -> np.ndarray:
+    """The test error of each split (S,): of its hyperplane, or the mean over its draws;
+    with ``data`` of K > 2 classes, of its K-class rule (``evaluate_multi``)."""
+    multi = data is not None and data.multiclass
+
+    def errors(theta: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        if multi:
+            return heldout_errors_multi(design, data, theta, rows)
+        return heldout_errors(design, theta, rows, ties)
+
     todo = fit.sampled
     if not todo.size:
-        return heldout_errors(design, fit.theta, idx, ties)
+        return errors(fit.theta, idx)
     rest = np.setdiff1d(np.arange(idx.shape[0]), todo)  # splits with one hyperplane
     err = np.empty(idx.shape[0])  # (S,)
-    err[rest] = heldout_errors(design, fit.theta[rest], idx[rest], ties)
-    n, K, P = fit.draws.shape
-    per_draw = heldout_errors(
-        design, fit.draws.reshape(n * K, P), np.repeat(idx[todo], K, axis=0), ties
+    err[rest] = errors(fit.theta[rest], idx[rest])
+    n, K = fit.draws.shape[:2]
+    per_draw = errors(
+        fit.draws.reshape((n * K,) + fit.draws.shape[2:]), np.repeat(idx[todo], K, axis=0)
     )  # (n K,)
     err[todo] = per_draw.reshape(n, K).mean(axis=1)
     return err
@@ -79,7 +94,7 @@ def score_splits(
         Its options resolved (``resolve_options``), as a config holds them.
     data : Dataset
     train_idx : ndarray of shape (S, m)
-        Distinct row indices of each split's training set (both classes present).
+        Distinct row indices of each split's training set (every class present).
     seeds : sequence of S SeedSequence
         The model seed of each split (used by the separable-set sampler only).
     budget : Budget
@@ -105,22 +120,22 @@ def score_splits(
         seeds = list(seeds)  # read lazily otherwise (splits.SplitSeeds: made on access)
     if len(seeds) != S:
         raise ValueError(f"{len(seeds)} seeds for {S} splits")
-    check_both_classes(np.asarray(data.y)[train_idx])
-    check_size(m, data.n_rows, data.name)  # at least one test row
+    check_both_classes(np.asarray(data.y)[train_idx], n_classes=data.n_classes)
+    check_size(m, data.n_rows, data.name, n_classes=data.n_classes)  # a test row left
     out = {
         "error": np.empty(S),
         "separable": np.zeros(S, dtype=bool),
         "n_iter": np.zeros(S, dtype=np.int64),
         "converged": np.ones(S, dtype=bool),
     }
-    entry = lookup(spec.family, data.kind)
+    entry = lookup(spec.family, data.kind, data.multiclass)
     design = get_design(data, entry.design(data, opts))
     width = entry.width(data, design)
     ties = entry.ties(opts)
     for sl in split_chunks(S, STACK_COPIES * 8.0 * m * width, budget.stacks):
         idx = train_idx[sl]  # (s, m)
         fit = entry.fit(data, design, idx, opts, seeds[sl], budget)
-        out["error"][sl] = _heldout(design, fit, idx, ties)
+        out["error"][sl] = _heldout(design, fit, idx, ties, data)
         out["separable"][sl] = fit.separable
         out["n_iter"][sl] = fit.n_iter
         out["converged"][sl] = fit.converged
@@ -137,9 +152,13 @@ def score_full(spec: ModelSpec, data: Dataset, seed: np.random.SeedSequence) -> 
     """
     opts = spec.options  # resolved once, when the config was read
     idx = np.arange(data.n_rows)[None, :]  # (1, N)
-    entry = lookup(spec.family, data.kind)
+    entry = lookup(spec.family, data.kind, data.multiclass)
     design = get_design(data, entry.design(data, opts))
     fit = entry.fit(data, design, idx, opts, [seed], DEFAULT_BUDGET)
+    if data.multiclass:
+        rules = fit.draws[0] if fit.sampled.size else fit.theta  # (n, K, P)
+        wrong_k, _ = count_mistakes_multi(design, data, rules, None)  # (n,)
+        return float(wrong_k.mean() / data.n_rows)
     theta = fit.draws[0] if fit.sampled.size else fit.theta  # (K, P)
     wrong, _ = count_mistakes(design, theta, None, entry.ties(opts))  # (K,)
     return float(wrong.mean() / data.n_rows)

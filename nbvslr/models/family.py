@@ -112,7 +112,8 @@ class Fit:
     Attributes
     ----------
     theta : ndarray of shape (S, P)
-        One hyperplane per split over the entry's design (intercept last).
+        One hyperplane per split over the entry's design (intercept last); for an entry of
+        K > 2 classes (S, K, P), one weight vector per class.
     sampled : ndarray of shape (s,), int64
         The splits whose error is the mean over hyperplanes drawn for them (LR's separable-set
         rule); empty for a family that draws none.
@@ -150,6 +151,9 @@ class Family(Protocol):
     kinds: tuple[str, ...]
     #: The options of ``name`` (every entry of one name holds the same table).
     options: tuple[Option, ...]
+    #: Whether it fits tasks of more than two classes (its ``theta`` is (S, K, P)); an entry
+    #: without the attribute fits two classes.
+    multiclass: bool
 
     def finish(self, model: str, resolved: dict[str, Any]) -> None:
         """Complete the validated options in place (defaults that depend on other options)

@@ -87,6 +87,7 @@ class LogisticRegression:
     name = "lr"
     kinds = ("continuous", "discrete")
     options = LR_OPTIONS
+    multiclass = False
 
     def finish(self, model: str, resolved: dict[str, Any]) -> None:
         """The ``mcmc_*`` counts left null take the method's ``MCMC_DEFAULTS``; a split's

@@ -25,6 +25,7 @@ class _NaiveBayes:
     name = "nb"
     kinds: tuple[str, ...] = ()
     options = NB_OPTIONS
+    multiclass = False
 
     def finish(self, model: str, resolved: dict[str, Any]) -> None:
         pass

@@ -12,6 +12,11 @@ from typing import Any
 from nbvslr.errors import ConfigError, did_you_mean
 from nbvslr.models.family import Family, Option, defaults
 from nbvslr.models.lr import LogisticRegression
+from nbvslr.models.multiclass import (
+    MulticlassCategoricalNB,
+    MulticlassGaussianNB,
+    SoftmaxRegression,
+)
 from nbvslr.models.nb import CategoricalNB, GaussianNB
 from nbvslr.models.options import DEFAULT_PROFILE, MCMC_DEFAULTS, PROFILES
 
@@ -20,6 +25,9 @@ ENTRIES: tuple[Family, ...] = (
     GaussianNB(),
     CategoricalNB(),
     LogisticRegression(),
+    MulticlassGaussianNB(),
+    MulticlassCategoricalNB(),
+    SoftmaxRegression(),
 )
 
 
@@ -38,8 +46,9 @@ OPTIONS: dict[str, tuple[Option, ...]] = _tables()
 FAMILIES: dict[str, dict[str, Any]] = {name: defaults(t) for name, t in OPTIONS.items()}
 
 
-def lookup(name: str, kind: str) -> Family:
-    """The entry of model ``name`` for tasks of ``kind`` (``continuous``, ``discrete``).
+def lookup(name: str, kind: str, multiclass: bool = False) -> Family:
+    """The entry of model ``name`` for tasks of ``kind`` (``continuous``, ``discrete``) of two
+    classes, or of more (``multiclass``).
 
     Raises
     ------
@@ -47,9 +56,11 @@ def lookup(name: str, kind: str) -> Family:
         No entry fits that pair.
     """
     for entry in ENTRIES:
-        if entry.name == name and kind in entry.kinds:
+        if (entry.name == name and kind in entry.kinds
+                and getattr(entry, "multiclass", False) == multiclass):
             return entry
-    raise ValueError(f"model '{name}' has no entry for {kind} tasks")
+    classes = "more than two classes" if multiclass else "two classes"
+    raise ValueError(f"model '{name}' has no entry for {kind} tasks of {classes}")
 
 
 def resolve_options(
@@ -104,7 +115,7 @@ def resolve_options(
                 f"{rules[key].valid}"
             ) from None
     for entry in ENTRIES:
-        if entry.name == family:
+        if entry.name == family and not getattr(entry, "multiclass", False):
             entry.finish(name, resolved)
             break  # the entries of one name share their options
     return resolved

@@ -9,17 +9,33 @@ import numpy as np
 from nbvslr.errors import DataError
 
 
-def check_both_classes(y: np.ndarray, first_split: int = 0) -> None:
-    """Raise DataError unless every training set holds both classes.
+def check_both_classes(y: np.ndarray, first_split: int = 0, n_classes: int = 2) -> None:
+    """Raise DataError unless every training set holds both classes (every one of K).
 
     Parameters
     ----------
     y : ndarray of shape (S, m)
-        Labels in {0, 1} of each split's training rows.
+        Labels in {0, 1} (or ``0 .. K - 1``) of each split's training rows.
     first_split : int
         Index of the first row of ``y`` among all splits (for the message).
+    n_classes : int
+        K.
     """
     y = np.asarray(y)
+    if n_classes > 2:
+        S = y.shape[0]
+        flat = (np.arange(S)[:, None] * n_classes + y.astype(np.int64)).reshape(-1)
+        counts = np.bincount(flat, minlength=S * n_classes).reshape(S, n_classes)
+        bad = np.flatnonzero((counts == 0).any(axis=1))
+        if bad.size:
+            s = int(bad[0])
+            missing = int(np.flatnonzero(counts[s] == 0)[0])
+            raise DataError(
+                f"training set of split {first_split + s} (m = {y.shape[1]}) holds no row of "
+                f"class {missing}; every training set needs all {n_classes} classes "
+                f"({bad.size} such split(s))"
+            )
+        return
     n1 = np.count_nonzero(y, axis=1)  # (S,)
     bad = np.flatnonzero((n1 == 0) | (n1 == y.shape[1]))
     if bad.size:

@@ -54,13 +54,20 @@ class _Task:
 
 def _check_sizes(config: Config, spec: TaskSpec, grid: tuple[int, ...], data: Dataset) -> None:
     n, pos = data.n_rows, data.n_positive
-    if pos == 0 or pos == n:
+    if data.multiclass:
+        counts = np.bincount(data.y, minlength=data.n_classes)
+        if (counts == 0).any():
+            raise DataError(
+                f"{spec.name}: class {data.classes[int(np.argmin(counts))]!r} has no row; "
+                "check the task's target"
+            )
+    elif pos == 0 or pos == n:
         raise DataError(
             f"{spec.name}: the data has only one class ({pos} positives in {n} rows); "
             "check the task's target"
         )
     for m in grid:
-        check_size(m, n, spec.name, config.source)
+        check_size(m, n, spec.name, config.source, data.n_classes)
 
 
 def data_digest(data: Dataset) -> str:
@@ -221,7 +228,10 @@ def _run_info(config: Config, task: _Task, started: float) -> dict[str, Any]:
             "kind": data.kind,
             "rows": n,
             "features": data.n_features,
-            "positives": pos,
+            "positives": None if data.multiclass else pos,
+            **({"classes": list(data.classes),
+                "class_counts": np.bincount(data.y, minlength=data.n_classes).tolist()}
+               if data.multiclass else {}),
             "x_range": list(data.x_range) if data.x_range is not None else None,
             "sizes": list(task.grid),
             "paper_sizes": list(data.sizes) if data.sizes is not None else None,
@@ -235,7 +245,8 @@ def _run_info(config: Config, task: _Task, started: float) -> dict[str, Any]:
             for m in config.models
         ],
         "asymptotic_error": task.full,
-        "majority_error": min(pos, n - pos) / n,
+        "majority_error": (1.0 - np.bincount(data.y).max() / n if data.multiclass
+                           else min(pos, n - pos) / n),
         "execution": {"jobs": config.jobs, "backend": config.backend, "block": config.block,
                       "scheduler": config.scheduler},
         "memory": task.plan.to_dict() if task.plan is not None else None,

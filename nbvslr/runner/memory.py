@@ -183,7 +183,8 @@ def task_shape(name: str, data, grid: Sequence[int], models: Sequence) -> TaskSh
     """The ``TaskShape`` of a loaded ``Dataset`` and the run's ``ModelSpec``s (each model's
     registry entry says how wide its design may be and how many hyperplanes it keeps)."""
     d = data.n_features
-    planned = [lookup(m.family, data.kind).planned(data, m.options) for m in models]
+    planned = [lookup(m.family, data.kind, data.multiclass).planned(data, m.options)
+               for m in models]
     width = max((w for w, _ in planned), default=d + 1)
     hyperplanes = max((h for _, h in planned), default=0)
     return TaskShape(name, data.n_rows, d, width, tuple(grid), hyperplanes, len(models))

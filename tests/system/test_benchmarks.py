@@ -119,3 +119,23 @@ def test_hmc_floor_counts_iterations_and_bounces() -> None:
     """The sampler's floor: 4 m P per chain-iteration plus 3 m per bounce."""
     bounces = np.array([[[2, 0, 5]], [[1, 1, 1]]])  # (S=2, chains=1, n_iter=3)
     assert harness.hmc_floor_flops(bounces, m=10, P=4) == 6 * 4 * 10 * 4 + 10 * 3 * 10
+
+
+def test_softmax_dense_newton_peer_reaches_the_newton_cg_fit():
+    """benchmarks/softmax_solvers.py's dense Newton solves the same penalised softmax
+    problem as Newton-CG: the class probabilities agree to 1e-7 on a small three-class set."""
+    from benchmarks.softmax_solvers import dense_newton
+    from nbvslr.models.softmax import fit_softmax
+
+    rng = np.random.default_rng(0)
+    y = np.arange(60) % 3
+    Z1 = np.concatenate([rng.normal(size=(60, 3)) + np.eye(3)[y], np.ones((60, 1))], axis=1)
+    cg = fit_softmax(Z1[None], y[None], 3, C=1.0).theta[0]
+    dense = dense_newton(Z1[None], y[None], 3, 1.0)[0]
+
+    def probs(theta):
+        s = Z1 @ theta.T
+        e = np.exp(s - s.max(1, keepdims=True))
+        return e / e.sum(1, keepdims=True)
+
+    np.testing.assert_allclose(probs(dense), probs(cg), atol=1e-7)

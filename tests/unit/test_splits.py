@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from nbvslr import splits
+from nbvslr.errors import SizeError
 from nbvslr.splits import (
     draw_nested_orders,
     draw_train_sets,
@@ -86,17 +87,31 @@ def test_compiled_draw_is_numpys_draw(n, positives, m, seed, n_splits):
 
 
 def test_draws_outside_the_compiled_range_are_numpys():
-    """Split indices the compiled seeding does not take (2**63 and above, negative) and
-    labels other than {0, 1} are drawn by numpy, as before: same rows, same errors."""
+    """Split indices the compiled seeding does not take (2**63 and above, negative) are drawn
+    by numpy, as before: same rows, same errors."""
     y = np.array([1, 0] * 10)
     big, _ = split_seeds(0, "t", 3, [2**63, 2**64 + 5])
     np.testing.assert_array_equal(draw_train_sets(y, 3, big), _numpy_draws(y, 3, big))
     negative, _ = split_seeds(0, "t", 3, [-1])
     with pytest.raises(ValueError):
         draw_train_sets(y, 3, negative)
-    three = np.array([1, 0, 2] * 10)  # "both classes" is min != max, as numpy's path tests
-    draw, _ = split_seeds(0, "t", 2, range(50))
-    np.testing.assert_array_equal(draw_train_sets(three, 2, draw), _numpy_draws(three, 2, draw))
+
+
+def test_three_classes_every_class_in_every_training_set():
+    """Labels 0 .. K - 1 (K = 3) put every class in every training set, by rejection and,
+    for a rare class, the forced draw; a size below K is a SizeError naming K."""
+    three = np.array([1, 0, 2] * 10)
+    draw, _ = split_seeds(0, "t", 3, range(200))
+    got = draw_train_sets(three, 3, draw)
+    assert all(set(three[row]) == {0, 1, 2} for row in got)
+    rare = np.array([0] * 40 + [1] * 40 + [2])  # one row of class 2
+    draw, _ = split_seeds(0, "t", 4, range(100))
+    got = draw_train_sets(rare, 4, draw)
+    assert (got == 80).any(axis=1).all()  # the forced draws hold the one row of class 2
+    assert all(len(set(rare[row])) == 3 and len(set(row)) == 4 for row in got)
+    draw2, _ = split_seeds(0, "t", 2, range(5))
+    with pytest.raises(SizeError, match="K = 3"):
+        draw_train_sets(three, 2, draw2)
 
 
 def test_each_generator_is_default_rng():

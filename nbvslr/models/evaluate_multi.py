@@ -1,0 +1,112 @@
+"""Test error of many K-class linear rules at once.
+
+A rule is ``theta`` of shape (K, D + 1) over a :class:`~nbvslr.models.design.Design`; it
+predicts ``argmax_k Z1 @ theta_k``. As for two classes (``evaluate``),
+
+    test mistakes = mistakes on all N rows - mistakes on the split's own m training rows,
+
+and the mistakes on all rows come from one ``(U, D + 1) @ (D + 1, n K)`` product over the U
+distinct rows, made in tiles of rules.
+
+Ties. The top classes of a row are those whose score is within ``tau = 1e-10 * ||theta||_1``
+of the largest (the same band as for two classes). A tie among t top classes counts
+``(t - 1) / t`` of an error when the true class is among them (t = 2 gives the binary
+half) and 1 otherwise; a row with one top class counts 0 or 1. So a distinct row u of the
+design, holding ``c_uk`` rows of class k, contributes ``n_u - sum_{k top} c_uk / t_u``.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from nbvslr.data.dataset import Dataset
+from nbvslr.models.design import Design
+from nbvslr.models.evaluate import TIE_RTOL
+
+#: Entries of one tile of scores (rows x rules x K).
+TILE = 1 << 21
+
+_COUNTS: weakref.WeakKeyDictionary[Design, np.ndarray] = weakref.WeakKeyDictionary()
+
+
+def class_counts(design: Design, y: np.ndarray, n_classes: int) -> np.ndarray:
+    """``c`` (U, K): how many rows of each class each distinct row of ``design`` stands for
+    (cached with the design)."""
+    if design not in _COUNTS:
+        c = np.zeros((design.unique_Z1.shape[0], n_classes))
+        np.add.at(c, (design.row_to_unique, np.asarray(y, dtype=np.int64)), 1.0)
+        _COUNTS[design] = c
+    return _COUNTS[design]
+
+
+def _band(theta: np.ndarray) -> np.ndarray:
+    """``tau`` per rule (n,), positive even for theta = 0 (every class then ties)."""
+    return np.maximum(TIE_RTOL * np.abs(theta).sum(axis=(1, 2)), 1e-300)
+
+
+def _correct(scores: np.ndarray, counts: np.ndarray, tau: np.ndarray) -> np.ndarray:
+    """Rows counted correct, ``sum_u sum_{k top} c_uk / t_u``, per rule.
+
+    scores (R, n, K); counts (R, K) or (R, n, K); tau (n,). Returns (n,).
+    """
+    top = scores >= scores.max(axis=2, keepdims=True) - tau[None, :, None]  # (R, n, K)
+    t = top.sum(axis=2)  # (R, n)
+    hit = np.where(top, counts if counts.ndim == 3 else counts[:, None, :], 0.0).sum(axis=2)
+    return (hit / t).sum(axis=0)
+
+
+def count_mistakes_multi(
+    design: Design, data: Dataset, theta: np.ndarray, train_idx: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Mistakes of each rule on all N rows and on its own training rows.
+
+    Parameters
+    ----------
+    design : Design
+    data : Dataset
+        Its labels ``0 .. K - 1``.
+    theta : ndarray of shape (n, K, D + 1)
+    train_idx : ndarray of shape (n, m) or None
+
+    Returns
+    -------
+    all_rows, train_rows : ndarray of shape (n,)
+        Ties count as the module docstring says.
+    """
+    theta = np.asarray(theta, dtype=np.float64)
+    n, K, P = theta.shape
+    counts = class_counts(design, data.y, K)  # (U, K)
+    Zu = design.unique_Z1  # (U, P)
+    U = Zu.shape[0]
+    tau = _band(theta)
+    all_rows = np.empty(n)
+    cols = max(1, min(n, TILE // max(1, U * K)))
+    for lo in range(0, n, cols):
+        hi = min(n, lo + cols)
+        s = (Zu @ theta[lo:hi].reshape(-1, P).T).reshape(U, hi - lo, K)  # (U, c, K)
+        all_rows[lo:hi] = design.n_rows - _correct(s, counts, tau[lo:hi])
+    train_rows = np.zeros(n)
+    if train_idx is not None:
+        idx = np.asarray(train_idx, dtype=np.int64)  # (n, m)
+        m = idx.shape[1]
+        y = np.asarray(data.y, dtype=np.int64)
+        step = max(1, TILE // max(1, m * max(P, K)))
+        for lo in range(0, n, step):
+            hi = min(n, lo + step)
+            Z = design.rows(idx[lo:hi])  # (c, m, P)
+            s = np.matmul(Z, theta[lo:hi].transpose(0, 2, 1)).transpose(1, 0, 2)  # (m, c, K)
+            onehot = np.zeros((m, hi - lo, K))
+            np.put_along_axis(onehot, y[idx[lo:hi]].T[:, :, None], 1.0, axis=2)
+            train_rows[lo:hi] = m - _correct(s, onehot, tau[lo:hi])
+    return all_rows, train_rows
+
+
+def heldout_errors_multi(
+    design: Design, data: Dataset, theta: np.ndarray, train_idx: np.ndarray
+) -> np.ndarray:
+    """0-1 error of each rule (n, K, D + 1) on the rows outside its training set (n,)."""
+    train_idx = np.asarray(train_idx)
+    all_rows, train_rows = count_mistakes_multi(design, data, theta, train_idx)
+    return (all_rows - train_rows) / (design.n_rows - train_idx.shape[1])

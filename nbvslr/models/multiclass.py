@@ -1,0 +1,233 @@
+"""The entries of tasks of K > 2 classes: ``nb`` (Gaussian and categorical naive Bayes,
+``multiclass_nb``) and ``lr`` (softmax logistic regression, ``softmax``).
+
+They answer to the same ``model:`` names and options tables as the two-class entries; a
+fit returns ``theta`` of shape (S, K, P), one weight vector per class, and a split's rule
+predicts the class of highest score (``evaluate_multi`` scores it, ties as stated there).
+
+The paper's rule for separable training sets (``separable: sample``, the default), K
+classes: when an unpenalised fit certifies that it classifies every training row correctly,
+the split's error is the mean test error of weight matrices drawn uniformly from the cone
+``(w_y - w_k) . z > 0`` (every training row, every k != y) in the (K - 1) P coordinates of
+the reference-class form (``w_{K-1} = 0``). Each constraint is linear in those coordinates
+(``+z`` in block y, ``-z`` in block k), so the cone is ``{A theta > 0}`` with ``m (K - 1)``
+rows, and the binary sampler (exact HMC or hit-and-run, ``hmc``) draws from it unchanged;
+its Gram matrix has ``(m (K - 1))^2`` entries, so at large m and K (optdigits-10 at m = 500:
+4,500 rows) ``separable: l2`` (a refit with ``C = C_separable``) is the practical choice;
+``mle`` keeps the capped Newton iterate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from nbvslr.data.dataset import Dataset
+from nbvslr.errors import ConfigError
+from nbvslr.models.budget import DEFAULT_BUDGET, Budget
+from nbvslr.models.design import Design
+from nbvslr.models.family import Fit
+from nbvslr.models.hit_and_run import sample_separating
+from nbvslr.models.hmc import sample_separating_hmc
+from nbvslr.models.lr import _CODINGS, LR_OPTIONS
+from nbvslr.models.multiclass_nb import fit_categorical_nb_multi, fit_gaussian_nb_multi
+from nbvslr.models.naive_bayes import NB_OPTIONS, rescale_to_training, theta_to_original
+from nbvslr.models.softmax import fit_softmax
+from nbvslr.splits import SplitSeeds
+
+
+def cone_rows(Z1: np.ndarray, y: np.ndarray, n_classes: int) -> np.ndarray:
+    """The rows of the separating cone of S training sets in the reference-class form.
+
+    Parameters
+    ----------
+    Z1 : ndarray of shape (S, m, P)
+    y : ndarray of shape (S, m)
+        Labels ``0 .. K - 1``.
+
+    Returns
+    -------
+    A : ndarray of shape (S, m (K - 1), (K - 1) P)
+        Row (i, k) for each k != y_i is ``e_{y_i} (x) z_i - e_k (x) z_i`` without the
+        reference block: ``A vec(W) > 0`` iff W classifies every training row correctly.
+    """
+    S, m, P = Z1.shape
+    K = int(n_classes)
+    y = np.asarray(y, dtype=np.int64)
+    rows = np.zeros((S, m, K, K, P))  # (split, row, other class k, block, P)
+    own = np.zeros((S, m, K))
+    np.put_along_axis(own, y[:, :, None], 1.0, axis=2)
+    rows += own[:, :, None, :, None] * Z1[:, :, None, None, :]  # + z in block y
+    rows -= np.eye(K)[None, None, :, :, None] * Z1[:, :, None, None, :]  # - z in block k
+    keep = ~own.astype(bool)  # (S, m, K): k != y
+    out = rows[keep].reshape(S, m * (K - 1), K, P)[:, :, : K - 1, :]
+    return out.reshape(S, m * (K - 1), (K - 1) * P)
+
+
+def _fit(theta: np.ndarray, n_iter: np.ndarray | None = None,
+         converged: np.ndarray | None = None, separable: np.ndarray | None = None) -> Fit:
+    """A Fit of K-class rules theta (S, K, P), no sampled splits."""
+    S, K, P = theta.shape
+    return Fit(
+        theta,
+        np.empty(0, dtype=np.int64),
+        np.empty((0, 1, K, P)),
+        np.zeros(S, dtype=bool) if separable is None else separable,
+        np.zeros(S, dtype=np.int64) if n_iter is None else n_iter,
+        np.ones(S, dtype=bool) if converged is None else converged,
+    )
+
+
+class _MultiNB:
+    """What both K-class NB entries share."""
+
+    name = "nb"
+    kinds: tuple[str, ...] = ()
+    options = NB_OPTIONS
+    multiclass = True
+
+    def finish(self, model: str, resolved: dict[str, Any]) -> None:
+        pass
+
+    def width(self, data: Dataset, design: Design) -> int:
+        return data.n_classes * max(design.n_params, data.n_features + 1)
+
+    def ties(self, opts: Mapping[str, Any]) -> float:
+        if opts["ties"] != "half":
+            raise ConfigError(
+                f"nb option ties = '{opts['ties']}' names a class of two; a task of more "
+                "than two classes counts a tie among t classes as (t - 1)/t of an error: "
+                "remove ties:"
+            )
+        return 0.0
+
+    def planned(self, data: Dataset, opts: Mapping[str, Any]) -> tuple[int, int]:
+        K = data.n_classes
+        if data.kind == "discrete":
+            return K * (int(sum(data.n_values)) + 1), 0
+        d = data.n_features
+        return K * (2 * d + 1 if opts["variance"] == "class" else d + 1), 0
+
+    def fit(self, data: Dataset, design: Design, idx: np.ndarray, opts: Mapping[str, Any],
+            seeds: Sequence[np.random.SeedSequence] = (),
+            budget: Budget = DEFAULT_BUDGET) -> Fit:
+        """The closed-form fit of the training rows ``idx`` (S, m): theta (S, K, D + 1)."""
+        self.ties(opts)
+        return _fit(self._theta(data, data.X[idx], np.asarray(data.y)[idx], opts))
+
+    def _theta(self, data: Dataset, X: np.ndarray, y: np.ndarray,
+               opts: Mapping[str, Any]) -> np.ndarray:
+        raise NotImplementedError
+
+
+class MulticlassGaussianNB(_MultiNB):
+    """Gaussian NB of K classes: linear in ``x`` (shared variances) or ``[x, x^2]``."""
+
+    kinds = ("continuous",)
+
+    def design(self, data: Dataset, opts: Mapping[str, Any]) -> str:
+        return "x" if opts["variance"] == "shared" else "x_x2"
+
+    def _theta(self, data: Dataset, X: np.ndarray, y: np.ndarray,
+               opts: Mapping[str, Any]) -> np.ndarray:
+        return fit_gaussian_nb_multi(
+            X, y, data.n_classes,
+            smoothing=opts["smoothing"], variance=opts["variance"],
+            var_smoothing=opts["var_smoothing"], var_floor=opts["var_floor"],
+            prior="empirical" if opts["prior"] == "empirical" else "uniform",
+            var_estimator=opts["var_estimator"], epsilon_form=opts["epsilon_form"],
+            epsilon_mode=opts["epsilon_mode"], rescale=opts["rescale"],
+        )
+
+
+class MulticlassCategoricalNB(_MultiNB):
+    """Categorical NB of K classes: linear in the full one-hot design."""
+
+    kinds = ("discrete",)
+
+    def design(self, data: Dataset, opts: Mapping[str, Any]) -> str:
+        return "onehot"
+
+    def _theta(self, data: Dataset, X: np.ndarray, y: np.ndarray,
+               opts: Mapping[str, Any]) -> np.ndarray:
+        return fit_categorical_nb_multi(
+            X, y, data.n_classes, tuple(data.n_values), smoothing=opts["smoothing"],
+            prior="uniform" if opts["prior"] == "uniform" else "empirical",
+        )
+
+
+class SoftmaxRegression:
+    """Softmax logistic regression on continuous and discrete tasks of K > 2 classes."""
+
+    name = "lr"
+    kinds = ("continuous", "discrete")
+    options = LR_OPTIONS
+    multiclass = True
+
+    def finish(self, model: str, resolved: dict[str, Any]) -> None:
+        pass  # the two-class entry completes the shared table's options
+
+    def design(self, data: Dataset, opts: Mapping[str, Any]) -> str:
+        return _CODINGS[opts["coding"]] if data.kind == "discrete" else "x"
+
+    def width(self, data: Dataset, design: Design) -> int:
+        return design.n_params + 4 * data.n_classes  # the rows, scores, probabilities
+
+    def ties(self, opts: Mapping[str, Any]) -> float:
+        return 0.0
+
+    def planned(self, data: Dataset, opts: Mapping[str, Any]) -> tuple[int, int]:
+        width = int(sum(data.n_values)) + 1 if data.kind == "discrete" else data.n_features + 1
+        sampled = opts["separable"] == "sample" and opts["C"] is None
+        kept = int(opts["mcmc_chains"]) * int(opts["mcmc_draws"]) if sampled else 0
+        return width + 4 * data.n_classes, kept
+
+    def fit(self, data: Dataset, design: Design, idx: np.ndarray, opts: Mapping[str, Any],
+            seeds: Sequence[np.random.SeedSequence] = (),
+            budget: Budget = DEFAULT_BUDGET) -> Fit:
+        """Fit the training rows ``idx`` (S, m): theta (S, K, P), the separable-set rule of
+        the module docstring."""
+        Z1 = design.rows(idx)  # (S, m, P)
+        y = np.asarray(data.y)[idx]  # (S, m)
+        K = data.n_classes
+        scale = None
+        if opts["rescale"] == "training" and data.kind == "continuous":
+            U, lo, r = rescale_to_training(Z1[:, :, :-1])
+            Z1 = np.concatenate([U, Z1[:, :, -1:]], axis=2)
+            scale = (lo[:, None, :], r[:, None, :])
+        C, rule = opts["C"], opts["separable"]
+        stop = dict(tol=opts["tol"], max_iter=opts["max_iter"])
+        res = fit_softmax(Z1, y, K, C=C, stop_when_separable=C is None and rule != "mle",
+                          **stop)
+        theta, n_iter, converged = res.theta.copy(), res.n_iter.copy(), res.converged.copy()
+        todo = np.flatnonzero(res.separable) if C is None else np.empty(0, dtype=np.int64)
+        draws = np.empty((0, 1, K, theta.shape[2]))
+        if todo.size and rule == "sample":
+            sampler = (sample_separating_hmc if opts["mcmc_method"] == "hmc"
+                       else sample_separating)
+            A = cone_rows(Z1[todo], y[todo], K)  # (s, m (K - 1), (K - 1) P)
+            flat = sampler(
+                A, np.ones(A.shape[:2]),
+                res.theta[todo, : K - 1].reshape(todo.size, -1),
+                seeds.take(todo) if isinstance(seeds, SplitSeeds) else [seeds[i] for i in todo],
+                chains=opts["mcmc_chains"], draws=opts["mcmc_draws"],
+                burn_in=opts["mcmc_burn_in"], thin=opts["mcmc_thin"], budget=budget,
+            )  # (s, n, (K - 1) P)
+            s_, n = flat.shape[:2]
+            draws = np.concatenate(
+                [flat.reshape(s_, n, K - 1, -1), np.zeros((s_, n, 1, flat.shape[2] // (K - 1)))],
+                axis=2)  # (s, n, K, P), the reference class's row 0
+            converged[todo] = False
+            if scale is not None:
+                draws = theta_to_original(draws, scale[0][todo][:, None], scale[1][todo][:, None])
+        elif todo.size and rule == "l2":
+            refit = fit_softmax(Z1[todo], y[todo], K, C=opts["C_separable"], **stop)
+            theta[todo] = refit.theta
+            n_iter[todo] += refit.n_iter
+            converged[todo] = refit.converged
+        if scale is not None:
+            theta = theta_to_original(theta, *scale)
+        sampled = todo if rule == "sample" else np.empty(0, dtype=np.int64)
+        return Fit(theta, sampled, draws, res.separable, n_iter, converged)

@@ -1,0 +1,247 @@
+"""Multinomial (softmax) logistic regression for S training sets at once, by Newton-CG.
+
+Conventions
+-----------
+* ``Z1`` : ndarray of shape (S, m, P), the training rows of each split with a trailing
+  column of ones (``P = D + 1``); ``y`` : ndarray of shape (S, m), labels ``0 .. K - 1``.
+* ``theta`` : ndarray of shape (S, K, P), one weight vector per class, intercept LAST. The
+  scores are ``s_ik = Z1_i @ theta_k`` and ``p(k | x_i) = exp(s_ik) / sum_l exp(s_il)``.
+* Unpenalised (``C = None``): the K - 1 weight vectors of classes ``0 .. K - 2`` are free
+  and the last class is the reference (``theta_{K-1} = 0``), as Mitchell's chapter writes it:
+  ``(K - 1) P`` parameters. The loss, SUMMED over the m rows, is
+
+      L(theta) = sum_i [log sum_k exp(s_ik) - s_{i y_i}].
+
+* With ``C``: all K weight vectors are free and penalised alike (the symmetric form that
+  scikit-learn and glmnet use, so that the fit does not depend on a reference class), the
+  intercepts unpenalised: ``L(theta) + sum_k ||w_k||^2 / (2 C)``, whose minimiser is
+  scikit-learn's ``LogisticRegression(C=C)`` (multinomial), which minimises C times it.
+* gradient ``sum_i (p_i - e_{y_i}) Z1_i^T`` (+ ``w / C``), shape (S, F, P) over the F free
+  classes; the Hessian acts on a direction V (S, F, P) as
+  ``sum_i [p_i * a_i - p_i (p_i . a_i)] Z1_i^T`` with ``a_i = V Z1_i`` (F,) (+ ``V_w / C``):
+  one product costs O(m F P), and the (F P)^2 Hessian is never formed.
+
+Newton-CG: each step solves ``H d = -g`` by conjugate gradients (at most ``CG_MAX``
+iterations, stopped at a residual of ``min(1/2, sqrt(|g|)) |g|``: the forcing term of an
+inexact Newton method with a superlinear rate), then backtracks along d (Armijo; a
+predicted decrease below the loss's rounding, ``ROUNDING (1 + |L|)``, takes the full step).
+A split stops when ``max_j |g_j| / m <= tol`` (converged), after ``max_iter`` steps, when the line
+search cannot decrease the loss, or (with ``stop_when_separable``) at the first iterate
+that classifies every training row correctly (``s_{i y_i} > s_ik`` for every i and k != y_i):
+the certificate that the training set is separable, so the unpenalised likelihood has no
+maximum. Why not a dense Newton solve: with optdigits' 10 classes F P = 9 x 63 = 567
+parameters, so forming the Hessian costs m (F P)^2 and solving it (F P)^3 per split and step
+against a few dozen products of O(m F P) (benchmarks/softmax_solvers.py measures both).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Armijo constant and step halvings of the line search.
+ARMIJO = 1e-4
+MAX_HALVINGS = 40
+#: A predicted decrease below ROUNDING * (1 + |loss|) takes the full step unchecked.
+ROUNDING = 1e-12
+#: Conjugate-gradient iterations per Newton step, at most.
+CG_MAX = 250
+
+
+@dataclass(frozen=True)
+class SoftmaxResult:
+    """The fits of S training sets.
+
+    Attributes
+    ----------
+    theta : ndarray of shape (S, K, P)
+        One weight vector per class (the reference class's is 0 when unpenalised).
+    n_iter : ndarray of shape (S,), int64
+        Newton steps taken.
+    converged : ndarray of shape (S,), bool
+        ``max |grad| / m <= tol`` was met.
+    separable : ndarray of shape (S,), bool
+        An iterate classified every training row correctly (checked when unpenalised).
+    """
+
+    theta: np.ndarray
+    n_iter: np.ndarray
+    converged: np.ndarray
+    separable: np.ndarray
+
+
+def _full(W: np.ndarray, K: int) -> np.ndarray:
+    """The K weight vectors (S, K, P) from the F free ones (S, F, P): a zero reference row
+    appended when F = K - 1."""
+    if W.shape[1] == K:
+        return W
+    return np.concatenate([W, np.zeros((W.shape[0], 1, W.shape[2]))], axis=1)
+
+
+def _scores(Z1: np.ndarray, W: np.ndarray, K: int) -> np.ndarray:
+    """``s`` (S, m, K) of the free weights W (S, F, P)."""
+    s = np.matmul(Z1, W.transpose(0, 2, 1))  # (S, m, F)
+    if W.shape[1] < K:
+        s = np.concatenate([s, np.zeros(s.shape[:2] + (1,))], axis=2)
+    return s
+
+
+def _loss_probs(s: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The summed loss (S,) and the probabilities p (S, m, K) of scores s (S, m, K)."""
+    top = s.max(axis=2, keepdims=True)
+    e = np.exp(s - top)
+    tot = e.sum(axis=2, keepdims=True)
+    lse = np.log(tot) + top  # (S, m, 1)
+    loss = (lse[:, :, 0] - (s * Y).sum(axis=2)).sum(axis=1)  # (S,)
+    return loss, e / tot
+
+
+def _penalty(W: np.ndarray, inv_c: float) -> np.ndarray:
+    """``sum_k ||w_k||^2 / (2 C)`` per split (S,), intercepts excluded."""
+    if not inv_c:
+        return np.zeros(W.shape[0])
+    w = W[:, :, :-1]
+    return 0.5 * inv_c * (w * w).sum(axis=(1, 2))
+
+
+def _masked(V: np.ndarray, inv_c: float) -> np.ndarray:
+    """``V / C`` with the intercept column 0 (the penalty's gradient or Hessian product)."""
+    out = V * inv_c
+    out[:, :, -1] = 0.0
+    return out
+
+
+def _hvp(Z1: np.ndarray, p: np.ndarray, V: np.ndarray, inv_c: float) -> np.ndarray:
+    """The Hessian (at probabilities p (S, m, F)) times V (S, F, P)."""
+    a = np.matmul(Z1, V.transpose(0, 2, 1))  # (S, m, F)
+    pa = p * a
+    u = pa - p * pa.sum(axis=2, keepdims=True)  # (S, m, F)
+    hv = np.matmul(u.transpose(0, 2, 1), Z1)  # (S, F, P)
+    if inv_c:
+        hv += _masked(V, inv_c)
+    return hv
+
+
+def _dot(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    return (A * B).sum(axis=(1, 2))
+
+
+def _cg(Z1: np.ndarray, p: np.ndarray, g: np.ndarray, inv_c: float) -> np.ndarray:
+    """An approximate Newton direction d (S, F, P): ``H d = -g`` by conjugate gradients,
+    each split stopped at its own residual ``min(1/2, sqrt(|g|)) |g|``; the products are
+    made for the unfinished splits only. (A Jacobi preconditioner took more time on
+    optdigits-10: pixels that are rarely on have tiny diagonal entries.)"""
+    d = np.zeros_like(g)
+    r = -g
+    q = r.copy()
+    rz = _dot(r, r)  # (S,)
+    gnorm = np.sqrt(_dot(g, g))
+    goal = np.minimum(0.5, np.sqrt(gnorm)) * gnorm
+    act = np.flatnonzero(gnorm > 0)
+    for _ in range(CG_MAX):
+        if not act.size:
+            break
+        hq = _hvp(Z1[act], p[act], q[act], inv_c)
+        qhq = _dot(q[act], hq)
+        # a direction of no curvature (a singular Hessian, e.g. a shift of every
+        # intercept) ends that split's iterations
+        ok = qhq > 1e-300
+        act, hq, qhq = act[ok], hq[ok], qhq[ok]
+        alpha = (rz[act] / qhq)[:, None, None]
+        d[act] += alpha * q[act]
+        r[act] -= alpha * hq
+        going = np.sqrt(_dot(r[act], r[act])) > goal[act]
+        act = act[going]
+        rz_new = _dot(r[act], r[act])
+        q[act] = r[act] + (rz_new / rz[act])[:, None, None] * q[act]
+        rz[act] = rz_new
+    return d
+
+
+def fit_softmax(
+    Z1: np.ndarray,
+    y: np.ndarray,
+    n_classes: int,
+    *,
+    C: float | None = None,
+    tol: float = 1e-10,
+    max_iter: int = 100,
+    stop_when_separable: bool = False,
+) -> SoftmaxResult:
+    """Fit softmax LR to S training sets (see the module docstring).
+
+    Parameters
+    ----------
+    Z1 : ndarray of shape (S, m, P)
+    y : ndarray of shape (S, m)
+        Labels ``0 .. K - 1``.
+    n_classes : int
+        K.
+    C : float or None
+        The penalty (None: unpenalised, with the last class as reference).
+    tol, max_iter, stop_when_separable
+        The stopping rules.
+
+    Returns
+    -------
+    SoftmaxResult
+    """
+    Z1 = np.asarray(Z1, dtype=np.float64)
+    S, m, P = Z1.shape
+    K = int(n_classes)
+    y = np.asarray(y, dtype=np.int64)
+    Y = np.zeros((S, m, K))
+    np.put_along_axis(Y, y[:, :, None], 1.0, axis=2)  # (S, m, K) one-hot labels
+    F = K if C is not None else K - 1
+    inv_c = 0.0 if C is None else 1.0 / C
+    W = np.zeros((S, F, P))
+    n_iter = np.zeros(S, dtype=np.int64)
+    converged = np.zeros(S, dtype=bool)
+    separable = np.zeros(S, dtype=bool)
+    act = np.arange(S)
+    for _ in range(max_iter + 1):
+        if not act.size:
+            break
+        Za, Ya, Wa = Z1[act], Y[act], W[act]
+        s = _scores(Za, Wa, K)  # (a, m, K)
+        loss, p = _loss_probs(s, Ya)
+        loss += _penalty(Wa, inv_c)
+        g = np.matmul((p - Ya)[:, :, :F].transpose(0, 2, 1), Za)  # (a, F, P)
+        if inv_c:
+            g += _masked(Wa, inv_c)
+        done = np.abs(g).max(axis=(1, 2)) / m <= tol
+        converged[act[done]] = True
+        if stop_when_separable:
+            own = (s * Ya).sum(axis=2)  # (a, m)
+            other = np.where(Ya > 0, -np.inf, s).max(axis=2)
+            sep = (own > other).all(axis=1) & ~done
+            separable[act[sep]] = True
+            done |= sep
+        done |= n_iter[act] >= max_iter
+        keep = ~done
+        act, Za, Ya, Wa = act[keep], Za[keep], Ya[keep], Wa[keep]
+        if not act.size:
+            break
+        p, g, loss = p[keep][:, :, :F], g[keep], loss[keep]
+        d = _cg(Za, p, g, inv_c)
+        slope = _dot(g, d)  # (a,) < 0 for a descent direction
+        step = np.ones(act.size)
+        # a decrease below the loss's rounding cannot be seen: near the optimum the full
+        # Newton step is taken (the region of quadratic convergence)
+        moved = -slope <= ROUNDING * (1.0 + np.abs(loss))
+        Wa = np.where(moved[:, None, None], Wa + d, Wa)
+        for _ in range(MAX_HALVINGS):
+            if moved.all():
+                break
+            trial = Wa + step[:, None, None] * d
+            new, _p = _loss_probs(_scores(Za, trial, K), Ya)
+            new += _penalty(trial, inv_c)
+            ok = ~moved & (new <= loss + ARMIJO * step * slope)
+            Wa = np.where(ok[:, None, None], trial, Wa)
+            moved |= ok
+            step = np.where(moved, step, 0.5 * step)
+        W[act] = Wa
+        n_iter[act] += 1
+        act = act[moved]  # a split whose loss cannot decrease stops here
+    return SoftmaxResult(_full(W, K), n_iter, converged, separable)

@@ -1,0 +1,240 @@
+"""Naive Bayes and softmax LR of K > 2 classes: against scikit-learn, batched, the tie
+rule, the K = 2 case and the separable-set refusal."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression as SkLR
+from sklearn.naive_bayes import CategoricalNB as SkCNB
+from sklearn.naive_bayes import GaussianNB as SkGNB
+
+from nbvslr import models
+from nbvslr.data.dataset import Dataset
+from nbvslr.errors import ConfigError
+from nbvslr.models import ModelSpec, resolve_options
+from nbvslr.models.design import get_design
+from nbvslr.models.evaluate_multi import count_mistakes_multi
+from nbvslr.models.multiclass_nb import fit_categorical_nb_multi, fit_gaussian_nb_multi
+from nbvslr.models.naive_bayes import fit_gaussian_nb
+from nbvslr.models.registry import lookup
+from nbvslr.models.softmax import fit_softmax
+from nbvslr.splits import split_seeds
+
+
+def _blobs(m: int = 120, K: int = 3, d: int = 4, seed: int = 0):
+    """Overlapping Gaussian classes (not separable), every class present."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(m) % K
+    X = rng.normal(size=(m, d)) + 0.8 * np.eye(K, d)[y]
+    return (X - X.min(0)) / (X.max(0) - X.min(0)), y
+
+
+def _softmax(s: np.ndarray) -> np.ndarray:
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _prior(y: np.ndarray, K: int, l: float = 1.0) -> np.ndarray:
+    return (np.bincount(y, minlength=K) + l) / (y.size + K * l)
+
+
+def test_gaussian_nb_class_variance_is_sklearns():
+    """variance: class is scikit-learn's GaussianNB with the Laplace prior: the same
+    predictions, probabilities within 1e-6."""
+    X, y = _blobs()
+    theta = fit_gaussian_nb_multi(X[None], y[None], 3, variance="class")[0]  # (K, 2d + 1)
+    Z1 = np.concatenate([X, X * X, np.ones((len(X), 1))], axis=1)
+    ours = _softmax(Z1 @ theta.T)
+    sk = SkGNB(priors=_prior(y, 3), var_smoothing=1e-9).fit(X, y)
+    np.testing.assert_allclose(ours, sk.predict_proba(X), atol=1e-6)
+    np.testing.assert_array_equal(ours.argmax(1), sk.predict(X))
+
+
+def test_gaussian_nb_shared_variance_pools_over_k_classes():
+    """variance: shared is the Gaussian rule with one ML variance per feature pooled over
+    the K classes (plus epsilon), computed here row by row."""
+    X, y = _blobs(K=4, m=80)
+    theta = fit_gaussian_nb_multi(X[None], y[None], 4)[0]
+    mu = np.stack([X[y == k].mean(0) for k in range(4)])
+    var = ((X - mu[y]) ** 2).sum(0) / len(X) + 1e-9 * X.var(0).max()
+    logp = np.stack([-((X - mu[k]) ** 2 / (2 * var)).sum(1) for k in range(4)], 1)
+    logp += np.log(_prior(y, 4))
+    Z1 = np.concatenate([X, np.ones((len(X), 1))], axis=1)
+    np.testing.assert_allclose(_softmax(Z1 @ theta.T), _softmax(logp), atol=1e-9)
+
+
+def test_gaussian_nb_with_two_classes_is_the_binary_rule():
+    """With K = 2 the class-1 minus class-0 scores are the binary fit's log-odds."""
+    X, y = _blobs(K=2)
+    multi = fit_gaussian_nb_multi(X[None], y[None], 2)[0]
+    binary = fit_gaussian_nb(X[None], y[None].astype(np.int8))[0]
+    np.testing.assert_allclose(multi[1] - multi[0], binary, rtol=1e-9, atol=1e-9)
+
+
+def test_categorical_nb_is_sklearns():
+    """Categorical NB of K classes is scikit-learn's CategoricalNB (alpha 1, every level
+    counted, the Laplace prior): the same predictions, probabilities within 1e-6."""
+    rng = np.random.default_rng(1)
+    n_values = (3, 2, 4)
+    y = np.arange(90) % 3
+    codes = np.stack([(rng.integers(0, k, 90) + y) % k for k in n_values], axis=1)
+    theta = fit_categorical_nb_multi(codes[None], y[None], 3, n_values)[0]
+    onehot = np.concatenate([np.eye(k)[codes[:, j]] for j, k in enumerate(n_values)], axis=1)
+    Z1 = np.concatenate([onehot, np.ones((90, 1))], axis=1)
+    ours = _softmax(Z1 @ theta.T)
+    sk = SkCNB(alpha=1.0, min_categories=list(n_values), class_prior=_prior(y, 3))
+    sk.fit(codes, y)
+    np.testing.assert_allclose(ours, sk.predict_proba(codes), atol=1e-6)
+    np.testing.assert_array_equal(ours.argmax(1), sk.predict(codes))
+
+
+@pytest.mark.parametrize("C", [1.0, None])
+def test_softmax_is_sklearns_multinomial(C):
+    """Softmax LR with C = 1 (all K vectors penalised, intercepts free) and unpenalised
+    (K - 1 vectors and a reference class) is scikit-learn's multinomial LogisticRegression
+    at C = 1 and at C = 1e12: the same predictions, probabilities within 1e-6."""
+    X, y = _blobs(m=150, K=3, d=3)
+    Z1 = np.concatenate([X, np.ones((len(X), 1))], axis=1)
+    res = fit_softmax(Z1[None], y[None], 3, C=C)
+    assert res.converged.all() and not res.separable.any()
+    ours = _softmax(Z1 @ res.theta[0].T)
+    sk = SkLR(C=1e12 if C is None else C, tol=1e-12, max_iter=10_000, solver="newton-cg")
+    sk.fit(X, y)
+    np.testing.assert_allclose(ours, sk.predict_proba(X), atol=1e-6)
+    np.testing.assert_array_equal(ours.argmax(1), sk.predict(X))
+    if C is None:
+        np.testing.assert_array_equal(res.theta[0, -1], 0.0)  # the reference class
+
+
+def test_softmax_fits_each_split_as_if_alone():
+    """A batch of splits gives each split the fit it gets alone (to rounding)."""
+    X, y = _blobs(m=200, K=4, d=3)
+    rng = np.random.default_rng(2)
+    idx = np.stack([np.sort(rng.choice(200, 60, replace=False)) for _ in range(5)])
+    Z1 = np.concatenate([X, np.ones((200, 1))], axis=1)[idx]
+    batch = fit_softmax(Z1, y[idx], 4, C=1.0)
+    for s in range(5):
+        alone = fit_softmax(Z1[s : s + 1], y[idx][s : s + 1], 4, C=1.0)
+        np.testing.assert_allclose(batch.theta[s], alone.theta[0], atol=1e-8)
+
+
+def _task(X: np.ndarray, y: np.ndarray, K: int) -> Dataset:
+    return Dataset(name="blobs", title="blobs", X=X, y=y.astype(np.int8), kind="continuous",
+                   classes=tuple(str(k) for k in range(K)))
+
+
+def test_ties_among_t_classes_count_t_minus_one_over_t():
+    """A rule with every score equal ties all K = 3 classes: (t - 1)/t = 2/3 of an error per
+    row; two tied top classes count 1/2 when the true class is one of them, else 1."""
+    X, y = _blobs(m=30, K=3)
+    data = _task(X, y, 3)
+    design = get_design(data, "x")
+    zero = np.zeros((1, 3, X.shape[1] + 1))
+    wrong, _ = count_mistakes_multi(design, data, zero, None)
+    assert wrong[0] == pytest.approx(30 * 2 / 3)
+    two = zero.copy()
+    two[0, :2, -1] = 1.0  # classes 0 and 1 tie on top, class 2 below
+    wrong, _ = count_mistakes_multi(design, data, two, None)
+    assert wrong[0] == pytest.approx(10 * 0.5 + 10 * 0.5 + 10 * 1.0)
+
+
+def test_heldout_error_is_error_outside_the_training_rows():
+    """score_splits' error of each split is the error of its rule on the rows it did not
+    train on, counted directly."""
+    X, y = _blobs(m=90, K=3)
+    data = _task(X, y, 3)
+    rng = np.random.default_rng(3)
+    idx = np.stack([np.sort(rng.choice(90, 12, replace=False)) for _ in range(6)])
+    spec = ModelSpec("lr", "lr", resolve_options("lr", "lr", {"C": 1.0}))
+    _, seeds = split_seeds(0, "blobs", 12, range(6))
+    got = models.score_splits(spec, data, idx, seeds)["error"]
+    entry = lookup("lr", "continuous", multiclass=True)
+    fit = entry.fit(data, get_design(data, "x"), idx, spec.options, seeds)
+    Z1 = np.concatenate([X, np.ones((90, 1))], axis=1)
+    for s in range(6):
+        test = np.setdiff1d(np.arange(90), idx[s])
+        pred = (Z1[test] @ fit.theta[s].T).argmax(1)
+        assert got[s] == pytest.approx(np.mean(pred != y[test]))
+
+
+def test_separable_sets_sample_the_cone_or_refit():
+    """An unpenalised multiclass lr meeting a separable training set averages the test error
+    of weight matrices drawn from the cone (each draw classifies every training row
+    correctly); separable: l2 refits the split with C_separable instead."""
+    X, y = _blobs(m=90, K=3)
+    data = _task(X, y, 3)
+    idx = np.array([[0, 1, 2, 3, 4, 5], [6, 7, 8, 9, 10, 11]])  # six rows, three classes
+    _, seeds = split_seeds(0, "blobs", 6, range(2))
+    opts = resolve_options("lr", "lr", {})
+    fit = lookup("lr", "continuous", multiclass=True).fit(
+        data, get_design(data, "x"), idx, opts, seeds)
+    kept = opts["mcmc_chains"] * opts["mcmc_draws"]
+    assert list(fit.sampled) == [0, 1] and fit.draws.shape[:3] == (2, kept, 3)
+    Z1 = np.concatenate([X, np.ones((90, 1))], axis=1)
+    for s in range(2):
+        scores = np.einsum("mp,nkp->nmk", Z1[idx[s]], fit.draws[s])  # (n, m, K)
+        assert (scores.argmax(2) == y[idx[s]]).all()
+        np.testing.assert_array_equal(fit.draws[s, :, -1], 0.0)  # the reference class
+    out = models.score_splits(ModelSpec("lr", "lr", opts), data, idx, seeds)
+    assert out["separable"].all() and not out["converged"].any()
+    l2 = ModelSpec("lr", "lr", resolve_options("lr", "lr", {"separable": "l2"}))
+    refit = models.score_splits(l2, data, idx, seeds)
+    assert refit["separable"].all() and refit["converged"].all()
+
+
+def test_cone_sampler_is_uniform_on_a_small_cone():
+    """The HMC draws of a three-class cone in 4 coordinates have the law of rejection
+    sampling (a Gaussian kept when it classifies every row correctly, normalised): the
+    two-sample KS test of each coordinate does not reject at 0.1 %."""
+    from scipy.stats import ks_2samp
+
+    from nbvslr.models.hmc import sample_separating_hmc
+    from nbvslr.models.multiclass import cone_rows
+
+    Z1 = np.array([[0.0, 1.0], [0.5, 1.0], [1.0, 1.0]])[None]  # one feature, intercept
+    y = np.array([[0, 1, 2]])
+    A = cone_rows(Z1, y, 3)[0]  # (6, 4)
+    rng = np.random.default_rng(0)
+    g = rng.standard_normal((400_000, 4))
+    ref = g[(g @ A.T > 0).all(axis=1)]
+    ref /= np.linalg.norm(ref, axis=1, keepdims=True)
+    start = ref[0]
+    S = 300
+    seeds = [np.random.SeedSequence(7, spawn_key=(i,)) for i in range(S)]
+    draws = sample_separating_hmc(np.repeat(A[None], S, 0), np.ones((S, 6)),
+                                  np.repeat(start[None], S, 0), seeds, chains=1, draws=5,
+                                  burn_in=20, thin=5).reshape(-1, 4)
+    assert (draws @ A.T > 0).all()
+    for j in range(4):
+        assert ks_2samp(draws[:, j], ref[:2000, j]).pvalue > 1e-3
+
+
+def test_nb_ties_option_other_than_half_is_refused_for_k_classes():
+    """ties: positive names a class of two: a K-class task refuses it in one line."""
+    X, y = _blobs(m=30, K=3)
+    spec = ModelSpec("nb", "nb", resolve_options("nb", "nb", {"ties": "positive"}))
+    _, seeds = split_seeds(0, "blobs", 6, range(1))
+    with pytest.raises(ConfigError, match="remove ties:"):
+        models.score_splits(spec, _task(X, y, 3), np.array([[0, 1, 2, 3, 4, 5]]), seeds)
+
+
+@pytest.mark.parametrize("kind", ["continuous", "discrete"])
+@pytest.mark.parametrize("family, options", [
+    ("nb", {}), ("nb", {"variance": "class"}), ("lr", {"C": 1.0}), ("lr", {"coding": "full"}),
+])
+def test_memory_plan_bounds_the_k_class_entries(kind, family, options):
+    """The width a K-class entry declares for the memory plan is at least what it holds."""
+    rng = np.random.default_rng(4)
+    y = np.arange(40) % 3
+    if kind == "continuous":
+        data = _task(rng.random((40, 5)), y, 3)
+    else:
+        data = Dataset(name="d", title="d", X=rng.integers(0, 3, (40, 4)), y=y.astype(np.int8),
+                       kind="discrete", n_values=(3, 3, 3, 3), classes=("a", "b", "c"))
+    opts = resolve_options(family, family, options)
+    entry = lookup(family, kind, multiclass=True)
+    width, kept = entry.planned(data, opts)
+    assert width >= entry.width(data, get_design(data, entry.design(data, opts)))
+    sampled = family == "lr" and opts["C"] is None and opts["separable"] == "sample"
+    assert kept == (opts["mcmc_chains"] * opts["mcmc_draws"] if sampled else 0)
