@@ -1,6 +1,7 @@
 """The committed figures, each drawn again from its committed tables by the current code.
 
-The committed runs (``results/reference``, ``results/as-published``) keep their tables and
+The committed runs (``results/reference``, ``results/as-published``,
+``results/multiclass``) keep their tables and
 their drawings but not their ``splits.csv.gz``; this draws every figure from the tables
 alone, as ``nbvslr plot`` would (the crossover is marked; its bootstrap interval, which
 needs the splits, is in the run's report.md). Nothing is run and no table is written.
@@ -24,7 +25,7 @@ from nbvslr import results
 from nbvslr.views import plots
 
 ROOT = Path(__file__).resolve().parent.parent
-RUNS = ("results/reference", "results/as-published")
+RUNS = ("results/reference", "results/as-published", "results/multiclass")
 """The committed runs whose figures are drawn from their tables."""
 SYNTHETIC = ("nb-data", "dependent")
 
@@ -61,6 +62,10 @@ def drawings(root: Path = ROOT) -> list[Drawing]:
         for fig in ("figure1.png", "figure1.pdf"):
             if (run / fig).exists():
                 out.append(Drawing(run / fig, figure1, _figure1))
+        for fig in ("figure.png", "figure.pdf"):  # the run's tasks side by side
+            if (run / fig).exists():
+                out.append(Drawing(run / fig, tuple(panels),
+                                   lambda tasks: plots.figure_of_tasks(tasks)))
         synthetic = tuple(run / n for n in SYNTHETIC if (run / n).is_dir())
         if (run / "synthetic.png").exists() and synthetic:
             out.append(Drawing(run / "synthetic.png", synthetic,
