@@ -125,6 +125,9 @@ def _take(folder: Path, token: str) -> int:
     try:
         os.ftruncate(lock, 0)
         os.pwrite(lock, token.encode(), 0)
+    except OSError as exc:  # a full disk, say: name the file
+        os.close(fd)
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     finally:
         os.close(lock)
     return fd

@@ -256,3 +256,16 @@ def test_a_result_file_that_is_a_symlink_is_refused_by_the_readers(tmp_path):
     result = CliRunner().invoke(cli, ["report", str(folder)])
     assert result.exit_code == 1
     assert len(result.output.strip().splitlines()) == 1 and "symbolic link" in result.output
+
+
+def test_a_full_disk_while_the_lock_is_written_names_the_lock_file(tmp_path, monkeypatch):
+    """No space for .lock's holder line: 'cannot use <folder>/.lock', not 'a file'."""
+    import errno as errno_module
+
+    def full(fd, data, offset):
+        raise OSError(errno_module.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "pwrite", full)
+    result = _run(tmp_path)
+    assert result.exit_code == 1
+    assert f"cannot use {tmp_path / 'out' / 'toy' / '.lock'}: No space" in result.output
