@@ -345,7 +345,7 @@ class TaskResults:
 
     def has_splits(self) -> bool:
         if self.manifest is not None:
-            return SPLITS_FILE in self.manifest
+            return SPLITS_FILE in self.sealed
         return _lexists(self.folder / SPLITS_FILE)
 
     def saved_paired(self) -> pd.DataFrame | None:
