@@ -19,6 +19,7 @@ import threading
 from nbvslr.errors import (
     Terminated,
     raise_if_stopped,
+    signals_held,
     stop_on_signal,
     stop_received,
     stopped,
@@ -40,7 +41,8 @@ def main() -> None:
     signal.signal(signal.SIGINT, stop_on_signal)
     sys.unraisablehook = _resend
     try:
-        from nbvslr.cli import main as cli_main
+        with signals_held():  # click and the package: a Ctrl-C waits for the import
+            from nbvslr.cli import main as cli_main
 
         raise_if_stopped()
         cli_main(sys.argv[1:])

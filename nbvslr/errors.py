@@ -8,8 +8,12 @@ with ``exit_code``; nothing below the CLI prints or exits.
 from __future__ import annotations
 
 import difflib
+import importlib
 import signal
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from types import ModuleType
 from typing import Any
 
 
@@ -147,3 +151,39 @@ def stopped(exc: KeyboardInterrupt) -> tuple[str, int]:
     """``("interrupted", 130)`` for a Ctrl-C, ``("terminated", 143)`` for a SIGTERM."""
     return ("terminated", TERMINATED) if isinstance(exc, Terminated) else (
         "interrupted", INTERRUPTED)
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM back while the block runs, then raise a held one's exception.
+
+    For imports: a signal's exception raised while an extension module initialises
+    (matplotlib's, numpy's) fails that import ("ImportError: initialization failed", or a
+    fatal error of the interpreter) rather than stopping the command. Meanwhile the handlers
+    only note a signal; when the block ends the previous handlers are back, and the first
+    noted signal is handed to its handler (``stop_on_signal`` raises, and notes it for
+    ``raise_if_stopped``). Only in the main thread (where handlers run), and only for signals
+    with a Python handler (a default SIGTERM ends the process as it always does).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    noted: list[int] = []
+    previous: dict[int, Any] = {}
+    try:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            handler = signal.getsignal(sig)
+            if callable(handler):
+                previous[sig] = signal.signal(sig, lambda signum, frame: noted.append(signum))
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if noted:
+        previous[noted[0]](noted[0], None)
+
+
+def import_held(name: str) -> ModuleType:
+    """``importlib.import_module(name)`` with stopping signals held (``signals_held``)."""
+    with signals_held():
+        return importlib.import_module(name)

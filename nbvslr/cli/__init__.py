@@ -12,14 +12,13 @@ when this module is, so that a Ctrl-C during those imports is caught like any ot
 from __future__ import annotations
 
 import errno
-import importlib
 import os
 import sys
 
 import click
 
 from nbvslr import __version__
-from nbvslr.errors import INTERRUPTED, NbvslrError, raise_if_stopped, stopped
+from nbvslr.errors import INTERRUPTED, NbvslrError, import_held, raise_if_stopped, stopped
 
 #: command name -> (module, attribute), imported on first use
 COMMANDS = {
@@ -47,7 +46,8 @@ class _Group(click.Group):
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in self.commands and name in COMMANDS:
             module, attr = COMMANDS[name]
-            self.add_command(getattr(importlib.import_module(module), attr), name)
+            # numpy, pandas, matplotlib: with Ctrl-C and SIGTERM held until they are imported
+            self.add_command(getattr(import_held(module), attr), name)
             raise_if_stopped()  # a Ctrl-C whose exception the imports swallowed
         return super().get_command(ctx, name)
 
@@ -67,9 +67,12 @@ class _Group(click.Group):
             problem = one_line(exc.format_message()).rstrip(".")
             click.echo(f"error: {problem}; see {where} --help", err=True)
             sys.exit(exc.exit_code)
-        except click.Abort:  # Ctrl-C while the command line is parsed
-            click.echo("interrupted: rerun the same command to start again", err=True)
-            sys.exit(INTERRUPTED)
+        except click.Abort as exc:  # Ctrl-C (or SIGTERM) while the command line is parsed
+            stop = exc.__context__
+            what, code = (stopped(stop) if isinstance(stop, KeyboardInterrupt)
+                          else ("interrupted", INTERRUPTED))
+            click.echo(f"{what}: rerun the same command to start again", err=True)
+            sys.exit(code)
         sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: click.Context):

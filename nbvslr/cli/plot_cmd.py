@@ -1,13 +1,20 @@
-"""``nbvslr plot``: pictures of finished runs, from saved results only."""
+"""``nbvslr plot``: pictures of finished runs, from saved results only.
+
+A reader never writes into a task folder unasked: a task folder's figure goes beside it by
+default (``results/pima`` -> ``results/pima.png``); a figure asked for inside a task folder
+(``-o``) is written holding that folder's lock, and never over one of the run's own files.
+"""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import click
 
 from nbvslr import results
 from nbvslr.cli.results_options import results_dirs_argument
+from nbvslr.errors import ResultsError
 from nbvslr.views import plots
 
 
@@ -17,7 +24,7 @@ from nbvslr.views import plots
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="""\b
 Examples:
-  nbvslr plot results/pima                      # -> results/pima/curve.png
+  nbvslr plot results/pima                      # -> results/pima.png
   nbvslr plot results --figure1 -o results/figure1.png -o results/figure1.pdf
   nbvslr plot results/pima --log-m -o pima-log.png
 """,
@@ -26,7 +33,9 @@ Examples:
 @click.option("--output", "-o", "outputs", multiple=True, metavar="FILE",
               type=click.Path(dir_okay=False, path_type=Path),
               help="Figure file; .png, .pdf or .svg (repeat for several formats). "
-                   "Default: RESULTS_DIR/curve.png (the first RESULTS_DIR).")
+                   "Default: the first RESULTS_DIR's: RESULTS_DIR/curve.png for a folder of "
+                   "tasks, TASK.png beside a task folder (a task folder's own curve.png is "
+                   "the run's).")
 @click.option("--figure1", is_flag=True,
               help="The paper's layout: 3 panels a row (5 x 3 for the 15 tasks), built-in "
                    "tasks in Figure 1's order, other tasks after them.")
@@ -46,8 +55,10 @@ def plot(results_dirs, outputs, figure1, paper, log_m, dpi):
     (dash-dotted blue when NB goes ahead), with its bootstrap interval shaded when the
     folder has splits.csv.gz; a caption says what is drawn; nothing is re-run.
     """
-    outputs = list(outputs) or [results_dirs[0] / results.CURVE_FILE]
+    outputs = list(outputs) or [default_output(results_dirs[0])]
     formats = [plots.format_for(path) for path in outputs]  # fail before reading anything
+    for path in outputs:
+        _not_a_run_file(path)
     tasks = results.load_results(results_dirs)
     paper = figure1 if paper is None else paper
     if figure1:
@@ -55,6 +66,31 @@ def plot(results_dirs, outputs, figure1, paper, log_m, dpi):
     else:
         fig = plots.figure_of_tasks(tasks, paper=paper, log_m=log_m)
     for path, fmt in zip(outputs, formats, strict=True):
-        results.atomic_write_bytes(path, plots.render(fig, fmt, dpi=dpi))
+        data = plots.render(fig, fmt, dpi=dpi)
+        with _task_lock(Path(path).parent):
+            results.atomic_write_bytes(path, data)
         click.echo(f"wrote {path} ({len(tasks)} panel{'s' if len(tasks) != 1 else ''})",
                    err=True)
+
+
+def default_output(first: Path) -> Path:
+    """``first/curve.png`` for a folder of tasks; ``<task>.png`` beside a task folder."""
+    first = Path(first)
+    if results.is_task_dir(first):
+        return first.absolute().parent / f"{first.absolute().name}.png"
+    return first / results.CURVE_FILE
+
+
+def _not_a_run_file(path: Path) -> None:
+    """Refuse ``-o`` naming one of a run's own files in a task folder (or a dot-file)."""
+    path = Path(path)
+    if results.is_task_dir(path.parent) and (
+            path.name in (*results.SEALED_FILES, results.MANIFEST_FILE)
+            or path.name.startswith(".")):
+        raise ResultsError(f"{path}: is a file of the run in that task folder, which nbvslr plot "
+                           "never replaces; choose another -o name")
+
+
+def _task_lock(folder: Path) -> contextlib.AbstractContextManager:
+    """The lock of ``folder`` when it is a task folder (refused while a run writes it)."""
+    return results.TaskLocks([folder]) if results.is_task_dir(folder) else contextlib.nullcontext()

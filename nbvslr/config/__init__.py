@@ -192,8 +192,44 @@ class _Where:
 # --------------------------------------------------------------------------- reading
 
 
+class _DuplicateKey(Exception):
+    def __init__(self, key: Any, line: int, first: int) -> None:
+        super().__init__(key)
+        self.key, self.line, self.first = key, line, first
+
+
+class _PlainLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses a key given twice in one mapping."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            try:
+                if key in seen:
+                    raise _DuplicateKey(key, key_node.start_mark.line + 1, seen[key])
+                seen[key] = key_node.start_mark.line + 1
+            except TypeError:  # an unhashable key: SafeLoader's own error
+                break
+        return super().construct_mapping(node, deep)
+
+
+def _refuse_tags(where: _Where, text: str) -> None:
+    """``ConfigError`` naming the line of the first explicit tag (``!!int``, ``!!str``,
+    ``!custom``): a config holds plain data, typed by how it is written."""
+    for token in yaml.scan(text):
+        if isinstance(token, yaml.TagToken):
+            handle, suffix = token.value
+            raise where.error(
+                f"line {token.start_mark.line + 1}", "YAML tags are not allowed",
+                f"{handle or ''}{suffix}", "remove the tag: a config holds plain data only")
+
+
 def read_yaml(path: str | Path) -> Any:
-    """Parse one YAML file with ``yaml.safe_load``; every failure is a ``ConfigError``."""
+    """Parse one YAML file with a ``yaml.SafeLoader``; every failure is a ``ConfigError``,
+    and so are a key given twice in one mapping and any explicit tag (``!!int``)."""
     where = _Where(str(path))
     try:
         raw = Path(path).read_bytes()
@@ -210,7 +246,14 @@ def read_yaml(path: str | Path) -> Any:
             "save the file as UTF-8",
         ) from None
     try:
-        raw = yaml.safe_load(text)
+        _refuse_tags(where, text)
+        raw = yaml.load(text, Loader=_PlainLoader)  # noqa: S506 - a SafeLoader
+    except _DuplicateKey as exc:
+        raise where.error(
+            f"line {exc.line}", "duplicate key", exc.key,
+            f"remove one of them (the first is on line {exc.first}): YAML would keep the "
+            "last one silently",
+        ) from None
     except yaml.constructor.ConstructorError as exc:
         line = exc.problem_mark.line + 1 if exc.problem_mark else "?"
         tag = str(exc.problem).split("'")[1] if "'" in str(exc.problem) else exc.problem

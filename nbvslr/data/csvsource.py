@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import math
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -49,6 +51,15 @@ MISSING_LEVEL = "?"
 MIN_ROWS = 3
 MAX_CLASSES = 100
 """The most classes a task may have (the labels are int8)."""
+MAX_COLUMNS = 10_000
+"""The widest CSV read (the synthetic generators' ``MAX_FEATURES``): checked on the header
+line, before the file is parsed (a parse holds some kilobytes per column)."""
+PARSE_CELL_BYTES = 120
+"""Bytes a parse holds per cell (a Python string in a table of text cells), set above
+pandas' ``dtype=str`` tables."""
+PARSE_COLUMN_BYTES = 16 << 10
+"""Bytes a parse holds per column whatever its rows."""
+MEMORY_SHARE = 0.9
 
 
 @dataclass(frozen=True)
@@ -433,9 +444,10 @@ def read_csv(path: Path, *, sep: str = ",", header: bool = True) -> pd.DataFrame
             f"{origin}: source.csv: {problem}; name a CSV file (a relative path in a "
             "config file is read from the config's folder)"
         )
+    text = _checked_text(path, sep, header)
     try:
         table = pd.read_csv(
-            path,
+            io.StringIO(text),
             sep=sep,
             header=0 if header else None,
             dtype=str,
@@ -444,10 +456,6 @@ def read_csv(path: Path, *, sep: str = ",", header: bool = True) -> pd.DataFrame
             quoting=csv.QUOTE_MINIMAL,
             engine="python" if len(sep) > 1 else "c",
         )
-    except UnicodeDecodeError as exc:
-        raise DataError(
-            f"{origin}: not UTF-8 text (byte at offset {exc.start}); save the file as UTF-8"
-        ) from None
     except pd.errors.EmptyDataError:
         raise DataError(f"{origin}: the file is empty; give a CSV with a header row") from None
     except (pd.errors.ParserError, ValueError, OSError, re.error) as exc:
@@ -458,6 +466,73 @@ def read_csv(path: Path, *, sep: str = ",", header: bool = True) -> pd.DataFrame
         ) from None
     table.columns = [str(c).strip() for c in table.columns]
     return table
+
+
+def _checked_text(path: Path, sep: str, header: bool) -> str:
+    """The file's text, checked before any parse: its size (columns on the first line, rows,
+    the memory a parse would hold, refused in one line as the memory plan refuses a run), its
+    encoding (the offset of a byte that is not UTF-8, counted from the file's start) and,
+    with a header, no column named twice."""
+    origin = str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise DataError(f"{origin}: cannot be read ({exc.strerror}); check the path") from None
+    end = raw.find(b"\n")
+    first = raw if end < 0 else raw[:end]
+    try:
+        columns = (len(re.split(sep.encode(), first)) if len(sep) > 1
+                   else first.count(sep.encode()) + 1)
+    except re.error:
+        columns = 1  # the parse names the bad pattern
+    if columns > MAX_COLUMNS:
+        raise DataError(
+            f"memory: {origin} has {columns} columns on its first line, more than the "
+            f"{MAX_COLUMNS} a task may read; keep only the columns the task needs in the file")
+    rows = raw.count(b"\n") + 1
+    need = PARSE_CELL_BYTES * rows * columns + PARSE_COLUMN_BYTES * columns + 2 * len(raw)
+    have = _memory_bytes()
+    if need > have:
+        raise DataError(
+            f"memory: reading {origin} ({rows} rows x {columns} columns) would need "
+            f"{need / (1 << 30):.1f} GiB, more than the {have / (1 << 30):.1f} GiB it may use "
+            "here; use fewer rows or columns")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(
+            f"{origin}: not UTF-8 text (byte 0x{raw[exc.start:exc.start + 1].hex()} at offset "
+            f"{exc.start}); save the file as UTF-8") from None
+    if header and len(sep) == 1:
+        try:
+            names = next(csv.reader(io.StringIO(text.split("\n", 1)[0]), delimiter=sep,
+                                    skipinitialspace=True), [])
+        except csv.Error:
+            names = []
+        names = [n.strip() for n in names]
+        twice = next((n for n in names if names.count(n) > 1), None)
+        if twice is not None:
+            where = [i + 1 for i, n in enumerate(names) if n == twice]
+            raise DataError(
+                f"{origin}: the header names column {twice!r} more than once (columns "
+                f"{', '.join(map(str, where))}); rename one of them")
+    return text
+
+
+def _memory_bytes() -> float:
+    """The memory this process may use: the machine's, or its cgroup's limit if lower."""
+    try:
+        total = float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return float("inf")
+    for limit in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            value = Path(limit).read_text().strip()
+        except OSError:
+            continue
+        if value.isdigit():
+            total = min(total, float(value))
+    return total * MEMORY_SHARE
 
 
 def data_row(i: int) -> str:

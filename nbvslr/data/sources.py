@@ -9,7 +9,8 @@ In this order:
    verified on every read (``settings.shipped=False`` skips them: ``--fresh``);
 3. the mirror ``settings.mirror``, read-only (``<mirror>/<dataset>/<file>``, or
    ``<mirror>/<file>`` for a flat folder), verified, then copied into the cache;
-4. a download from the file's URL, with ``settings.timeout``, verified before it enters
+4. a download from the file's URL, within ``settings.timeout`` for the whole transfer,
+   verified before it enters
    the cache (``settings.download=False`` forbids this step).
 
 ``read_verified`` returns a file's bytes and never writes a shipped file into the cache;
@@ -26,6 +27,8 @@ import http.client
 import os
 import shutil
 import tempfile
+import threading
+import time
 import urllib.error
 import urllib.request
 from importlib import resources
@@ -141,23 +144,61 @@ def _write_atomic(target: Path, data: bytes | None = None, source: Path | None =
 
 
 def download(url: str, timeout: float) -> bytes:
-    """The bytes at ``url``; every failure is a ``DownloadError`` naming the URL and reason."""
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:
-            return response.read()
-    except urllib.error.HTTPError as exc:
+    """The bytes at ``url`` within one deadline of ``timeout`` seconds for the whole transfer
+    (connecting, the headers and every read: a server that trickles is stopped then, not
+    ``timeout`` after its last byte); every failure is a ``DownloadError`` naming the URL and
+    the reason."""
+    outcome: dict[str, object] = {}
+    deadline = time.monotonic() + timeout
+
+    def transfer() -> None:
+        try:
+            outcome["data"] = _read_until(url, timeout, deadline)
+        except BaseException as exc:  # handed to the caller below
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=transfer, name="nbvslr-download", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive() or isinstance(outcome.get("error"), _Late):
+        raise DownloadError(f"download of {url} failed: timed out after {timeout:g} s (the "
+                            f"whole transfer, --timeout); {_OFFLINE_HINT}")
+    if "data" in outcome:
+        return outcome["data"]  # type: ignore[return-value]
+    exc = outcome["error"]
+    if isinstance(exc, urllib.error.HTTPError):
         reason = f"HTTP {exc.code} {exc.reason}"
         exc.close()  # an HTTPError holds the open response
-    except urllib.error.URLError as exc:
+    elif isinstance(exc, urllib.error.URLError):
         inner = exc.reason
         is_timeout = isinstance(inner, TimeoutError)
         reason = f"timed out after {timeout:g} s" if is_timeout else f"{inner}"
-    except TimeoutError:
+    elif isinstance(exc, TimeoutError):
         reason = f"timed out after {timeout:g} s"
-    except (OSError, http.client.HTTPException) as exc:
-        # Connection reset, a body cut short (IncompleteRead), a malformed answer...
+    elif isinstance(exc, OSError | http.client.HTTPException | ValueError):
+        # Connection reset, a body cut short (IncompleteRead), a malformed answer or URL...
         reason = str(exc) or type(exc).__name__
+    else:
+        raise exc  # type: ignore[misc]
     raise DownloadError(f"download of {url} failed: {reason}; {_OFFLINE_HINT}")
+
+
+class _Late(Exception):
+    """The transfer went past its deadline."""
+
+
+def _read_until(url: str, timeout: float, deadline: float) -> bytes:
+    chunks = []
+    with urllib.request.urlopen(url, timeout=timeout) as response:
+        while True:
+            if time.monotonic() > deadline:
+                raise _Late
+            chunk = response.read1(_CHUNK)
+            if not chunk:
+                if response.length:  # the connection closed before the announced length
+                    raise http.client.IncompleteRead(b"".join(chunks), response.length)
+                return b"".join(chunks)
+            chunks.append(chunk)
 
 
 def fetch_file(dataset: str, file: DataFile, settings: DataSettings) -> Path:

@@ -9,8 +9,9 @@ timeout, so this module wraps it:
   touched again; delete the folder to fetch anew. The folder is written to a temporary
   name and renamed into place, so an interrupted fetch leaves no half cache.
 - Timeout: every network wait (connect, each read) is bounded by ``settings.timeout``
-  (the socket default timeout, set around the call), and the whole fetch by
-  ``FETCH_DEADLINE_FACTOR * settings.timeout`` (the fetch runs in a thread).
+  (the socket default timeout, set around the call), and the whole fetch by one deadline,
+  ``FETCH_DEADLINE_FACTOR * settings.timeout`` (the factor is 1: a server that trickles
+  stops at ``--timeout``; the fetch runs in a thread).
 - Failures are ``DownloadError`` saying what failed and how to work offline: save the
   table as a CSV and use ``source: {csv: path}``.
 
@@ -41,7 +42,10 @@ from nbvslr.data.csvsource import TableChoices
 from nbvslr.data.dataset import Dataset, DataSettings
 from nbvslr.errors import DataError, DownloadError
 
-FETCH_DEADLINE_FACTOR = 10
+FETCH_DEADLINE_FACTOR = 1
+"""The whole fetch ends within ``settings.timeout``: one deadline, not one per read."""
+DEADLINE_GRACE = 0.5
+"""Seconds the deadline leaves a socket's own timeout to be reported first (no answer)."""
 DATA_FILE = "data.csv"
 META_FILE = "metadata.json"
 
@@ -100,7 +104,7 @@ def _call_with_deadline(uci_id: int, timeout: float, fetch: Callable[[int], Any]
     try:
         thread = threading.Thread(target=work, name=f"uci-{uci_id}", daemon=True)
         thread.start()
-        thread.join(FETCH_DEADLINE_FACTOR * timeout)
+        thread.join(FETCH_DEADLINE_FACTOR * timeout + DEADLINE_GRACE)
     finally:
         socket.setdefaulttimeout(previous)
     if thread.is_alive():

@@ -70,6 +70,7 @@ class Checkpoints:
         """Drop checkpoints made for another fingerprint (or all of them, with ``force``),
         those with no recorded sha256, and the temporary files a killed run left in the
         task's folder."""
+        self._no_link()
         remove_temp_files(self.folder.parent)
         remove_temp_files(self.folder)
         current, digests = None, {}
@@ -89,6 +90,14 @@ class Checkpoints:
         if force or current != self.fingerprint or self.digests != digests:
             self._record()
 
+    def _no_link(self) -> None:
+        """``ResultsError`` if the checkpoints' folder is a symbolic link: nothing in a task
+        folder is followed through one (its files would be written and deleted elsewhere)."""
+        if self.folder.is_symlink():
+            raise ResultsError(
+                f"{self.folder}: is a symbolic link, which nbvslr never follows inside a task "
+                "folder; remove the link (the sizes it held are recomputed)")
+
     def _files(self) -> list[Path]:
         if not self.folder.is_dir():
             return []
@@ -105,6 +114,7 @@ class Checkpoints:
     def save(self, m: int, df: pd.DataFrame) -> None:
         """Write the checkpoint of size ``m``, then record its sha256."""
         data = csv_gz_bytes(sort_splits(df))
+        self._no_link()
         atomic_write_bytes(self.path(m), data)
         self.digests[self.path(m).name] = hashlib.sha256(data).hexdigest()
         self._record()

@@ -36,6 +36,14 @@ _MODE = _file_mode()
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder."""
+    tmp = stage_bytes(path, data)
+    replace_staged(tmp, path)
+
+
+def stage_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    """Write ``data`` to a temporary file beside ``path``, flushed to disk; return its path
+    (``replace_staged`` puts it in place). A failure (a full disk) removes it and names
+    ``path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -45,12 +53,22 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, _MODE)
-        os.replace(tmp, path)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
         if exc.filename is not None:
             raise
         raise OSError(exc.errno, exc.strerror, str(path)) from None  # name the file
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return Path(tmp)
+
+
+def replace_staged(tmp: Path, path: str | os.PathLike) -> None:
+    """``os.replace`` a file of ``stage_bytes`` onto ``path`` (a symbolic link at ``path`` is
+    replaced, never followed); the temporary file is removed if that fails."""
+    try:
+        os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

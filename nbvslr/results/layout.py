@@ -13,6 +13,9 @@ For each task, in ``<out>/<task>/``:
 - ``RUN_FILE`` (``run.json``): the resolved config, the task, the models, asymptotic and
   majority-class errors, package versions, timings and the machine.
 - ``CURVE_FILE`` (``curve.png``): ``nbvslr.views.plots.plot_task``, drawn by the runner.
+- ``MANIFEST_FILE`` (``files.sha256``): the sha256 of each of the files above, in the format
+  of ``sha256sum`` (``sha256sum -c files.sha256`` checks them), written last: the files it
+  lists are one unit, read only if each has its listed sha256 (``nbvslr.results.read``).
 - ``CHECKPOINTS/m=<m>.csv.gz``: the rows of one finished size, plus
   ``CHECKPOINTS/FINGERPRINT_FILE`` (what they were computed for, and the sha256 of each).
 - ``.lock`` (``nbvslr.results.lock.LOCK_FILE``): the lock of the run writing the task.
@@ -35,6 +38,9 @@ SUMMARY_FILE = "summary.csv"
 PAIRED_FILE = "paired.csv"
 RUN_FILE = "run.json"
 CURVE_FILE = "curve.png"
+MANIFEST_FILE = "files.sha256"
+SEALED_FILES = (SPLITS_FILE, SUMMARY_FILE, PAIRED_FILE, CURVE_FILE, RUN_FILE)
+"""The files a finished run writes in a task folder, each listed in ``MANIFEST_FILE``."""
 CHECKPOINTS = ".checkpoints"
 FINGERPRINT_FILE = "fingerprint.json"
 
@@ -59,6 +65,9 @@ FLOAT_FORMAT = "%.10g"
 
 HOW_TO_MAKE = "run `nbvslr run CONFIG --out DIR` first"
 """The fix named by every error about a missing or unreadable results file."""
+HOW_TO_REBUILD = ("run the command again if a run was writing the task, else rebuild the "
+                  "task's files with the same `nbvslr run CONFIG --out DIR`")
+"""The fix named by every error about a damaged results file."""
 
 
 def task_dir(out: Path, task: str) -> Path:

@@ -1,20 +1,27 @@
 """One run at a time per task folder: an operating-system lock that dies with its process.
 
-``TaskLocks`` takes ``<task>/.lock`` of every task of a run with ``fcntl.flock`` before the
-run changes anything in those folders (removing stale temporary files, dropping stale
-checkpoints, saving new ones) and holds it until the run ends. A second run on the same task
-folder is refused at once, in one line naming the folder and the other run's process id;
-it never waits and never interleaves its files with the first run's. The kernel releases a
-``flock`` when the process that holds it ends, however it ends (``kill -9``, a crash, a power
-cut), so no lock is ever stale: the file ``.lock`` stays, and is simply taken by the next
-run. Worker processes never hold it (the descriptor is not inherited).
+``TaskLocks`` takes an ``fcntl.flock`` on every task folder of a run (the folder itself,
+opened without following a symbolic link) before the run changes anything in those folders
+(removing stale temporary files, dropping stale checkpoints, saving new ones) and holds it
+until the run ends. The holder writes its process id and a random token in ``<task>/.lock``
+(opened with ``O_NOFOLLOW``: a ``.lock`` that is a symbolic link is refused, never
+truncated), and ``check`` finds out before each write whether that file is still its own: a
+``.lock`` deleted or replaced meanwhile stops the run with one line; and since the lock is on
+the folder, a second run is refused even then. A second run on the same task folder is
+refused at once, in one line naming the folder and the other run's process id; it never
+waits and never interleaves its files with the first run's. The kernel releases a ``flock``
+when the process that holds it ends, however it ends (``kill -9``, a crash, a power cut), so
+no lock is ever stale: the file ``.lock`` stays, and is simply taken by the next run. Worker
+processes never hold it (the descriptor is not inherited).
 
 Where ``fcntl`` does not exist (Windows), runs are not locked.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import secrets
 from pathlib import Path
 
 from nbvslr.errors import ResultsError
@@ -33,15 +40,34 @@ class TaskLocks:
     def __init__(self, folders: list[Path]) -> None:
         self.folders = [Path(f) for f in folders]
         self._fds: list[int] = []
+        self._tokens: dict[Path, str] = {}
 
     def __enter__(self) -> TaskLocks:
         try:
             for folder in self.folders:
-                self._fds.append(_take(folder))
+                token = f"{os.getpid()} {secrets.token_hex(8)}\n"
+                self._fds.append(_take(folder, token))
+                self._tokens[folder] = token
         except BaseException:
             self.release()
             raise
         return self
+
+    def check(self, folder: Path) -> None:
+        """``ResultsError`` unless ``folder``'s ``.lock`` is still the one this run wrote (a
+        ``.lock`` deleted, replaced or turned into a symbolic link since)."""
+        token = self._tokens.get(Path(folder))
+        if token is None or fcntl is None:
+            return
+        path = Path(folder) / LOCK_FILE
+        try:
+            found = _read_lock(path)
+        except OSError:
+            found = None
+        if found != token:
+            raise ResultsError(
+                f"{path}: was replaced or removed while this run held it (another program is "
+                "changing the task folder); stop it, then rerun the same command to resume")
 
     def __exit__(self, *exc: object) -> None:
         self.release()
@@ -51,16 +77,34 @@ class TaskLocks:
             os.close(self._fds.pop())  # closing the descriptor releases its flock
 
 
-def _take(folder: Path) -> int:
+def _read_lock(path: Path) -> str:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        return os.pread(fd, 64, 0).decode("ascii", "replace")
+    finally:
+        os.close(fd)
+
+
+def _take(folder: Path, token: str) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / LOCK_FILE
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)  # not inherited by child processes
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | nofollow)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise ResultsError(f"{folder}: is not a folder (a symbolic link or a file); "
+                               "give this run another --out") from None
+        raise
     if fcntl is None:  # pragma: no cover - Windows
         return fd
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
+        try:
+            holder = _read_lock(path).split()[0]
+        except (OSError, IndexError):
+            holder = "?"
         os.close(fd)
         raise ResultsError(
             f"{folder}: another nbvslr run (process {holder}) is writing this task's results; "
@@ -69,6 +113,21 @@ def _take(folder: Path) -> int:
     except OSError:
         os.close(fd)
         raise
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    try:
+        lock = os.open(path, os.O_RDWR | os.O_CREAT | nofollow, 0o666)
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno == errno.ELOOP:
+            raise ResultsError(
+                f"{path}: is a symbolic link, which nbvslr never follows inside a task folder; "
+                "delete the link and rerun") from None
+        raise
+    try:
+        os.ftruncate(lock, 0)
+        os.pwrite(lock, token.encode(), 0)
+    except OSError as exc:  # a full disk, say: name the file
+        os.close(fd)
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
+    finally:
+        os.close(lock)
     return fd

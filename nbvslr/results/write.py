@@ -1,21 +1,35 @@
 """Write a finished task's files: splits, summary, paired, curve.png and run.json.
 
-Every file is rendered before the first is written, and written one after the other
-(``files.atomic_write_bytes``), run.json last: a run killed while writing them leaves at
-worst a few of them new and the others from the previous finished run.
+The files are one unit: every file is rendered, then written to a temporary file beside it
+and flushed to disk (``files.stage_bytes``: a full disk stops here, the previous finished
+run's files untouched), then each is renamed into place, then ``files.sha256`` (the sha256
+of each, ``MANIFEST_FILE``) is written last. A reader checks every file against it
+(``nbvslr.results.read``), so it reads the old set or the new set, never a mix: while the
+files are being renamed, and after a run killed meanwhile, the files do not match the
+manifest and are refused (a resume rebuilds them from the checkpoints). A file of an earlier
+run that this run does not write (``paired.csv``, ``curve.png``) is removed first.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from nbvslr.results.files import atomic_write_bytes, csv_gz_bytes, json_bytes, table_bytes
+from nbvslr.results.files import (
+    atomic_write_bytes,
+    csv_gz_bytes,
+    json_bytes,
+    replace_staged,
+    stage_bytes,
+    table_bytes,
+)
 from nbvslr.results.layout import (
     CURVE_FILE,
+    MANIFEST_FILE,
     PAIRED_FILE,
     RUN_FILE,
     SPLITS_FILE,
@@ -50,6 +64,31 @@ def write_task_outputs(
     if curve is not None:
         files["curve"] = (folder / CURVE_FILE, curve)
     files["run"] = (folder / RUN_FILE, json_bytes(run_info))
-    for path, data in files.values():
-        atomic_write_bytes(path, data)
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for path, data in files.values():
+            staged.append((stage_bytes(path, data), path))
+    except BaseException:
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)
+        raise
+    written = {path.name for path, _ in files.values()}
+    for name in (PAIRED_FILE, CURVE_FILE):  # an earlier run's, that this run does not write
+        if name not in written:
+            (folder / name).unlink(missing_ok=True)
+    for i, (tmp, path) in enumerate(staged):
+        try:
+            replace_staged(tmp, path)
+        except BaseException:
+            for rest, _ in staged[i + 1:]:
+                rest.unlink(missing_ok=True)
+            raise
+    atomic_write_bytes(folder / MANIFEST_FILE, manifest_bytes(
+        {path.name: data for path, data in files.values()}))
     return {key: path for key, (path, _) in files.items()}
+
+
+def manifest_bytes(files: Mapping[str, bytes]) -> bytes:
+    """``files.sha256``: one ``<sha256>  <name>`` line per file, as ``sha256sum`` writes."""
+    return "".join(f"{hashlib.sha256(data).hexdigest()}  {name}\n"
+                   for name, data in files.items()).encode("ascii")

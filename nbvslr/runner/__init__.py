@@ -62,7 +62,7 @@ def run_experiment(config: Config, progress: Progress | None = None) -> dict[str
     by_name = {t.spec.name: t for t in tasks}
     out: dict[str, pd.DataFrame] = {}
     # One run at a time per task folder: refused here if another run holds one of them.
-    with results.TaskLocks([t.folder for t in tasks]):
+    with results.TaskLocks([t.folder for t in tasks]) as locks:
         units = list(work_units(config, tasks))
         with unit_stream(config, units) as stream:  # a dask client is started here
             progress.start([_task_plan(t, units, config) for t in tasks],
@@ -71,6 +71,7 @@ def run_experiment(config: Config, progress: Progress | None = None) -> dict[str
                 for result in stream:
                     raise_if_stopped()
                     task = by_name[result.task]
+                    locks.check(task.folder)  # its .lock is still this run's
                     size_finished = collect(task, result, config)
                     if result.m != FULL:
                         progress.splits_done(result.task, result.m, unit_splits(result),

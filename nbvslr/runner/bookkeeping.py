@@ -29,7 +29,7 @@ from nbvslr.data.dataset import Dataset, TaskSpec
 from nbvslr.errors import DataError
 from nbvslr.runner.backends import n_workers
 from nbvslr.runner.outputs import write_task
-from nbvslr.runner.units import FULL, Unit, UnitResult, dataset_for, plain, portable
+from nbvslr.runner.units import FULL, Unit, UnitResult, data_digest, loaded, plain, portable
 from nbvslr.splits import check_size
 
 
@@ -40,6 +40,7 @@ class _Task:
     spec: TaskSpec
     grid: tuple[int, ...]
     data: Dataset
+    digest: str  # data_digest(data): every unit's worker checks its data against it
     folder: Path
     checkpoints: results.Checkpoints
     todo: dict[int, int]  # m -> blocks still to come
@@ -70,17 +71,6 @@ def _check_sizes(config: Config, spec: TaskSpec, grid: tuple[int, ...], data: Da
         check_size(m, n, spec.name, config.source, data.n_classes)
 
 
-def data_digest(data: Dataset) -> str:
-    """sha256 of the task's arrays: checkpoints of other data are never reused."""
-    h = hashlib.sha256()
-    for arr in (data.X, data.y):
-        arr = np.ascontiguousarray(arr)
-        h.update(f"{arr.dtype.str}{arr.shape}".encode())
-        h.update(arr.tobytes())
-    h.update(f"{data.kind}{tuple(data.n_values)}".encode())
-    return h.hexdigest()
-
-
 def code_digest() -> str:
     """sha256 of the source of the modules that decide a result (data, splits, models).
 
@@ -97,13 +87,15 @@ def code_digest() -> str:
     return h.hexdigest()
 
 
-def fingerprint(config: Config, spec: TaskSpec, grid: tuple[int, ...], data: Dataset) -> str:
-    """What a checkpoint of this task depends on (not jobs, backend, block or other sizes)."""
+def fingerprint(config: Config, spec: TaskSpec, grid: tuple[int, ...], data: Dataset,
+                digest: str | None = None) -> str:
+    """What a checkpoint of this task depends on (not jobs, backend, block or other sizes);
+    ``digest`` is ``data_digest(data)`` when already known."""
     blob = {
         "version": __version__,
         "code": code_digest(),
         "task": plain(spec.__dict__),
-        "data": data_digest(data),
+        "data": digest if digest is not None else data_digest(data),
         "splits": config.splits,
         "seed": config.seed,
         "models": [[m.name, m.family, plain(dict(m.options))] for m in config.models],
@@ -117,13 +109,14 @@ def prepare(config: Config) -> list[_Task]:
     tasks = []
     for spec, grid in zip(config.tasks, config.grids, strict=True):
         folder = results.task_dir(config.out, spec.name)
-        data = dataset_for(*portable(spec, config.data))
+        data, digest = loaded(*portable(spec, config.data))
         _check_sizes(config, spec, grid, data)
         expected = results.Expected(
             spec.name, tuple((m.name, m.family) for m in config.models), config.splits)
         checkpoints = results.Checkpoints(
-            folder, fingerprint(config, spec, grid, data), expected)
-        tasks.append(_Task(spec, grid, data, folder, checkpoints, {}, defaultdict(list)))
+            folder, fingerprint(config, spec, grid, data, digest), expected)
+        tasks.append(_Task(spec, grid, data, digest, folder, checkpoints, {},
+                           defaultdict(list)))
     return tasks
 
 
@@ -156,7 +149,8 @@ def work_units(config: Config, tasks: list[_Task]) -> Iterator[Unit]:
         task.seconds = {}
         nested_min = min(task.grid) if config.nested else None
         spec, settings = portable(task.spec, config.data)
-        common = dict(task=spec, data=settings, models=config.models, seed=config.seed)
+        common = dict(task=spec, data=settings, models=config.models, seed=config.seed,
+                      digest=task.digest)
         yield Unit(**common, m=FULL, parent_pid=pid)
         task.remaining += 1
         for m in task.grid:

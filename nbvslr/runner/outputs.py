@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 
 from nbvslr.analysis import stats
+from nbvslr.errors import import_held
 from nbvslr.results.layout import sort_splits
 from nbvslr.results.read import TaskResults
 from nbvslr.results.write import write_task_outputs
@@ -62,6 +63,7 @@ class _Written(TaskResults):
 def curve_png(task: TaskResults) -> bytes:
     """The task's curve.png: the figure ``nbvslr plot <task folder>`` draws from the files,
     byte for byte (the crossover and its bootstrap interval included)."""
-    from nbvslr.views import plots  # matplotlib: imported when a task is finished
-
+    # matplotlib, imported when a task is finished, with Ctrl-C and SIGTERM held until the
+    # import is done (a signal inside an extension's initialisation would break the import)
+    plots = import_held("nbvslr.views.plots")
     return plots.render(plots.figure_of_tasks([task]), "png")

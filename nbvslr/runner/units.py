@@ -1,9 +1,11 @@
 """Work units: one (task, m, range of splits) or the fit on all rows, done in a worker.
 
-A unit is the TaskSpec, the DataSettings, the models and a range of split indices, never
-arrays: each worker loads the dataset itself, once per process, and draws its own splits
-from the seeds, so the results do not depend on the number of workers, the backend, the
-block size, or which sizes were resumed.
+A unit is the TaskSpec, the DataSettings, the models, a range of split indices and the
+sha256 of the data the run fingerprinted (``data_digest``), never arrays: each worker loads
+the dataset itself, once per process, checks that it is the data of that sha256 (a CSV
+replaced during the run is refused, in every backend, rather than fitted under the old
+file's fingerprint) and draws its own splits from the seeds, so the results do not depend on
+the number of workers, the backend, the block size, or which sizes were resumed.
 
 BLAS runs one thread per worker (``threadpoolctl``): ``jobs x 1 <= cores`` and, as a
 single-threaded BLAS always sums in the same order, the same numbers whatever ``--jobs``.
@@ -11,6 +13,7 @@ single-threaded BLAS always sums in the same order, the same numbers whatever ``
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
@@ -26,6 +29,7 @@ import nbvslr.runner.lifeline as lifeline
 from nbvslr import models
 from nbvslr.data import load_task
 from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
+from nbvslr.errors import DataError
 from nbvslr.models.spec import ModelSpec
 from nbvslr.splits import draw_train_sets, full_seed, nested_train_sets, split_seeds
 
@@ -50,6 +54,7 @@ class Unit:
     stop: int = 0
     nested_min: int | None = None  # the grid's smallest size, in nested mode
     parent_pid: int = 0
+    digest: str | None = None  # data_digest of the data the run fingerprinted
 
 
 @dataclass(frozen=True)
@@ -62,7 +67,7 @@ class UnitResult:
     seconds: float
 
 
-_CACHE: dict[str, Dataset] = {}
+_CACHE: dict[str, tuple[Dataset, str]] = {}
 _CACHE_LOCK = threading.Lock()
 _BLAS_SET = False
 
@@ -80,13 +85,51 @@ def plain(obj: Any) -> Any:
     return obj
 
 
-def dataset_for(spec: TaskSpec, settings: DataSettings) -> Dataset:
-    """The task's data, loaded once per process (shared by the threads of a process)."""
+def data_digest(data: Dataset) -> str:
+    """sha256 of the task's arrays: checkpoints of other data are never reused, and a worker
+    never fits data other than the data the run fingerprinted."""
+    h = hashlib.sha256()
+    for arr in (data.X, data.y):
+        arr = np.ascontiguousarray(arr)
+        h.update(f"{arr.dtype.str}{arr.shape}".encode())
+        h.update(arr.tobytes())
+    h.update(f"{data.kind}{tuple(data.n_values)}".encode())
+    return h.hexdigest()
+
+
+def dataset_for(spec: TaskSpec, settings: DataSettings, digest: str | None = None) -> Dataset:
+    """The task's data, loaded once per process (shared by the threads of a process).
+
+    With ``digest`` (the ``data_digest`` the run fingerprinted), the data must be that data:
+    a copy cached from an earlier run is loaded again once, and data that still differs (the
+    file was replaced since the run read it) raises ``DataError``.
+    """
+    return loaded(spec, settings, digest)[0]
+
+
+def loaded(spec: TaskSpec, settings: DataSettings,
+           digest: str | None = None) -> tuple[Dataset, str]:
+    """``dataset_for``'s data and its ``data_digest`` (computed once per load)."""
     key = _cache_key(spec, settings)
     with _CACHE_LOCK:
+        if key in _CACHE and digest is not None and _CACHE[key][1] != digest:
+            del _CACHE[key]  # an earlier run's copy: read the file again
         if key not in _CACHE:
-            _CACHE[key] = load_task(spec, settings)
-        return _CACHE[key]
+            data = load_task(spec, settings)
+            _CACHE[key] = (data, data_digest(data))
+        data, found = _CACHE[key]
+    if digest is not None and found != digest:
+        raise DataError(
+            f"{spec.name}: {_where(spec)} changed during the run (its data's sha256 is not "
+            f"the one the run fingerprinted when it started); nothing of it was fitted: run "
+            f"again once the data no longer changes")
+    return data, found
+
+
+def _where(spec: TaskSpec) -> str:
+    source = spec.source or {}
+    csv = source.get("csv") if hasattr(source, "get") else None
+    return f"the data file {csv}" if isinstance(csv, str) else "the task's data"
 
 
 def _limit_blas(unit: Unit) -> None:
@@ -114,7 +157,7 @@ def train_sets(unit: Unit, y: np.ndarray) -> np.ndarray:
 def run_unit(unit: Unit) -> UnitResult:
     """Do one unit of work (in a worker)."""
     _limit_blas(unit)
-    data = dataset_for(unit.task, unit.data)
+    data = dataset_for(unit.task, unit.data, unit.digest)
     t0 = time.perf_counter()
     if unit.m == FULL:
         full = {

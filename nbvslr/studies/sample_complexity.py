@@ -201,7 +201,7 @@ def m_star_table(run_dirs: Sequence[Path], deltas: Sequence[float], *, n_boot: i
             raise ResultsError(
                 f"{folder / results.SPLITS_FILE}: missing (a committed study keeps only the "
                 f"summaries); run the study, without --draw-only, to make it")
-        splits = results.read_splits(folder / results.SPLITS_FILE)
+        splits = results.load_task(folder).splits()  # checked against files.sha256
         for m_i, spec in enumerate(info["models"]):
             asymptotic = float(task[f"{spec['family']}_asymptotic"])
             part = splits[splits["model"] == spec["name"]].dropna(subset=["error"])

@@ -315,9 +315,15 @@ def _crossover_of_task(task: Any, n_boot: int, seed: int) -> Crossovers | None:
         getter = getattr(task, "saved_paired", None)
         paired = getter() if callable(getter) else None
         return _crossover_of(paired) if paired is not None and not paired.empty else None
+    # a damaged or malformed table is refused (ResultsError), never drawn without its mark
+    paired = task.saved_paired()
+    if task.has_splits():
+        task.splits()
+    elif paired is None:
+        return None  # no paired table and no splits: the curves without the mark
     try:
         return task_crossovers(task, n_boot=n_boot, seed=seed)[1]
-    except ResultsError:  # no paired table and no splits: the curves without the mark
+    except ResultsError:  # nothing to compare (one model family): the curves without the mark
         return None
 
 

@@ -32,10 +32,27 @@ def test_plot_default_output_is_curve_png_in_the_folder(root):
 
 
 def test_plot_one_task_folder(root):
-    """A task folder alone can be plotted."""
+    """A task folder alone is plotted beside it (pima.png); the task folder is not written."""
+    before = {p.name: p.read_bytes() for p in (root / "pima").iterdir()}
     res = _invoke("plot", root / "pima")
     assert res.exit_code == 0, res.output
-    assert (root / "pima" / "curve.png").is_file()
+    assert (root / "pima.png").read_bytes().startswith(b"\x89PNG")
+    assert {p.name: p.read_bytes() for p in (root / "pima").iterdir()} == before
+
+
+def test_plot_never_replaces_a_runs_file_and_holds_the_lock_inside_a_task(root, tmp_path):
+    """-o TASK/curve.png is refused; another name in a task folder waits for no run: refused
+    while a run holds the folder's lock."""
+    from nbvslr import results
+
+    (root / "pima" / "curve.png").write_bytes(b"the run's")
+    res = _invoke("plot", root / "pima", "-o", root / "pima" / "curve.png")
+    assert res.exit_code == 1 and "never replaces" in res.output
+    assert (root / "pima" / "curve.png").read_bytes() == b"the run's"
+    with results.TaskLocks([root / "pima"]):
+        res = _invoke("plot", root / "pima", "-o", root / "pima" / "mine.png")
+        assert res.exit_code == 1 and "another nbvslr run" in res.output, res.output
+    assert _invoke("plot", root / "pima", "-o", root / "pima" / "mine.png").exit_code == 0
 
 
 @pytest.mark.parametrize(("name", "magic"), [("f.pdf", b"%PDF"), ("f.svg", b"<?xml"),

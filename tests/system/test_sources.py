@@ -48,6 +48,16 @@ class _Server:
                 if answer == "hang":
                     server.release.wait(10)
                     return
+                if isinstance(answer, tuple) and answer[0] == "trickle":  # a byte at a time
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(len(answer[1])))
+                    self.end_headers()
+                    for i in range(len(answer[1])):
+                        if server.release.wait(0.1):
+                            return
+                        self.wfile.write(answer[1][i:i + 1])
+                        self.wfile.flush()
+                    return
                 if isinstance(answer, tuple):  # ("short", body): the connection drops early
                     self.send_response(200)
                     self.send_header("Content-Length", str(2 * len(answer[1])))
@@ -229,6 +239,15 @@ def test_a_server_that_never_answers_times_out(cache_dir, server):
     server.routes[_route(LENSES_FILE)] = "hang"
     with pytest.raises(DownloadError, match=r"failed: timed out after 0.3 s.*NBVSLR_DATA_MIRROR"):
         load_task(TaskSpec("lenses"), _online(cache_dir, timeout=0.3))
+    assert list(cache_dir.rglob("*")) == []
+
+
+def test_a_server_that_trickles_is_stopped_at_the_timeout(cache_dir, server):
+    """A byte every 0.1 s (each read well within the timeout): the whole transfer has one
+    deadline, so the download stops at --timeout instead of going on byte after byte."""
+    server.routes[_route(LENSES_FILE)] = ("trickle", b"1  1  1  1  1  3\n" * 4)
+    with pytest.raises(DownloadError, match=r"failed: timed out after 1 s \(the whole transfer"):
+        load_task(TaskSpec("lenses"), _online(cache_dir, timeout=1))
     assert list(cache_dir.rglob("*")) == []
 
 
