@@ -52,9 +52,10 @@ import nbvslr.data.synthetic as synthetic
 from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
 from nbvslr.errors import DataError, check_known_keys, setting_error, with_hint
 
-SOURCES = ("csv", "uci", "synthetic")
+SOURCES = ("csv", "uci", "synthetic", "frame")
 SOURCE_KEYS: Mapping[str, tuple[str, ...]] = {
     "csv": ("csv", "sep", "header", "missing", "na"),
+    "frame": ("frame", "missing", "na"),
     "uci": ("uci", "missing", "na"),
     "synthetic": ("synthetic",),
 }
@@ -155,6 +156,15 @@ def validate(spec: TaskSpec) -> None:
         header = source.get("header", True)
         if not isinstance(header, bool):
             raise _error("source.header", "not true or false", header, "write header: true")
+    elif kind == "frame":
+        from nbvslr.data.frame import Frame
+
+        if not isinstance(source["frame"], Frame):
+            raise _error(
+                "source.frame", "an in-memory table is given from Python only",
+                type(source["frame"]).__name__,
+                "use nbvslr.Task.from_frame(df, ...) or Task.from_arrays(X, y, ...)",
+            )
     else:
         uci_id = source["uci"]
         if isinstance(uci_id, bool) or not isinstance(uci_id, int) or uci_id < 1:
@@ -243,6 +253,15 @@ def load(spec: TaskSpec, settings: DataSettings) -> Dataset:
     if kind == "synthetic":
         return synthetic.load(spec.name, synthetic.parse_params(source["synthetic"]))
     choices = csvsource.choices_from_spec(source, spec.target, spec.features)
+    if kind == "frame":
+        import nbvslr.data.frame as frame
+
+        held = source["frame"]
+        return csvsource.build_dataset(
+            held.table, name=spec.name, choices=choices, origin=f"{spec.name} (DataFrame)",
+            row_label=frame.row_label, default_target=None, default_features=None,
+            notes={"source": "frame", "rows": held.shape[0], "sha256": held.sha256},
+        )
     if kind == "uci":
         import nbvslr.data.ucisource as ucisource
 

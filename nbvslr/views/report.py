@@ -7,7 +7,7 @@ Everything here works from saved files alone (``summary.csv``, ``run.json``, and
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -163,8 +163,19 @@ PAIR_NOTE = """\
   same way: a in the NB columns, b in the LR columns; its winners name the model."""
 
 
+def _tasks_of(results: PathLike | Iterable[PathLike] | Sequence[TaskResults]
+              ) -> list[TaskResults]:
+    """The tasks of results folders, or the given tasks themselves (tables in memory, as
+    ``nbvslr.run(..., out=None)`` returns them)."""
+    if not isinstance(results, PathLike):
+        results = list(results)
+        if results and all(isinstance(r, TaskResults) for r in results):
+            return results
+    return load_results(results)
+
+
 def report_rows(
-    results_dirs: PathLike | Iterable[PathLike],
+    results_dirs: PathLike | Iterable[PathLike] | Sequence[TaskResults],
     *,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int = 0,
@@ -175,8 +186,9 @@ def report_rows(
     order.
 
     A row's ``"_cross"`` holds the task's ``Crossovers`` (for the Markdown).
+    ``results_dirs`` may also be a list of ``TaskResults`` (tables in memory).
     """
-    tasks = load_results(results_dirs)
+    tasks = _tasks_of(results_dirs)
     names = [t.name for t in tasks]
     rows = []
     for i in panel_order(names):
@@ -191,7 +203,7 @@ def report_rows(
 
 
 def report_csv(
-    results_dirs: PathLike | Iterable[PathLike],
+    results_dirs: PathLike | Iterable[PathLike] | Sequence[TaskResults],
     *,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int = 0,
@@ -206,7 +218,7 @@ def report_csv(
 
 
 def report_table(
-    results_dirs: PathLike | Iterable[PathLike],
+    results_dirs: PathLike | Iterable[PathLike] | Sequence[TaskResults],
     *,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int = 0,
