@@ -16,9 +16,10 @@ and the ``nbvslr`` command start as fast as before.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
 from nbvslr.version import __version__
+
+TYPE_CHECKING = False  # typing's own flag, without importing typing at start-up
 
 if TYPE_CHECKING:
     from nbvslr.api import Results, Task, load, run
@@ -48,7 +49,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'nbvslr' has no attribute {name!r}")
