@@ -14,6 +14,9 @@ A task with a ``source:`` is inline. Three sources::
     - name: toy
       source: {synthetic: {generator: nb, rows: 1000, features: 10}}
 
+A fourth, ``source: {frame: ...}``, is a table in memory (``nbvslr.data.frame.Frame``), made
+from Python by ``nbvslr.Task.from_frame`` / ``from_arrays`` and read by the CSV rules.
+
 Keys of ``source`` (besides the one naming it):
 
 ``sep`` (csv)
