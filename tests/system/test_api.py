@@ -239,3 +239,12 @@ def test_plot_on_given_axes(csv_config):
     with pytest.raises(nbvslr.ConfigError, match="2 tasks for one panel"):
         two.plot(ax=ax)
     assert two["toy"].names == ["toy"]
+
+
+def test_frame_task_in_worker_processes():
+    """A frame task reaches loky workers (pickled with its units): the same rows as in
+    one process."""
+    task = nbvslr.Task.from_arrays(*_xy(), name="w")
+    one = nbvslr.run(_raw(task), progress=False)
+    two = nbvslr.run({**_raw(task), "block": 4}, jobs=2, progress=False)
+    assert one.splits.equals(two.splits)
