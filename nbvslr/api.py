@@ -50,7 +50,7 @@ CROSSOVER_COLUMNS = (
 )
 """Columns of ``Results.crossovers``: one row per task and compared pair (a, b)."""
 
-Kind = Literal["continuous", "discrete"]
+Kind = Literal["continuous", "discrete", "mixed"]
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,8 @@ class Task:
     kind: Kind | None = None
     columns: tuple[str, ...] | None = None
     missing: str = "error"
+    continuous: tuple[str, ...] | None = None
+    discrete: tuple[str, ...] | None = None
 
     @classmethod
     def from_frame(cls, df: pd.DataFrame, *, target: str, name: str,
@@ -78,16 +80,26 @@ class Task:
         ``positive`` the value(s) counted as class 1 (default: of exactly two values, the
         second in sorted order); the features are ``columns`` (default: every other
         column), of ``kind`` ``continuous`` or ``discrete`` (default: continuous when every
-        feature is numeric, discrete when none is). A missing cell (NaN, None) is refused
-        unless ``missing`` is ``drop`` or ``level``."""
+        feature is numeric, discrete when none is, and ``mixed`` when some are: then each
+        numeric column (by its dtype) is continuous and every other one discrete). A
+        missing cell (NaN, None) is refused unless ``missing`` is ``drop`` or ``level``."""
         held = Frame(df)
         if positive is not None and not isinstance(positive, list | tuple):
             positive = [positive]
+        names = tuple(map(str, columns)) if columns is not None else tuple(
+            c for c in held.table.columns if c != str(target))
+        numeric = [c for c in names if c in held.numeric]
+        split = None
+        if kind == "mixed" or (kind is None and numeric and len(numeric) < len(names)):
+            split = (tuple(numeric), tuple(c for c in names if c not in held.numeric))
         return cls(name=name, frame=held, target=str(target),
                    positive=None if positive is None else tuple(
                        str(v) for v in positive),
-                   kind=kind, columns=None if columns is None else tuple(map(str, columns)),
-                   missing=missing)
+                   kind=None if split else kind,
+                   columns=None if columns is None or split else names,
+                   missing=missing,
+                   continuous=split[0] if split else None,
+                   discrete=split[1] if split else None)
 
     @classmethod
     def from_arrays(cls, X: np.ndarray, y: np.ndarray, *, name: str,
@@ -124,6 +136,8 @@ class Task:
             features["kind"] = self.kind
         if self.columns is not None:
             features["columns"] = list(self.columns)
+        if self.continuous is not None and self.discrete is not None:
+            features = {"continuous": list(self.continuous), "discrete": list(self.discrete)}
         entry: dict[str, Any] = {"name": self.name,
                                  "source": {"frame": self.frame, "missing": self.missing},
                                  "target": target}

@@ -63,7 +63,8 @@ SOURCE_KEYS: Mapping[str, tuple[str, ...]] = {
     "synthetic": ("synthetic",),
 }
 TARGET_KEYS = ("column", "positive")
-FEATURE_KEYS = ("kind", "columns", "drop")
+FEATURE_KEYS = ("kind", "columns", "drop", "continuous", "discrete")
+MIXED_KEYS = ("continuous", "discrete")
 KINDS = ("continuous", "discrete")
 
 
@@ -223,6 +224,10 @@ def validate(spec: TaskSpec) -> None:
                 features["kind"],
                 "use continuous or discrete",
             )
+        mixed = [k for k in MIXED_KEYS if k in features]
+        if mixed:
+            _mixed(features, target, missing)
+            return
         if "columns" in features and "drop" in features:
             raise _error(
                 "features", "give columns or drop, not both", "columns, drop",
@@ -242,6 +247,34 @@ def validate(spec: TaskSpec) -> None:
                 "source.missing", "'level' only applies to discrete features", missing,
                 "use missing: drop or missing: error with kind: continuous",
             )
+
+
+def _mixed(features: Mapping[str, Any], target: Mapping[str, Any] | None, missing: Any) -> None:
+    """``features: {continuous: [...], discrete: [...]}``: the columns of each kind, no
+    other key beside them, each column once, not the target."""
+    others = [k for k in features if k not in MIXED_KEYS]
+    if others:
+        raise _error(
+            "features", "continuous: and discrete: name every feature, so they take no "
+            f"{others[0]}:", others[0],
+            "list each feature under continuous: or discrete:, and drop the other keys",
+        )
+    seen: list[str] = []
+    for key in MIXED_KEYS:
+        if key in features:
+            seen += _names(f"features.{key}", features[key], "columns")
+    for name in seen:
+        if seen.count(name) > 1:
+            raise _error("features", "lists a column under both continuous and discrete",
+                         name, "list it under one of them")
+    if target is not None and "column" in target and str(target["column"]) in seen:
+        raise _error("features", "lists the target column", target["column"],
+                     "remove it from features.continuous and features.discrete")
+    if missing == "level" and "continuous" in features:
+        raise _error(
+            "source.missing", "'level' only applies to discrete features", missing,
+            "use missing: drop or missing: error with continuous columns",
+        )
 
 
 def load(spec: TaskSpec, settings: DataSettings) -> Dataset:

@@ -12,13 +12,14 @@ from typing import Any
 from nbvslr.errors import ConfigError, did_you_mean
 from nbvslr.models.family import Family, Option, defaults
 from nbvslr.models.lr import LogisticRegression
-from nbvslr.models.nb import CategoricalNB, GaussianNB
+from nbvslr.models.nb import CategoricalNB, GaussianNB, MixedNB
 from nbvslr.models.options import DEFAULT_PROFILE, MCMC_DEFAULTS, PROFILES
 
 #: The entries, in the order their names are listed (docs, errors, ``nbvslr run --help``).
 ENTRIES: tuple[Family, ...] = (
     GaussianNB(),
     CategoricalNB(),
+    MixedNB(),
     LogisticRegression(),
 )
 
@@ -39,7 +40,8 @@ FAMILIES: dict[str, dict[str, Any]] = {name: defaults(t) for name, t in OPTIONS.
 
 
 def lookup(name: str, kind: str) -> Family:
-    """The entry of model ``name`` for tasks of ``kind`` (``continuous``, ``discrete``).
+    """The entry of model ``name`` for tasks of ``kind`` (``continuous``, ``discrete``,
+    ``mixed``).
 
     Raises
     ------

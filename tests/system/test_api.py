@@ -248,3 +248,22 @@ def test_frame_task_in_worker_processes():
     one = nbvslr.run(_raw(task), progress=False)
     two = nbvslr.run({**_raw(task), "block": 4}, jobs=2, progress=False)
     assert one.splits.equals(two.splits)
+
+
+def test_mixed_frame_is_the_mixed_csv_task(tmp_path):
+    """A DataFrame of numbers and text is a mixed task by its dtypes: the rows of the CSV
+    task with features: {continuous, discrete} naming the same columns."""
+    df = _frame()
+    df["smoker"] = np.where(np.arange(len(df)) % 3 == 0, "yes", "no")
+    task = nbvslr.Task.from_frame(df, target="label", positive="sick", name="mix")
+    assert task.to_config()["features"] == {"continuous": ["a", "b", "c"],
+                                            "discrete": ["smoker"]}
+    df.to_csv(tmp_path / "mix.csv", index=False)
+    csv_task = {"name": "mix", "source": {"csv": str(tmp_path / "mix.csv")},
+                "target": {"column": "label", "positive": ["sick"]},
+                "features": {"continuous": ["a", "b", "c"], "discrete": ["smoker"]}}
+    from_frame = nbvslr.run(_raw(task), progress=False)
+    from_csv = nbvslr.run(_raw(csv_task), progress=False)
+    assert from_frame.splits.equals(from_csv.splits)
+    info = from_frame.tasks[0].run_info["task"]
+    assert (info["kind"], info["features"]) == ("mixed", 4)
