@@ -17,8 +17,8 @@ import sys
 
 import click
 
-from nbvslr import __version__
 from nbvslr.errors import INTERRUPTED, NbvslrError, import_held, raise_if_stopped, stopped
+from nbvslr.version import __version__
 
 #: command name -> (module, attribute), imported on first use
 COMMANDS = {

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 import threading
@@ -12,12 +11,13 @@ from pathlib import Path
 
 import click
 
+from nbvslr import api
+from nbvslr.api import check_out
 from nbvslr.cli.data_options import data_options, data_settings
-from nbvslr.config import CLI_JOBS, DEFAULT_BACKEND, load_config
-from nbvslr.config.catalog import resolve_config
-from nbvslr.errors import ConfigError, stop_on_signal, stop_on_sigterm, stopped
+from nbvslr.config import CLI_JOBS, DEFAULT_BACKEND
+from nbvslr.errors import stop_on_signal, stop_on_sigterm, stopped
 from nbvslr.results import DEFAULT_OUT, task_dir
-from nbvslr.runner import check_experiment, run_experiment
+from nbvslr.runner import check_experiment
 from nbvslr.runner.progress import progress_for
 
 
@@ -34,30 +34,6 @@ def _sigterm_stops_the_run() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
-
-
-def check_out(out: str) -> Path:
-    """``--out`` as a Path; ``ConfigError`` (exit 2) before anything is read or written when
-    it is empty, a file, below a file, or on a disk this process cannot write to."""
-    if not out.strip():
-        raise ConfigError("--out: an empty path; name a folder, e.g. --out results")
-    path = Path(out)
-    if path.exists() and not path.is_dir():
-        raise ConfigError(f"--out {out}: is a file, not a folder; name a folder")
-    existing = path.absolute()
-    while not existing.exists():
-        existing = existing.parent
-    if not existing.is_dir():
-        raise ConfigError(
-            f"--out {out}: {existing} is a file, so no folder can be made below it; "
-            "name another folder"
-        )
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise ConfigError(
-            f"--out {out}: cannot write in {existing} (a read-only disk, or no permission); "
-            "name a folder you may write to"
-        )
-    return path
 
 
 class _RunCommand(click.Command):
@@ -129,12 +105,13 @@ def run(configs, splits, seed, jobs, backend, scheduler, out, force, quiet, mirr
     loaded = []
     try:
         with _sigterm_stops_the_run():
-            loaded = [load_config(resolve_config(arg), **settings) for arg in configs]
+            loaded = [api.read_config(arg, **settings) for arg in configs]
             if len(loaded) > 1:  # the data of every config, before the first one runs
                 for config in loaded:
                     check_experiment(config)
             for arg, config in zip(configs, loaded, strict=True):
-                done = run_experiment(config, progress=progress_for(sys.stderr, quiet=quiet))
+                done = api.run(config, out=out,
+                               progress=progress_for(sys.stderr, quiet=quiet)).names
                 for name in done:
                     where = name if arg == name else f"{arg}: {name}"  # `nbvslr run pima`
                     click.echo(f"{where}: results in {task_dir(config.out, name)}")

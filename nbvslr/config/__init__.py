@@ -100,8 +100,9 @@ class Config:
     block : int
         Splits per work unit; any value gives the same results.
     data : DataSettings
-    out : Path
-        Results folder; task ``t`` writes to ``out / t``.
+    out : Path or None
+        Results folder; task ``t`` writes to ``out / t``. None: nothing is written (the
+        Python API's ``nbvslr.run(..., out=None)``; tables kept in memory).
     jobs : int
         Parallel workers (joblib's ``n_jobs``: ``-1`` = every core).
     backend : str
@@ -125,7 +126,7 @@ class Config:
     nested: bool = False
     block: int = DEFAULT_BLOCK
     data: DataSettings = field(default_factory=DataSettings)
-    out: Path = DEFAULT_OUT
+    out: Path | None = DEFAULT_OUT
     jobs: int = DEFAULT_JOBS
     backend: str = DEFAULT_BACKEND
     scheduler: str | None = None
@@ -334,7 +335,7 @@ def parse_config(
     splits: int | None = None,
     seed: int | None = None,
     data: DataSettings | None = None,
-    out: str | Path = DEFAULT_OUT,
+    out: str | Path | None = DEFAULT_OUT,
     jobs: int = DEFAULT_JOBS,
     backend: str = DEFAULT_BACKEND,
     scheduler: str | None = None,
@@ -407,7 +408,7 @@ def parse_config(
         nested=nested,
         block=block,
         data=data if data is not None else DataSettings(),
-        out=Path(out),
+        out=Path(out) if out is not None else None,
         jobs=jobs,
         backend=backend,
         scheduler=scheduler.strip() if scheduler is not None else None,

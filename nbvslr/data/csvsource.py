@@ -22,6 +22,8 @@ cell is read as text and decided here, so the rules are the same whatever the fi
   column is kept and becomes all zeros (it carries no information; the models handle it).
 - Discrete features become integer codes ``0 .. k-1`` over the levels seen in the table,
   in sorted order (numeric order when every level is a number).
+- ``features: {continuous: [...], discrete: [...]}`` makes a *mixed* task: each listed
+  column follows its own kind's rule, the continuous columns first in ``X``.
 - At least 3 rows and two classes must remain, or the task is refused; at most
   ``MAX_CLASSES`` classes.
 """
@@ -75,6 +77,8 @@ class TableChoices:
     kind: str | None = None
     feature_columns: tuple[str, ...] | None = None
     drop: tuple[str, ...] = ()
+    continuous: tuple[str, ...] | None = None
+    discrete: tuple[str, ...] | None = None
     missing: str = "error"
     na: tuple[str, ...] = DEFAULT_NA
 
@@ -99,9 +103,19 @@ def choices_from_spec(
         kind=features.get("kind"),
         feature_columns=None if columns is None else tuple(str(c) for c in columns),
         drop=tuple(str(c) for c in features.get("drop", ()) or ()),
+        continuous=_columns(features, "continuous"),
+        discrete=_columns(features, "discrete"),
         missing=source.get("missing", "error"),
         na=tuple(str(v) for v in source.get("na", DEFAULT_NA)),
     )
+
+
+def _columns(features: Mapping[str, Any], key: str) -> tuple[str, ...] | None:
+    """``features.continuous`` or ``features.discrete`` as text; () when only the other is
+    given; None when neither is."""
+    if "continuous" not in features and "discrete" not in features:
+        return None
+    return tuple(str(c) for c in features.get(key) or ())
 
 
 def _text(value: Any) -> str:
@@ -174,7 +188,19 @@ def build_dataset(
 
     target = choices.target_column or default_target or columns[-1]
     need(target, "target.column")
-    if choices.feature_columns is not None:
+    by_kind = None  # features: {continuous: [...], discrete: [...]}
+    if choices.continuous is not None and choices.discrete is not None:
+        by_kind = (list(choices.continuous), list(choices.discrete))
+        for key, listed in zip(("continuous", "discrete"), by_kind, strict=True):
+            for column in listed:
+                need(column, f"features.{key}")
+        features = [*by_kind[0], *by_kind[1]]  # the continuous columns first
+        if target in features:
+            raise DataError(
+                f"{origin}: features: the target column {target!r} is listed as a feature; "
+                "remove it from features.continuous and features.discrete"
+            )
+    elif choices.feature_columns is not None:
         features = list(choices.feature_columns)
         for column in features:
             need(column, "features.columns")
@@ -199,7 +225,10 @@ def build_dataset(
     missing = cells.eq("") | cells.isin(na)  # (N, 1 + d)
     n_read = len(cells)
 
-    kind = choices.kind or _infer_kind(cells[features], missing[features], origin)
+    if by_kind is not None:
+        kind = "mixed" if all(by_kind) else "continuous" if by_kind[0] else "discrete"
+    else:
+        kind = choices.kind or _infer_kind(cells[features], missing[features], origin)
     if choices.missing == "level" and kind != "discrete":
         raise DataError(
             f"{origin}: source.missing: 'level' only applies to discrete features, and "
@@ -248,10 +277,18 @@ def build_dataset(
         X, constant = _continuous(cells[features], rows, features, origin, row_label)
         n_values: tuple[int, ...] = ()
         extra: dict[str, Any] = {"scaling": "min-max over all rows", "constant": constant}
-    else:
+    elif kind == "discrete":
         X, levels = _discrete(cells[features], features)
         n_values = tuple(len(levels[c]) for c in features)
         extra = {"levels": levels}
+    else:  # mixed: the continuous columns, then the discrete ones' codes
+        assert by_kind is not None
+        Xc, constant = _continuous(cells[by_kind[0]], rows, by_kind[0], origin, row_label)
+        codes, levels = _discrete(cells[by_kind[1]], by_kind[1])
+        X = np.concatenate([Xc, codes.astype(np.float64)], axis=1)  # (N, d)
+        n_values = tuple(len(levels[c]) for c in by_kind[1])
+        extra = {"scaling": "min-max over all rows", "constant": constant,
+                 "continuous": by_kind[0], "levels": levels}
     return Dataset(
         name=name,
         title=f"{name} ({kind})",
@@ -294,8 +331,8 @@ def _infer_kind(cells: pd.DataFrame, missing: pd.DataFrame, origin: str) -> str:
     text = [c for c, n in zip(cells.columns, numeric, strict=True) if not n]
     raise DataError(
         f"{origin}: features: columns {_listing(list(text), 4)} hold text and the others "
-        "numbers; give features.kind (continuous or discrete) and features.columns, or "
-        "features.drop the text columns"
+        "numbers; list each column under features: {continuous: [...], discrete: [...]}, "
+        "or features.drop the text columns"
     )
 
 
@@ -397,7 +434,8 @@ def _continuous(
             raise DataError(
                 f"{origin}: column {column!r}: {problem} ({text!r}) at "
                 f"{row_label(int(rows[i]))}; fix the value, mark it missing with source.na "
-                "and set source.missing: drop, or use features.kind: discrete"
+                "and set source.missing: drop, or list the column under features.discrete "
+                "(features: {continuous: [...], discrete: [...]})"
             )
         X[:, j] = values
     low, high = X.min(axis=0), X.max(axis=0)  # (d,)

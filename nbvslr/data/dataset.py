@@ -10,7 +10,7 @@ from typing import Any, Literal
 import numpy as np
 import platformdirs
 
-Kind = Literal["continuous", "discrete"]
+Kind = Literal["continuous", "discrete", "mixed"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -26,12 +26,16 @@ class Dataset:
     X : ndarray of shape (N, d)
         ``kind == "continuous"``: float64 rescaled to [0, 1].
         ``kind == "discrete"``: int64 level codes, column j in ``0 .. n_values[j] - 1``.
+        ``kind == "mixed"``: float64, the ``n_continuous`` continuous columns first (in
+        [0, 1]), then the discrete ones as level codes (whole numbers), column
+        ``n_continuous + j`` in ``0 .. n_values[j] - 1``.
     y : ndarray of shape (N,)
         int8 labels: in {0, 1} for a binary task (1 is the positive class), in
         ``0 .. K - 1`` for a task of K > 2 classes (the codes of ``classes``).
-    kind : {"continuous", "discrete"}
+    kind : {"continuous", "discrete", "mixed"}
     n_values : tuple of int
         Discrete: the number of levels of each column (``len == d``). Continuous: ``()``.
+        Mixed: the number of levels of each discrete column (``len == d - n_continuous``).
     feature_names : tuple of str
     sizes : tuple of int or None
         The paper's m-grid for a built-in task, else None.
@@ -80,6 +84,20 @@ class Dataset:
     def n_positive(self) -> int:
         """Rows of class 1 (a binary task's positives)."""
         return int(np.count_nonzero(self.y == 1))
+
+    @property
+    def n_continuous(self) -> int:
+        """The continuous columns, first in ``X``: all of them, none, or for a mixed task
+        those before the discrete ones."""
+        if self.kind == "continuous":
+            return self.n_features
+        if self.kind == "discrete":
+            return 0
+        return self.n_features - len(self.n_values)
+
+    def codes(self) -> np.ndarray:
+        """The level codes of the discrete columns, int64 of shape (N, d - n_continuous)."""
+        return np.asarray(self.X[:, self.n_continuous:], dtype=np.int64)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,9 @@ A task with a ``source:`` is inline. Three sources::
     - name: toy
       source: {synthetic: {generator: nb, rows: 1000, features: 10}}
 
+A fourth, ``source: {frame: ...}``, is a table in memory (``nbvslr.data.frame.Frame``), made
+from Python by ``nbvslr.Task.from_frame`` / ``from_arrays`` and read by the CSV rules.
+
 Keys of ``source`` (besides the one naming it):
 
 ``sep`` (csv)
@@ -53,14 +56,16 @@ import nbvslr.data.synthetic as synthetic
 from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
 from nbvslr.errors import DataError, check_known_keys, setting_error, with_hint
 
-SOURCES = ("csv", "uci", "synthetic")
+SOURCES = ("csv", "uci", "synthetic", "frame")
 SOURCE_KEYS: Mapping[str, tuple[str, ...]] = {
     "csv": ("csv", "sep", "header", "missing", "na"),
+    "frame": ("frame", "missing", "na"),
     "uci": ("uci", "missing", "na"),
     "synthetic": ("synthetic",),
 }
 TARGET_KEYS = ("column", "positive", "classes")
-FEATURE_KEYS = ("kind", "columns", "drop")
+FEATURE_KEYS = ("kind", "columns", "drop", "continuous", "discrete")
+MIXED_KEYS = ("continuous", "discrete")
 KINDS = ("continuous", "discrete")
 
 
@@ -156,6 +161,15 @@ def validate(spec: TaskSpec) -> None:
         header = source.get("header", True)
         if not isinstance(header, bool):
             raise _error("source.header", "not true or false", header, "write header: true")
+    elif kind == "frame":
+        from nbvslr.data.frame import Frame
+
+        if not isinstance(source["frame"], Frame):
+            raise _error(
+                "source.frame", "an in-memory table is given from Python only",
+                type(source["frame"]).__name__,
+                "use nbvslr.Task.from_frame(df, ...) or Task.from_arrays(X, y, ...)",
+            )
     else:
         uci_id = source["uci"]
         if isinstance(uci_id, bool) or not isinstance(uci_id, int) or uci_id < 1:
@@ -230,6 +244,10 @@ def validate(spec: TaskSpec) -> None:
                 features["kind"],
                 "use continuous or discrete",
             )
+        mixed = [k for k in MIXED_KEYS if k in features]
+        if mixed:
+            _mixed(features, target, missing)
+            return
         if "columns" in features and "drop" in features:
             raise _error(
                 "features", "give columns or drop, not both", "columns, drop",
@@ -251,6 +269,34 @@ def validate(spec: TaskSpec) -> None:
             )
 
 
+def _mixed(features: Mapping[str, Any], target: Mapping[str, Any] | None, missing: Any) -> None:
+    """``features: {continuous: [...], discrete: [...]}``: the columns of each kind, no
+    other key beside them, each column once, not the target."""
+    others = [k for k in features if k not in MIXED_KEYS]
+    if others:
+        raise _error(
+            "features", "continuous: and discrete: name every feature, so they take no "
+            f"{others[0]}:", others[0],
+            "list each feature under continuous: or discrete:, and drop the other keys",
+        )
+    seen: list[str] = []
+    for key in MIXED_KEYS:
+        if key in features:
+            seen += _names(f"features.{key}", features[key], "columns")
+    for name in seen:
+        if seen.count(name) > 1:
+            raise _error("features", "lists a column under both continuous and discrete",
+                         name, "list it under one of them")
+    if target is not None and "column" in target and str(target["column"]) in seen:
+        raise _error("features", "lists the target column", target["column"],
+                     "remove it from features.continuous and features.discrete")
+    if missing == "level" and "continuous" in features:
+        raise _error(
+            "source.missing", "'level' only applies to discrete features", missing,
+            "use missing: drop or missing: error with continuous columns",
+        )
+
+
 def load(spec: TaskSpec, settings: DataSettings) -> Dataset:
     """Read (or generate) an inline task; ``spec`` must have passed ``validate``.
 
@@ -263,6 +309,15 @@ def load(spec: TaskSpec, settings: DataSettings) -> Dataset:
     if kind == "synthetic":
         return synthetic.load(spec.name, synthetic.parse_params(source["synthetic"]))
     choices = csvsource.choices_from_spec(source, spec.target, spec.features)
+    if kind == "frame":
+        import nbvslr.data.frame as frame
+
+        held = source["frame"]
+        return csvsource.build_dataset(
+            held.table, name=spec.name, choices=choices, origin=f"{spec.name} (DataFrame)",
+            row_label=frame.row_label, default_target=None, default_features=None,
+            notes={"source": "frame", "rows": held.shape[0], "sha256": held.sha256},
+        )
     if kind == "uci":
         import nbvslr.data.ucisource as ucisource
 

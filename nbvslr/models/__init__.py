@@ -1,13 +1,13 @@
 """The models of the paper, fitted to all splits of one size at once.
 
 Each model family is one entry of ``registry.ENTRIES`` (the interface: ``family.Family``):
-``nb`` is Gaussian naive Bayes on continuous tasks and categorical naive Bayes on discrete
-ones (``nb``, ``naive_bayes``), ``lr`` logistic regression by maximum conditional likelihood
-(``lr``, ``logistic``). Their options -- default, valid values and meaning of each -- are
-declared once, in each name's table (``naive_bayes.NB_OPTIONS``, ``lr.LR_OPTIONS``), and
-listed in docs/options.md; ``profile: NAME`` in a config (``options.PROFILES``) replaces the
-defaults for every model on every task, ``stated`` (the default) being the method as the
-paper states it.
+``nb`` is Gaussian naive Bayes on continuous tasks, categorical naive Bayes on discrete
+ones and both at once on mixed ones (``nb``, ``naive_bayes``), ``lr`` logistic regression
+by maximum conditional likelihood (``lr``, ``logistic``). Their options -- default, valid
+values and meaning of each -- are declared once, in each name's table
+(``naive_bayes.NB_OPTIONS``, ``lr.LR_OPTIONS``), and listed in docs/options.md;
+``profile: NAME`` in a config (``options.PROFILES``) replaces the defaults for every model on
+every task, ``stated`` (the default) being the method as the paper states it.
 
 Every model here is linear in some design of the task (``design``): Laplace smoothing l
 gives ``p(x_j = v | y) = (count + l) / (count(y) + k_j l)`` and

@@ -11,6 +11,12 @@ discrete LR            one-hot minus one reference level per       ``"onehot_ref
 discrete LR, ``full``  full one-hot                                ``"onehot"``
 discrete LR,           one column per attribute: its level code    ``"ordinal"``
 ``ordinal``            divided by ``k_j - 1`` (0 when ``k_j = 1``)
+mixed NB               ``[Xc, full one-hot]`` (``Xc``: the           ``"x_onehot"``
+                       continuous columns)
+mixed NB, ``class``    ``[Xc, Xc**2, full one-hot]``               ``"x_x2_onehot"``
+mixed LR               ``[Xc]`` then the discrete columns coded     ``"x_onehot_ref"``,
+                       as a discrete LR codes them                 ``"x_onehot"``,
+                                                                   ``"x_ordinal"``
 =====================  ==========================================  ======================
 
 A linear model is ``theta = (w, b)`` of length ``D + 1`` with the intercept LAST; its score
@@ -89,7 +95,7 @@ def reference_levels(data: Dataset) -> np.ndarray:
 
     Only the attribute values are used, never the labels; ties go to the lowest code.
     """
-    codes = np.asarray(data.X, dtype=np.int64)  # (N, d)
+    codes = data.codes()  # (N, d) of a discrete task, its discrete columns of a mixed one
     levels = [np.argmax(np.bincount(codes[:, j], minlength=k)) for j, k in enumerate(data.n_values)]
     return np.array(levels, dtype=np.int64)
 
@@ -127,8 +133,30 @@ def _discrete(data: Dataset, name: str) -> tuple[np.ndarray, np.ndarray]:
     return _onehot(codes, n_values, reference), row.reshape(-1)
 
 
+MIXED = ("x_onehot", "x_x2_onehot", "x_onehot_ref", "x_ordinal")
+
+
+def _mixed(data: Dataset, name: str) -> np.ndarray:
+    """A mixed task's design (N, D): its continuous columns ``Xc`` (and ``Xc**2`` for
+    ``x_x2_onehot``), then its discrete columns coded as the name's suffix says."""
+    Xc = np.asarray(data.X[:, : data.n_continuous], dtype=np.float64)  # (N, dc)
+    codes, n_values = data.codes(), tuple(int(k) for k in data.n_values)  # (N, dd)
+    coding = name.removeprefix("x_").removeprefix("x2_")
+    if coding == "ordinal":
+        Zd = _ordinal(codes, n_values)
+    else:
+        Zd = _onehot(codes, n_values, reference_levels(data) if coding == "onehot_ref" else None)
+    parts = [Xc, Xc * Xc] if name == "x_x2_onehot" else [Xc]
+    return np.concatenate([*parts, Zd], axis=1)
+
+
 def _build(data: Dataset, name: str) -> Design:
-    if name in ("ordinal", "onehot", "onehot_ref"):
+    if name in MIXED:
+        if data.kind != "mixed":
+            raise ValueError(f"design {name!r} needs a mixed dataset")
+        Z = _mixed(data, name)
+        first = np.arange(Z.shape[0])
+    elif name in ("ordinal", "onehot", "onehot_ref"):
         if data.kind != "discrete":
             raise ValueError(f"design {name!r} needs a discrete dataset")
         Z, first = _discrete(data, name)  # (R, D), (N,)

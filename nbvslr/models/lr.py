@@ -82,10 +82,11 @@ _CODINGS = {"reference": "onehot_ref", "full": "onehot", "ordinal": "ordinal"}
 
 
 class LogisticRegression:
-    """Logistic regression on continuous and discrete tasks."""
+    """Logistic regression on continuous, discrete and mixed tasks (a mixed task: its
+    continuous columns, then its discrete ones coded by ``coding``)."""
 
     name = "lr"
-    kinds = ("continuous", "discrete")
+    kinds = ("continuous", "discrete", "mixed")
     options = LR_OPTIONS
     multiclass = False
 
@@ -110,6 +111,8 @@ class LogisticRegression:
             )
 
     def design(self, data: Dataset, opts: Mapping[str, Any]) -> str:
+        if data.kind == "mixed":
+            return "x_" + _CODINGS[opts["coding"]]
         return _CODINGS[opts["coding"]] if data.kind == "discrete" else "x"
 
     def width(self, data: Dataset, design: Design) -> int:
@@ -131,7 +134,8 @@ class LogisticRegression:
 
     def planned(self, data: Dataset, opts: Mapping[str, Any]) -> tuple[int, int]:
         # the widest coding (every level's indicator) on a discrete task
-        width = int(sum(data.n_values)) + 1 if data.kind == "discrete" else data.n_features + 1
+        width = (int(sum(data.n_values)) + data.n_continuous + 1 if data.kind != "continuous"
+                 else data.n_features + 1)
         sampled = opts["separable"] == "sample" and opts["C"] is None  # only unpenalised fits
         return width, int(opts["mcmc_chains"]) * int(opts["mcmc_draws"]) if sampled else 0
 

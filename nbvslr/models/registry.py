@@ -17,13 +17,14 @@ from nbvslr.models.multiclass import (
     MulticlassGaussianNB,
     SoftmaxRegression,
 )
-from nbvslr.models.nb import CategoricalNB, GaussianNB
+from nbvslr.models.nb import CategoricalNB, GaussianNB, MixedNB
 from nbvslr.models.options import DEFAULT_PROFILE, MCMC_DEFAULTS, PROFILES
 
 #: The entries, in the order their names are listed (docs, errors, ``nbvslr run --help``).
 ENTRIES: tuple[Family, ...] = (
     GaussianNB(),
     CategoricalNB(),
+    MixedNB(),
     LogisticRegression(),
     MulticlassGaussianNB(),
     MulticlassCategoricalNB(),
@@ -47,20 +48,24 @@ FAMILIES: dict[str, dict[str, Any]] = {name: defaults(t) for name, t in OPTIONS.
 
 
 def lookup(name: str, kind: str, multiclass: bool = False) -> Family:
-    """The entry of model ``name`` for tasks of ``kind`` (``continuous``, ``discrete``) of two
-    classes, or of more (``multiclass``).
+    """The entry of model ``name`` for tasks of ``kind`` (``continuous``, ``discrete``,
+    ``mixed``) of two classes, or of more (``multiclass``).
 
     Raises
     ------
-    ValueError
-        No entry fits that pair.
+    ConfigError
+        No entry fits that pair (one line naming the kinds the model does fit).
     """
+    fits = []
     for entry in ENTRIES:
-        if (entry.name == name and kind in entry.kinds
-                and getattr(entry, "multiclass", False) == multiclass):
-            return entry
+        if entry.name == name and getattr(entry, "multiclass", False) == multiclass:
+            if kind in entry.kinds:
+                return entry
+            fits += entry.kinds
     classes = "more than two classes" if multiclass else "two classes"
-    raise ValueError(f"model '{name}' has no entry for {kind} tasks of {classes}")
+    raise ConfigError(
+        f"model '{name}' has no fit for {kind} tasks of {classes}; with {classes} it fits "
+        f"{', '.join(fits) or 'no task'}: change the task's features or classes")
 
 
 def resolve_options(

@@ -11,7 +11,7 @@
 It reads and writes files only: nothing here computes a statistic or draws.
 """
 
-from nbvslr.results.checkpoints import Checkpoints, Expected
+from nbvslr.results.checkpoints import Checkpoints, Expected, MemoryCheckpoints
 from nbvslr.results.files import (
     atomic_write_bytes,
     atomic_write_text,
@@ -58,7 +58,7 @@ __all__ = [
     "CHECKPOINTS", "CURVE_FILE", "DEFAULT_OUT", "FLOAT_FORMAT", "MANIFEST_FILE", "PAIRED_COLUMNS",
     "PAIRED_FILE", "SEALED_FILES",
     "RUN_FILE", "SPLITS_FILE", "SPLIT_COLUMNS", "SUMMARY_COLUMNS", "SUMMARY_FILE", "Checkpoints",
-    "Expected", "TaskLocks",
+    "Expected", "MemoryCheckpoints", "TaskLocks",
     "Tables", "TaskResults", "atomic_write_bytes", "atomic_write_text", "csv_gz_bytes",
     "find_task_dirs", "is_task_dir", "json_bytes", "load_results", "load_tables", "load_task",
     "model_order",

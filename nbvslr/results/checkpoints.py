@@ -198,3 +198,29 @@ def check_rows(df: pd.DataFrame, path: Path, m: int, expected: Expected) -> None
     for column in ("separable", "converged"):
         if not _distinct_str(df[column]) <= {"True", "False"}:
             raise wrong(f"{column} holds a value other than True and False")
+
+
+class MemoryCheckpoints:
+    """``Checkpoints`` of a run that writes nothing (``nbvslr.run(..., out=None)``): each
+    finished size is kept in memory as the bytes its checkpoint file would hold, and read
+    back as that file would be, so the tables are those of a run with a results folder.
+    Nothing is resumed: every size is computed."""
+
+    def __init__(self) -> None:
+        self._data: dict[int, bytes] = {}
+
+    def prepare(self, *, force: bool = False) -> None:
+        self._data.clear()
+
+    def done(self) -> set[int]:
+        return set(self._data)
+
+    def save(self, m: int, df: pd.DataFrame) -> None:
+        self._data[m] = csv_gz_bytes(sort_splits(df))
+
+    def check(self, sizes: Sequence[int]) -> None:
+        """Nothing to check: no size is ever reused."""
+
+    def load(self, sizes: Sequence[int]) -> pd.DataFrame:
+        frames = [pd.read_csv(io.BytesIO(self._data[m]), compression="gzip") for m in sizes]
+        return sort_splits(pd.concat(frames, ignore_index=True))

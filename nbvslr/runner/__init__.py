@@ -24,10 +24,11 @@ from nbvslr.config import Config
 from nbvslr.errors import raise_if_stopped
 from nbvslr.runner.backends import n_workers, unit_stream
 from nbvslr.runner.bookkeeping import collect, finish, memory_plan, prepare, unit_splits, work_units
+from nbvslr.runner.outputs import Written
 from nbvslr.runner.progress import NoProgress, Progress, TaskPlan
 from nbvslr.runner.units import FULL, Unit
 
-__all__ = ["check_experiment", "run_experiment"]
+__all__ = ["check_experiment", "run_experiment", "run_tasks"]
 
 
 def check_experiment(config: Config) -> None:
@@ -54,15 +55,27 @@ def run_experiment(config: Config, progress: Progress | None = None) -> dict[str
     ``results.SPLIT_COLUMNS``. Raises ``SizeError`` (a size leaves no test row) or
     ``DataError`` before any model is fitted.
     """
+    return {t.name: t.table for t in run_tasks(config, progress)}
+
+
+def run_tasks(config: Config, progress: Progress | None = None) -> list[Written]:
+    """Run every task of ``config``; return each task's tables (``outputs.Written``: its
+    splits, summary, paired rows and run.json), in config order.
+
+    With ``config.out`` a folder, every task's files are written there, finished sizes are
+    checkpointed and a rerun resumes; with ``config.out`` None nothing is written (no
+    folder, no checkpoint, no lock) and every size is computed.
+    """
     progress = progress if progress is not None else NoProgress()
     started = time.perf_counter()
     raise_if_stopped()
     tasks = prepare(config)
     memory_plan(config, tasks)  # refused here if it would not fit
     by_name = {t.spec.name: t for t in tasks}
-    out: dict[str, pd.DataFrame] = {}
+    out: dict[str, Written] = {}
     # One run at a time per task folder: refused here if another run holds one of them.
-    with results.TaskLocks([t.folder for t in tasks]) as locks:
+    folders = [t.folder for t in tasks] if config.out is not None else []
+    with results.TaskLocks(folders) as locks:
         units = list(work_units(config, tasks))
         with unit_stream(config, units) as stream:  # a dask client is started here
             progress.start([_task_plan(t, units, config) for t in tasks],
@@ -84,4 +97,4 @@ def run_experiment(config: Config, progress: Progress | None = None) -> dict[str
                                            time.perf_counter() - (task.began or started))
             finally:
                 progress.finish()
-    return {t.spec.name: out[t.spec.name] for t in tasks}
+    return [out[t.spec.name] for t in tasks]

@@ -23,14 +23,15 @@ import pandas as pd
 from threadpoolctl import threadpool_info
 
 import nbvslr.runner.memory as memory
-from nbvslr import __version__, results
+from nbvslr import results
 from nbvslr.config import Config
 from nbvslr.data.dataset import Dataset, TaskSpec
 from nbvslr.errors import DataError
 from nbvslr.runner.backends import n_workers
-from nbvslr.runner.outputs import write_task
+from nbvslr.runner.outputs import Written, task_tables, write_tables
 from nbvslr.runner.units import FULL, Unit, UnitResult, data_digest, loaded, plain, portable
 from nbvslr.splits import check_size
+from nbvslr.version import __version__
 
 
 @dataclass
@@ -42,7 +43,7 @@ class _Task:
     data: Dataset
     digest: str  # data_digest(data): every unit's worker checks its data against it
     folder: Path
-    checkpoints: results.Checkpoints
+    checkpoints: results.Checkpoints | results.MemoryCheckpoints
     todo: dict[int, int]  # m -> blocks still to come
     blocks: dict[int, list[UnitResult]]
     full: dict[str, float] | None = None
@@ -108,13 +109,18 @@ def fingerprint(config: Config, spec: TaskSpec, grid: tuple[int, ...], data: Dat
 def prepare(config: Config) -> list[_Task]:
     tasks = []
     for spec, grid in zip(config.tasks, config.grids, strict=True):
-        folder = results.task_dir(config.out, spec.name)
         data, digest = loaded(*portable(spec, config.data))
         _check_sizes(config, spec, grid, data)
-        expected = results.Expected(
-            spec.name, tuple((m.name, m.family) for m in config.models), config.splits)
-        checkpoints = results.Checkpoints(
-            folder, fingerprint(config, spec, grid, data, digest), expected)
+        if config.out is None:  # nothing written: sizes kept in memory, none resumed
+            folder = Path(spec.name)  # names the task in messages
+            checkpoints: results.Checkpoints | results.MemoryCheckpoints = (
+                results.MemoryCheckpoints())
+        else:
+            folder = results.task_dir(config.out, spec.name)
+            expected = results.Expected(
+                spec.name, tuple((m.name, m.family) for m in config.models), config.splits)
+            checkpoints = results.Checkpoints(
+                folder, fingerprint(config, spec, grid, data, digest), expected)
         tasks.append(_Task(spec, grid, data, digest, folder, checkpoints, {},
                            defaultdict(list)))
     return tasks
@@ -296,8 +302,11 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def finish(config: Config, task: _Task, started: float) -> pd.DataFrame:
-    """Write the files of a task whose last size arrived; return its splits table."""
+def finish(config: Config, task: _Task, started: float) -> Written:
+    """The tables of a task whose last size arrived, its files written unless the run
+    writes nothing (``config.out`` None)."""
     splits = task.checkpoints.load(task.grid)
-    write_task(task.folder, splits, _run_info(config, task, started), config.pairs)
-    return splits
+    tables = task_tables(task.folder, splits, _run_info(config, task, started), config.pairs)
+    if config.out is not None:
+        write_tables(tables)
+    return tables

@@ -17,6 +17,23 @@ from nbvslr.results.read import TaskResults
 from nbvslr.results.write import write_task_outputs
 
 
+def task_tables(
+    folder: Path,
+    splits: pd.DataFrame,
+    run_info: Mapping[str, Any],
+    pairs: Sequence[tuple[str, str]],
+) -> Written:
+    """A finished task's tables, as its files would hold them: splits in file order,
+    summary, and paired (every pair of ``pairs``, None when there is none)."""
+    splits = sort_splits(splits)
+    summary = stats.summarize(splits)
+    paired = pd.concat([stats.paired_summary(splits, a, b) for a, b in pairs],
+                       ignore_index=True) if pairs else None
+    return Written(name=str((run_info.get("task") or {}).get("name") or Path(folder).name),
+                   folder=Path(folder), summary=summary, run_info=run_info,
+                   table=splits, pairs_table=paired)
+
+
 def write_task(
     folder: Path,
     splits: pd.DataFrame,
@@ -27,25 +44,20 @@ def write_task(
 ) -> dict[str, Path]:
     """Write splits, summary, paired (every pair of ``pairs``, when there is one), curve.png
     (marking the first pair's crossover) and run.json; return their paths by kind."""
-    folder = Path(folder)
-    splits = sort_splits(splits)
-    summary = stats.summarize(splits)
-    paired = pd.concat([stats.paired_summary(splits, a, b) for a, b in pairs],
-                       ignore_index=True) if pairs else None
-    curve = None
-    if plot:
-        task = _Written(name=str((run_info.get("task") or {}).get("name") or folder.name),
-                        folder=folder, summary=summary, run_info=run_info,
-                        table=splits, pairs_table=paired)
-        curve = curve_png(task)
-    return write_task_outputs(folder, splits, run_info, summary=summary, paired=paired,
-                              curve=curve)
+    return write_tables(task_tables(folder, splits, run_info, pairs), plot=plot)
+
+
+def write_tables(task: Written, *, plot: bool = True) -> dict[str, Path]:
+    """Write the files of ``task`` (``task_tables``) to its folder."""
+    curve = curve_png(task) if plot else None
+    return write_task_outputs(task.folder, task.table, task.run_info, summary=task.summary,
+                              paired=task.pairs_table, curve=curve)
 
 
 @dataclass(frozen=True)
-class _Written(TaskResults):
-    """A task as it is being written: its tables in memory, read as ``nbvslr plot`` reads
-    them from the folder."""
+class Written(TaskResults):
+    """A finished task's tables in memory (``task_tables``), read as ``nbvslr plot`` reads
+    them from the folder: ``table`` the splits, ``pairs_table`` the paired rows."""
 
     table: pd.DataFrame | None = None
     pairs_table: pd.DataFrame | None = None

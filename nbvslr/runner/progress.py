@@ -10,6 +10,8 @@ run, then every block of finished splits, every finished size and every finished
 - ``LogProgress`` (stderr is a file or a pipe: CI, nohup, ``2> run.log``): one plain line per
   finished size and per finished task, flushed at once, so a log shows how far a run got.
 - ``NoProgress`` (``--quiet``): nothing.
+- ``NotebookProgress`` (``nbvslr.run`` from Python): a ``tqdm.auto`` bar, a widget in a
+  notebook.
 """
 
 from __future__ import annotations
@@ -350,6 +352,41 @@ class LogProgress:
 
     def finish(self) -> None:
         pass
+
+
+class NotebookProgress:
+    """A ``tqdm.auto`` bar: a widget in a Jupyter notebook (when ipywidgets is there), a
+    text bar elsewhere; a line per finished task above it (``nbvslr.run``'s default)."""
+
+    def __init__(self) -> None:
+        self.tally = Tally()
+        self.bar: Any = None
+
+    def start(self, plan: Sequence[TaskPlan]) -> None:
+        from tqdm.auto import tqdm as auto  # the notebook's widget, imported when used
+
+        self.tally.start(plan)
+        self.bar = auto(total=max(1, self.tally.splits), initial=self.tally.splits_done,
+                        desc=plan[0].name if plan else "nbvslr", unit="split", leave=True)
+
+    def splits_done(self, task: str, m: int, n: int) -> None:
+        self.tally.splits_done += n
+        if self.bar is not None:
+            self.bar.set_description(f"{task} m={m}", refresh=False)
+            self.bar.update(n)
+
+    def size_done(self, task: str, m: int) -> None:
+        self.tally.sizes_done += 1
+
+    def task_done(self, task: str, seconds: float) -> None:
+        self.tally.tasks_done += 1
+        if self.bar is not None:
+            self.bar.write(f"{task}: done ({clock(seconds)})")
+
+    def finish(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
 
 def progress_for(stream: TextIO | None = None, *, quiet: bool = False) -> Progress:

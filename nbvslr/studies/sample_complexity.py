@@ -49,11 +49,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from nbvslr import __version__, results
+from nbvslr import results
 from nbvslr.config import Config, parse_config, read_yaml
 from nbvslr.errors import ResultsError, check_known_keys, setting_error
 from nbvslr.runner.progress import NoProgress, Progress
 from nbvslr.studies.mstar import bootstrap_m_star, fit_growth
+from nbvslr.version import __version__
 from nbvslr.views import plots
 
 STUDY_KEYS = ("deltas", "bootstrap", "level", "seed")

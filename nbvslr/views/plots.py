@@ -327,6 +327,16 @@ def _crossover_of_task(task: Any, n_boot: int, seed: int) -> Crossovers | None:
         return None
 
 
+def draw_task(ax: Axes, task: Any, *, paper: bool = False, n_boot: int = DEFAULT_N_BOOT,
+              seed: int = 0, legend: bool = True) -> Axes:
+    """One task's panel on ``ax``, as a panel of ``figure_of_tasks`` (the crossover and its
+    bootstrap interval, the paper's curves when ``paper`` and the task is a panel of
+    Figure 1), with its own legend."""
+    return plot_task(ax, task.summary, task.run_info,
+                     crossover=_crossover_of_task(task, n_boot, seed),
+                     paper=_paper_of(task) if paper else None, legend=legend)
+
+
 def _paper_of(task: Any) -> pd.DataFrame | None:
     return paper_curve(str(task.name))
 

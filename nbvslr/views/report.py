@@ -164,8 +164,19 @@ PAIR_NOTE = """\
   same way: a in the NB columns, b in the LR columns; its winners name the model."""
 
 
+def _tasks_of(results: PathLike | Iterable[PathLike] | Sequence[TaskResults]
+              ) -> list[TaskResults]:
+    """The tasks of results folders, or the given tasks themselves (tables in memory, as
+    ``nbvslr.run(..., out=None)`` returns them)."""
+    if not isinstance(results, PathLike):
+        results = list(results)
+        if results and all(isinstance(r, TaskResults) for r in results):
+            return results
+    return load_results(results)
+
+
 def report_rows(
-    results_dirs: PathLike | Iterable[PathLike],
+    results_dirs: PathLike | Iterable[PathLike] | Sequence[TaskResults],
     *,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int = 0,
@@ -176,8 +187,9 @@ def report_rows(
     order.
 
     A row's ``"_cross"`` holds the task's ``Crossovers`` (for the Markdown).
+    ``results_dirs`` may also be a list of ``TaskResults`` (tables in memory).
     """
-    tasks = load_results(results_dirs)
+    tasks = _tasks_of(results_dirs)
     names = [t.name for t in tasks]
     rows = []
     for i in panel_order(names):
@@ -192,7 +204,7 @@ def report_rows(
 
 
 def report_csv(
-    results_dirs: PathLike | Iterable[PathLike],
+    results_dirs: PathLike | Iterable[PathLike] | Sequence[TaskResults],
     *,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int = 0,
@@ -229,7 +241,7 @@ def verdict_lines(rows: Sequence[Mapping[str, Any]]) -> str:
 
 
 def report_table(
-    results_dirs: PathLike | Iterable[PathLike],
+    results_dirs: PathLike | Iterable[PathLike] | Sequence[TaskResults],
     *,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int = 0,

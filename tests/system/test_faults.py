@@ -215,13 +215,13 @@ def test_ctrl_c_exits_130_with_one_line_and_resumes(reference, tmp_path, moment)
 
 
 def test_keyboard_interrupt_in_the_runner_is_reported_not_raised(tmp_path, monkeypatch):
-    """A KeyboardInterrupt inside run_experiment becomes exit 130 and the resume hint."""
-    from nbvslr.cli import run_cmd
+    """A KeyboardInterrupt inside the runner becomes exit 130 and the resume hint."""
+    from nbvslr import api
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(run_cmd, "run_experiment", interrupted)
+    monkeypatch.setattr(api, "run_tasks", interrupted)  # what nbvslr run runs through
     result = _run_in_process(_write_config(tmp_path), tmp_path / "results")
     assert result.exit_code == 130
     assert result.output.strip().startswith("interrupted: ")

@@ -17,7 +17,8 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nbvslr.cli import cli, run_cmd
+from nbvslr import api
+from nbvslr.cli import cli
 from nbvslr.runner import bookkeeping
 
 BASE: dict[str, Any] = {
@@ -123,7 +124,7 @@ def mutated(draw) -> bytes:
 
 def _prepare_only(config, progress=None):
     bookkeeping.prepare(config)  # load the data and check the sizes; fit nothing
-    return {}
+    return []
 
 
 def _check(result, canary: Path) -> None:
@@ -142,7 +143,7 @@ def _check(result, canary: Path) -> None:
 def workdir(tmp_path, monkeypatch) -> Path:
     """A folder holding the CSV of the inline table task; runs prepare but never fit."""
     (tmp_path / "table.csv").write_text(CSV)
-    monkeypatch.setattr(run_cmd, "run_experiment", _prepare_only)
+    monkeypatch.setattr(api, "run_tasks", _prepare_only)  # what nbvslr run runs through
     return tmp_path
 
 

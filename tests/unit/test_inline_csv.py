@@ -97,7 +97,7 @@ def test_missing_values_error_drop_and_level(tmp_path):
         ("f,t\n1,0\nnan,1\n2,1\n", {"source": {"na": []}}, r"column 'f': not a number \('nan'\)"),
         ("f,t\n1,0\ninf,1\n2,1\n", {}, r"column 'f': not finite \('inf'\) at data row 2"),
         ("f,t\n1,0\nabc,1\n2,1\n", {"features": {"kind": "continuous"}},
-         r"column 'f': not a number \('abc'\).*kind: discrete"),
+         r"column 'f': not a number \('abc'\).*features.discrete"),
         ("f,t\n1,0\n2,1\n", {}, r"2 usable rows of 2.*at least 3"),
         ("f,t\n1,0\n2,0\n3,0\n", {"target": {"positive": ["0"]}},
          r"every row of column 't' is positive"),

@@ -158,8 +158,11 @@ def test_every_name_and_kind_has_one_entry_and_one_table():
             assert o.valid and o.meaning
             if o.default is not None:
                 assert o.check(o.default) == o.default
-    with pytest.raises(ValueError, match="no entry"):
+    with pytest.raises(ConfigError, match="no fit for counts tasks of two classes; with two "
+                       "classes it fits continuous, discrete, mixed"):
         lookup("nb", "counts")
+    with pytest.raises(ConfigError, match="no fit for mixed tasks of more than two classes"):
+        lookup("nb", "mixed", multiclass=True)
 
 
 def test_run_help_lists_every_model_option():

@@ -1,0 +1,425 @@
+"""The Python API: a config or a DataFrame in, DataFrames and figures out.
+
+``run`` runs an experiment as ``nbvslr run`` does (the same functions: ``nbvslr.config``,
+``nbvslr.runner``), writing nothing unless given a folder; ``load`` reads a results folder
+back; both return ``Results``, whose tables are those of the files, whose ``plot`` is the
+drawing of ``nbvslr plot`` and whose ``report`` is the table of ``nbvslr report``. ``Task``
+makes an in-memory task for a config dict. docs/api.md has a worked example and every
+public name.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from nbvslr import results
+from nbvslr.analysis.crossovers import DEFAULT_N_BOOT, task_crossovers
+from nbvslr.analysis.stats import task_paired, task_pairs
+from nbvslr.config import Config, load_config, parse_config
+from nbvslr.config.catalog import resolve_config
+from nbvslr.data.dataset import DataSettings
+from nbvslr.data.frame import Frame
+from nbvslr.errors import ConfigError
+from nbvslr.results.files import table_bytes
+from nbvslr.results.read import TaskResults
+from nbvslr.runner import run_tasks
+from nbvslr.runner.outputs import Written, task_tables, write_tables
+from nbvslr.runner.progress import NoProgress, NotebookProgress, Progress
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "CROSSOVER_COLUMNS", "Results", "Task", "check_out", "load", "read_config", "run",
+]
+
+CROSSOVER_COLUMNS = (
+    "task", "model_a", "model_b", "crossover", "crossover_low", "crossover_high",
+    "boot_fraction", "n_crossings", "better_after", "first_b_significant",
+    "b_significant_from", "first_a_significant", "tie_everywhere",
+)
+"""Columns of ``Results.crossovers``: one row per task and compared pair (a, b)."""
+
+Kind = Literal["continuous", "discrete", "mixed"]
+
+
+@dataclass(frozen=True)
+class Task:
+    """An in-memory task for a config dict: ``{"tasks": [task, "pima"], ...}``.
+
+    Made by ``Task.from_frame`` or ``Task.from_arrays``; the table follows the rules of a
+    CSV task (docs/config.md): the positive class, the kind of the features, missing values
+    (``missing``: ``error``, ``drop`` or ``level``), [0, 1] scaling or discrete levels.
+    """
+
+    name: str
+    frame: Frame
+    target: str
+    positive: tuple[str, ...] | None = None
+    kind: Kind | None = None
+    columns: tuple[str, ...] | None = None
+    missing: str = "error"
+    continuous: tuple[str, ...] | None = None
+    discrete: tuple[str, ...] | None = None
+
+    @classmethod
+    def from_frame(cls, df: pd.DataFrame, *, target: str, name: str,
+                   positive: Any | Sequence[Any] | None = None, kind: Kind | None = None,
+                   columns: Sequence[str] | None = None, missing: str = "error") -> Task:
+        """A task from a DataFrame ``df`` (N rows): the column ``target`` is the label and
+        ``positive`` the value(s) counted as class 1 (default: of exactly two values, the
+        second in sorted order); the features are ``columns`` (default: every other
+        column), of ``kind`` ``continuous`` or ``discrete`` (default: continuous when every
+        feature is numeric, discrete when none is, and ``mixed`` when some are: then each
+        numeric column (by its dtype) is continuous and every other one discrete). A
+        missing cell (NaN, None) is refused unless ``missing`` is ``drop`` or ``level``."""
+        held = Frame(df)
+        if positive is not None and not isinstance(positive, list | tuple):
+            positive = [positive]
+        names = tuple(map(str, columns)) if columns is not None else tuple(
+            c for c in held.table.columns if c != str(target))
+        numeric = [c for c in names if c in held.numeric]
+        split = None
+        if kind == "mixed" or (kind is None and numeric and len(numeric) < len(names)):
+            split = (tuple(numeric), tuple(c for c in names if c not in held.numeric))
+        return cls(name=name, frame=held, target=str(target),
+                   positive=None if positive is None else tuple(
+                       str(v) for v in positive),
+                   kind=None if split else kind,
+                   columns=None if columns is None or split else names,
+                   missing=missing,
+                   continuous=split[0] if split else None,
+                   discrete=split[1] if split else None)
+
+    @classmethod
+    def from_arrays(cls, X: np.ndarray, y: np.ndarray, *, name: str,
+                    positive: Any | Sequence[Any] | None = None, kind: Kind | None = None,
+                    feature_names: Sequence[str] | None = None) -> Task:
+        """A task from a feature matrix ``X`` of shape (N, d) and labels ``y`` of shape
+        (N,), e.g. scikit-learn's ``load_breast_cancer(return_X_y=True)``; features named
+        ``feature_names`` (default ``x0 .. x{d-1}``), the label column ``y``; ``positive``
+        and ``kind`` as in ``from_frame``."""
+        X, y = np.asarray(X), np.asarray(y)
+        if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
+            raise ConfigError(
+                f"{name}: X of shape {X.shape} and y of shape {y.shape} do not make a task; "
+                "give X of shape (N, d) and y of shape (N,)")
+        names = ([f"x{j}" for j in range(X.shape[1])] if feature_names is None
+                 else [str(f) for f in feature_names])
+        if len(names) != X.shape[1]:
+            raise ConfigError(f"{name}: {len(names)} feature_names for {X.shape[1]} columns "
+                              "of X; give one name per column")
+        if "y" in names:
+            raise ConfigError(f"{name}: feature_names holds 'y', the label's column; "
+                              "rename that feature")
+        df = pd.DataFrame(X, columns=names)
+        df["y"] = y
+        return cls.from_frame(df, target="y", name=name, positive=positive, kind=kind)
+
+    def to_config(self) -> dict[str, Any]:
+        """The task as a config entry (``source: {frame: ...}``)."""
+        target: dict[str, Any] = {"column": self.target}
+        if self.positive is not None:
+            target["positive"] = list(self.positive)
+        features: dict[str, Any] = {}
+        if self.kind is not None:
+            features["kind"] = self.kind
+        if self.columns is not None:
+            features["columns"] = list(self.columns)
+        if self.continuous is not None and self.discrete is not None:
+            features = {"continuous": list(self.continuous), "discrete": list(self.discrete)}
+        entry: dict[str, Any] = {"name": self.name,
+                                 "source": {"frame": self.frame, "missing": self.missing},
+                                 "target": target}
+        if features:
+            entry["features"] = features
+        return entry
+
+
+def _config(config: str | os.PathLike | Mapping[str, Any] | Config, settings: dict[str, Any]
+            ) -> Config:
+    """A ``Config`` from what ``run`` accepts, with the given settings."""
+    if isinstance(config, Config):
+        return _override(config, settings)
+    if isinstance(config, Mapping):
+        raw = dict(config)
+        tasks = raw.get("tasks")
+        if isinstance(tasks, Task):
+            tasks = [tasks]
+        if isinstance(tasks, list):
+            raw["tasks"] = [t.to_config() if isinstance(t, Task) else t for t in tasks]
+        return parse_config(raw, source="<config dict>", base_dir=Path.cwd(), **settings)
+    if isinstance(config, str | os.PathLike):
+        return load_config(resolve_config(config), **settings)
+    raise ConfigError(f"config: a {type(config).__name__}; give a config file, a shipped "
+                      "config's name, a dict or a Config")
+
+
+def _override(config: Config, settings: dict[str, Any]) -> Config:
+    """A parsed ``config`` with the settings given (not None), checked as ``parse_config``
+    checks them: through it, on a one-task config carrying them."""
+    given = {k: v for k, v in settings.items() if v is not None and v is not False}
+    probe = parse_config(
+        {"tasks": [{"name": "probe", "source": {"synthetic": {}}}], "sizes": [2]},
+        **{"jobs": config.jobs, "backend": config.backend, "scheduler": config.scheduler,
+           "force": config.force, **given, "out": settings.get("out")})
+    changes: dict[str, Any] = {"out": probe.out}
+    for key in ("splits", "seed", "jobs", "backend", "scheduler", "force", "data"):
+        if key in given:
+            changes[key] = getattr(probe, key)
+    return replace(config, **changes)
+
+
+def check_out(out: str) -> Path:
+    """``--out`` (``run``'s ``out``) as a Path; ``ConfigError`` (exit 2) before anything is
+    read or written when it is empty, a file, below a file, or on a disk this process
+    cannot write to."""
+    if not out.strip():
+        raise ConfigError("--out: an empty path; name a folder, e.g. --out results")
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"--out {out}: is a file, not a folder; name a folder")
+    existing = path.absolute()
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ConfigError(
+            f"--out {out}: {existing} is a file, so no folder can be made below it; "
+            "name another folder"
+        )
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(
+            f"--out {out}: cannot write in {existing} (a read-only disk, or no permission); "
+            "name a folder you may write to"
+        )
+    return path
+
+
+def _progress(progress: bool | Progress | None) -> Progress:
+    if progress is None or progress is True:
+        return NotebookProgress()
+    if progress is False:
+        return NoProgress()
+    return progress
+
+
+def run(
+    config: str | os.PathLike | Mapping[str, Any] | Config,
+    *,
+    out: str | os.PathLike | None = None,
+    jobs: int | None = None,
+    splits: int | None = None,
+    seed: int | None = None,
+    progress: bool | Progress | None = None,
+    backend: str | None = None,
+) -> Results:
+    """Run the learning-curve experiment of ``config``; return its ``Results``.
+
+    Parameters
+    ----------
+    config : path, str, dict or Config
+        A config file, the name of a shipped config (``nbvslr configs``), a config as a
+        dict (keys of docs/config.md; ``tasks`` may hold ``Task`` objects), or a parsed
+        ``nbvslr.config.Config``.
+    out : path, optional
+        None (default): nothing is written (no folder, no checkpoint), every size is
+        computed. A folder: the files of ``nbvslr run --out`` (one sub-folder per task),
+        finished sizes checkpointed, and a rerun resumes.
+    jobs : int, optional
+        Parallel workers (-1: every core); default 1. Results do not depend on it.
+    splits, seed : int, optional
+        Override the config's splits per size and base seed.
+    progress : bool or Progress, optional
+        None or True: a progress bar (``tqdm.auto``: a widget in a notebook); False: none;
+        or an object with the methods of ``nbvslr.runner.progress.Progress``.
+    backend : str, optional
+        joblib backend (``loky``, ``threading``, ``sequential``, ``dask``); default loky.
+
+    Raises ``ConfigError``, ``DataError``, ``SizeError``, ``ResultsError`` with the
+    command's one-line messages, before any fit for a bad config or data.
+    """
+    parsed = read_config(config, out=out, jobs=jobs, splits=splits, seed=seed,
+                         backend=backend)
+    return Results([_as_saved(t) for t in run_tasks(parsed, progress=_progress(progress))])
+
+
+def read_config(
+    config: str | os.PathLike | Mapping[str, Any] | Config,
+    *,
+    out: str | os.PathLike | None = None,
+    jobs: int | None = None,
+    splits: int | None = None,
+    seed: int | None = None,
+    backend: str | None = None,
+    scheduler: str | None = None,
+    force: bool = False,
+    data: DataSettings | None = None,
+) -> Config:
+    """The checked ``Config`` that ``run`` (and ``nbvslr run``) runs: ``config`` as ``run``
+    takes it, with the settings given (None keeps the config's or the default; ``out``
+    None writes nothing). ``scheduler`` (a dask address), ``force`` (recompute checkpointed
+    sizes) and ``data`` (cache, mirror, downloads) are ``nbvslr run``'s options."""
+    if out is not None:
+        out = check_out(str(out))  # before anything is read or written
+    settings: dict[str, Any] = {"out": out, "splits": splits, "seed": seed, "force": force,
+                                "scheduler": scheduler}
+    if jobs is not None:
+        settings["jobs"] = jobs
+    if backend is not None:
+        settings["backend"] = backend
+    if data is not None:
+        settings["data"] = data
+    return _config(config, settings)
+
+
+def _as_saved(task: Written) -> Written:
+    """A finished task's tables as its files hold them (summary and paired rounded to
+    ``results.FLOAT_FORMAT``, summary in ``load``'s row order): a run that writes nothing
+    gives the tables, figure and report of the same run read back by ``load``."""
+
+    def reread(table: pd.DataFrame) -> pd.DataFrame:
+        return pd.read_csv(io.BytesIO(table_bytes(table)))
+
+    summary = reread(task.summary).sort_values(["model", "m"], kind="stable")
+    paired = reread(task.pairs_table) if task.pairs_table is not None else None
+    return replace(task, summary=summary.reset_index(drop=True), pairs_table=paired)
+
+
+def load(folder: str | os.PathLike) -> Results:
+    """The ``Results`` of a results folder (a run's ``--out``, or one task's folder), from
+    its files alone: nothing is re-run."""
+    tasks = results.load_results(folder)
+    order = [str(t.get("name")) for t in (tasks[0].run_info.get("config") or {}).get(
+        "tasks") or [] if isinstance(t, Mapping)] if tasks else []
+    if order and all(t.name in order for t in tasks):  # the run's order, not the folders'
+        tasks.sort(key=lambda t: order.index(t.name))
+    return Results(tasks)
+
+
+def _concat(frames: list[pd.DataFrame], columns: Sequence[str]) -> pd.DataFrame:
+    frames = [f for f in frames if not f.empty]
+    if not frames:
+        return pd.DataFrame(columns=list(columns))
+    return pd.concat([f.loc[:, list(columns)] for f in frames], ignore_index=True)
+
+
+class Results:
+    """The results of a run, one or more tasks: tables, a figure, a report.
+
+    Made by ``run`` and ``load``. The tables are tidy pandas DataFrames with the columns
+    of the files (docs/api.md lists them); ``tasks`` is the list of per-task results.
+    """
+
+    def __init__(self, tasks: Sequence[TaskResults], *, n_boot: int = DEFAULT_N_BOOT,
+                 seed: int = 0) -> None:
+        self.tasks: list[TaskResults] = list(tasks)
+        self.n_boot = n_boot
+        self.seed = seed
+
+    def __repr__(self) -> str:
+        names = ", ".join(t.name for t in self.tasks)
+        return f"<nbvslr.Results: {len(self.tasks)} task(s): {names}>"
+
+    @property
+    def names(self) -> list[str]:
+        """The task names, in run order."""
+        return [t.name for t in self.tasks]
+
+    @cached_property
+    def summary(self) -> pd.DataFrame:
+        """``summary.csv`` of every task: one row per (task, model, m); columns
+        ``results.SUMMARY_COLUMNS``."""
+        return _concat([t.summary for t in self.tasks], results.SUMMARY_COLUMNS)
+
+    @cached_property
+    def splits(self) -> pd.DataFrame:
+        """``splits.csv.gz`` of every task: one row per (task, model, m, split); columns
+        ``results.SPLIT_COLUMNS``. ``ResultsError`` for a loaded folder without it."""
+        return _concat([t.splits() for t in self.tasks], results.SPLIT_COLUMNS)
+
+    @cached_property
+    def paired(self) -> pd.DataFrame:
+        """``paired.csv`` of every task: one row per (task, pair, m) of the paired
+        differences a - b; columns ``results.PAIRED_COLUMNS``."""
+        return _concat([task_paired(t) for t in self.tasks], results.PAIRED_COLUMNS)
+
+    @cached_property
+    def crossovers(self) -> pd.DataFrame:
+        """Where the curves of each compared pair cross: one row per (task, pair); columns
+        ``CROSSOVER_COLUMNS`` (the report's crossover, its bootstrap interval, where b or a
+        is significantly better; NaN where there is none)."""
+        rows = []
+        for task in self.tasks:
+            for pair in task_pairs(task):
+                _, c = task_crossovers(task, pair, n_boot=self.n_boot, seed=self.seed)
+                rows.append({
+                    "task": task.name, "model_a": c.model_a, "model_b": c.model_b,
+                    "crossover": c.first_crossover,
+                    "crossover_low": c.interval[0] if c.interval else None,
+                    "crossover_high": c.interval[1] if c.interval else None,
+                    "boot_fraction": c.boot_fraction,
+                    "n_crossings": len(c.crossings),
+                    "better_after": c.better_after[0] if c.better_after else None,
+                    "first_b_significant": c.first_lr_significant,
+                    "b_significant_from": c.lr_significant_from,
+                    "first_a_significant": c.first_nb_significant,
+                    "tie_everywhere": c.tie_everywhere,
+                })
+        table = pd.DataFrame(rows, columns=list(CROSSOVER_COLUMNS))
+        for col in ("crossover", "crossover_low", "crossover_high", "boot_fraction"):
+            table[col] = table[col].astype(float)
+        for col in ("first_b_significant", "b_significant_from", "first_a_significant"):
+            table[col] = table[col].astype("Int64")
+        return table
+
+    def plot(self, ax: Axes | None = None, *, paper: bool = False) -> Figure:
+        """The learning curves, as ``nbvslr plot`` draws them: one panel per task (None
+        ``ax``), or the one task's panel on ``ax``; returns the matplotlib Figure.
+        ``paper`` overlays the paper's curves on the panels of its Figure 1."""
+        from nbvslr.views import plots
+
+        if ax is None:
+            return plots.figure_of_tasks(self.tasks, paper=paper, n_boot=self.n_boot,
+                                         seed=self.seed)
+        if len(self.tasks) != 1:
+            raise ConfigError(f"plot(ax=...): {len(self.tasks)} tasks for one panel; "
+                              "call plot() without ax, or pick one task: results[name]")
+        plots.draw_task(ax, self.tasks[0], paper=paper, n_boot=self.n_boot, seed=self.seed)
+        return ax.figure
+
+    def report(self, *, notes: bool = True, paper: bool = True) -> str:
+        """The Markdown table of ``nbvslr report``: errors at the smallest and largest m,
+        winners, crossover, asymptotic and majority errors."""
+        from nbvslr.views.report import report_table
+
+        return report_table(self.tasks, n_boot=self.n_boot, seed=self.seed, notes=notes,
+                            paper=paper)
+
+    def __getitem__(self, name: str) -> Results:
+        """The results of the task called ``name`` alone."""
+        for task in self.tasks:
+            if task.name == name:
+                return Results([task], n_boot=self.n_boot, seed=self.seed)
+        raise KeyError(name)
+
+    def save(self, folder: str | os.PathLike) -> list[Path]:
+        """Write every task's files to ``folder/<task>/`` as ``nbvslr run`` does (splits,
+        summary, paired, curve.png, run.json); return the task folders."""
+        written = []
+        for task in self.tasks:  # the pairs of the run (none: no paired.csv), as it wrote
+            compare = (task.run_info.get("config") or {}).get("compare") or []
+            tables = task_tables(results.task_dir(Path(folder), task.name), task.splits(),
+                                 task.run_info, [(str(a), str(b)) for a, b in compare])
+            write_tables(tables)
+            written.append(tables.folder)
+        return written
