@@ -40,7 +40,8 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = [
-    "CROSSOVER_COLUMNS", "Results", "Task", "check_out", "load", "read_config", "run",
+    "CROSSOVER_COLUMNS", "EXTRAPOLATION_COLUMNS", "Results", "Task", "check_out", "load",
+    "read_config", "run",
 ]
 
 CROSSOVER_COLUMNS = (
@@ -49,6 +50,12 @@ CROSSOVER_COLUMNS = (
     "b_significant_from", "first_a_significant", "tie_everywhere",
 )
 """Columns of ``Results.crossovers``: one row per task and compared pair (a, b)."""
+
+EXTRAPOLATION_COLUMNS = (
+    "task", "model", "family", "asymptote", "asymptote_low", "asymptote_high", "all_rows",
+    "pair", "crossover", "crossover_low", "crossover_high", "horizon", "last_m",
+)
+"""Columns of ``Results.extrapolation()``: one row per task and model of its first pair."""
 
 Kind = Literal["continuous", "discrete", "mixed"]
 
@@ -382,6 +389,36 @@ class Results:
             table[col] = table[col].astype("Int64")
         return table
 
+    def extrapolation(self, *, n_boot: int = 200) -> pd.DataFrame:
+        """Each model's learning curve fitted past the grid (``nbvslr report
+        --extrapolate``; docs/extrapolation.md): one row per task and model of the task's
+        first pair, columns ``EXTRAPOLATION_COLUMNS`` (the chosen family, its asymptote with
+        a bootstrap interval of ``n_boot`` resamples where the splits are there, the error
+        when trained on all rows, and the pair's predicted crossover past ``last_m``, NaN
+        when none is predicted before ``horizon`` rows; ``inf`` in an interval: none)."""
+        from nbvslr.analysis.extrapolate import task_extrapolation
+
+        rows = []
+        for task in self.tasks:
+            ex = task_extrapolation(task, n_boot=n_boot, seed=self.seed)
+            full = task.run_info.get("asymptotic_error") or {}
+            for model in (ex.model_a, ex.model_b):
+                low, high = ex.asymptote_interval[model] or (None, None)
+                c_low, c_high = ex.crossover_interval or (None, None)
+                rows.append({
+                    "task": task.name, "model": model, "family": ex.family[model],
+                    "asymptote": ex.asymptote[model], "asymptote_low": low,
+                    "asymptote_high": high, "all_rows": full.get(model),
+                    "pair": f"{ex.model_a} - {ex.model_b}", "crossover": ex.crossover,
+                    "crossover_low": c_low, "crossover_high": c_high,
+                    "horizon": ex.horizon, "last_m": ex.last_m,
+                })
+        table = pd.DataFrame(rows, columns=list(EXTRAPOLATION_COLUMNS))
+        for col in ("asymptote", "asymptote_low", "asymptote_high", "all_rows", "crossover",
+                    "crossover_low", "crossover_high"):
+            table[col] = table[col].astype(float)
+        return table
+
     def plot(self, ax: Axes | None = None, *, paper: bool = False) -> Figure:
         """The learning curves, as ``nbvslr plot`` draws them: one panel per task (None
         ``ax``), or the one task's panel on ``ax``; returns the matplotlib Figure.
@@ -397,13 +434,15 @@ class Results:
         plots.draw_task(ax, self.tasks[0], paper=paper, n_boot=self.n_boot, seed=self.seed)
         return ax.figure
 
-    def report(self, *, notes: bool = True, paper: bool = True) -> str:
+    def report(self, *, notes: bool = True, paper: bool = True,
+               extrapolate: bool = False) -> str:
         """The Markdown table of ``nbvslr report``: errors at the smallest and largest m,
-        winners, crossover, asymptotic and majority errors."""
+        winners, crossover, asymptotic and majority errors; ``extrapolate`` appends the
+        section past the grid (``nbvslr report --extrapolate``)."""
         from nbvslr.views.report import report_table
 
         return report_table(self.tasks, n_boot=self.n_boot, seed=self.seed, notes=notes,
-                            paper=paper)
+                            paper=paper, extrapolate=extrapolate)
 
     def __getitem__(self, name: str) -> Results:
         """The results of the task called ``name`` alone."""

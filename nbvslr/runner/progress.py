@@ -362,14 +362,14 @@ class NotebookProgress:
         self.tally = Tally()
         self.bar: Any = None
 
-    def start(self, plan: Sequence[TaskPlan]) -> None:
+    def start(self, plan: Sequence[TaskPlan], workers: int = 1) -> None:
         from tqdm.auto import tqdm as auto  # the notebook's widget, imported when used
 
         self.tally.start(plan)
         self.bar = auto(total=max(1, self.tally.splits), initial=self.tally.splits_done,
                         desc=plan[0].name if plan else "nbvslr", unit="split", leave=True)
 
-    def splits_done(self, task: str, m: int, n: int) -> None:
+    def splits_done(self, task: str, m: int, n: int, seconds: float | None = None) -> None:
         self.tally.splits_done += n
         if self.bar is not None:
             self.bar.set_description(f"{task} m={m}", refresh=False)

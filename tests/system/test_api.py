@@ -168,7 +168,7 @@ def test_progress_object_is_called():
     class Count(NoProgress):
         splits = 0
 
-        def splits_done(self, task, m, n):
+        def splits_done(self, task, m, n, seconds=None):
             Count.splits += n
 
     nbvslr.run(_raw(nbvslr.Task.from_arrays(*_xy(), name="p")), progress=Count())
