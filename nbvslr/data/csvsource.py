@@ -349,15 +349,7 @@ def _binarise(
             )
         positive_values = [distinct[1]]
     else:
-        positive_values = []
-        for wanted in positive:
-            hits = [v for v in distinct if _same_value(v, wanted)]
-            if not hits:
-                raise DataError(
-                    f"{origin}: target.positive: value {wanted!r} never occurs in column "
-                    f"{target!r}; its values are {_listing(distinct)}"
-                )
-            positive_values.extend(h for h in hits if h not in positive_values)
+        positive_values = _values_named(distinct, positive, "positive", target, origin)
     negative_values = [v for v in distinct if v not in positive_values]
     y = np.isin(np.asarray(values, dtype=object), positive_values).astype(np.int8)
     if y.all() or not y.any():
@@ -376,12 +368,19 @@ def _class_values(
     """The cell values of ``target`` that ``classes`` names, in its order (``1`` matches
     ``1.0``); DataError for a listed value the column never holds."""
     distinct = _sorted_values(sorted(set(values)))
+    return _values_named(distinct, wanted, "classes", target, origin)
+
+
+def _values_named(distinct: list[str], wanted, key: str, target: str,
+                  origin: str) -> list[str]:
+    """The cell values among ``distinct`` that ``target.<key>`` names, in its order (``1``
+    matches ``1.0``); DataError for a named value the column never holds."""
     out: list[str] = []
     for value in wanted:
         hits = [v for v in distinct if _same_value(v, value)]
         if not hits:
             raise DataError(
-                f"{origin}: target.classes: value {value!r} never occurs in column "
+                f"{origin}: target.{key}: value {value!r} never occurs in column "
                 f"{target!r}; its values are {_listing(distinct)}"
             )
         out.extend(h for h in hits if h not in out)
