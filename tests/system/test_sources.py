@@ -365,6 +365,16 @@ def test_offline_never_reaches_a_url_mirror(cache_dir, server):
     assert server.requests == []
 
 
+def test_listing_with_a_url_mirror_asks_no_server(cache_dir, server):
+    """nbvslr datasets with a URL mirror shows each task's folder there, without a request."""
+    from nbvslr.cli.datasets_cmd import task_rows
+
+    rows = task_rows(_url_mirror(server, cache_dir))
+    lenses = next(r for r in rows if r["task"] == "lenses")
+    assert (lenses["status"], lenses["location"]) == ("mirror", f"{server.url}/mirror/lenses/")
+    assert server.requests == []
+
+
 def test_a_url_mirror_stays_a_url_for_the_workers(cache_dir):
     """portable() makes a folder mirror absolute but leaves a URL mirror as it is."""
     url = "https://example.org/uci/"
