@@ -1,8 +1,9 @@
 """The command-line options that say where data files come from, declared once.
 
 ``nbvslr run``, ``nbvslr datasets`` and ``nbvslr datasets fetch`` take the same five options;
-``data_settings`` turns them into a ``DataSettings`` and refuses a mirror that does not exist
-(a mirror is only ever read, so a mistyped path would otherwise be skipped in silence).
+``data_settings`` turns them into a ``DataSettings`` and refuses a folder mirror that does not
+exist (a mirror is only ever read, so a mistyped path would otherwise be skipped in silence);
+an http(s) URL mirror is kept as given (reached only when a file is fetched).
 """
 
 from __future__ import annotations
@@ -12,28 +13,33 @@ from pathlib import Path
 import click
 
 from nbvslr.data.dataset import DataSettings, default_cache_dir
-from nbvslr.data.sources import MIRROR_ENV
+from nbvslr.data.sources import MIRROR_ENV, is_url
 from nbvslr.errors import ConfigError
 
 CACHE_ENV = "NBVSLR_CACHE"
 DEFAULT_TIMEOUT = DataSettings.timeout
 
 OPTIONS = (
-    click.option("--mirror", type=click.Path(path_type=Path), envvar=MIRROR_ENV,
+    click.option("--mirror", type=str, envvar=MIRROR_ENV, metavar="DIR|URL",
                  show_envvar=True, default=None,
-                 help="Local mirror of the original UCI files, tried after the shipped copies "
-                      "and before any download."),
+                 help="Mirror of the original UCI files, tried after the shipped copies and "
+                      "before any download: a folder, or an http(s) URL of a folder holding "
+                      "<dataset>/<file> (fetched within --timeout, checked by sha256, never "
+                      "written to)."),
     click.option("--cache", type=click.Path(path_type=Path), envvar=CACHE_ENV,
                  show_envvar=True, default=None,
                  help=f"Dataset cache: verified copies of downloaded files "
                       f"[default: {default_cache_dir()}]."),
     click.option("--offline", is_flag=True,
-                 help="Never download: use the cache, the shipped files and the mirror only."),
+                 help="Never download: use the cache, the shipped files and a folder mirror "
+                      "only (a URL mirror is not reached)."),
     click.option("--fresh", is_flag=True,
                  help="Skip the UCI files shipped with nbvslr: take the cache, the mirror or "
                       "a download instead."),
     click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True,
-                 metavar="SECONDS", help="Download timeout."),
+                 metavar="SECONDS",
+                 help="Download timeout for the whole transfer of a file (from a URL mirror "
+                      "too)."),
 )
 
 
@@ -44,15 +50,19 @@ def data_options(func):
     return func
 
 
-def data_settings(mirror: Path | None, cache: Path | None, offline: bool, fresh: bool,
+def data_settings(mirror: str | Path | None, cache: Path | None, offline: bool, fresh: bool,
                   timeout: float) -> DataSettings:
-    """The ``DataSettings`` of the data options; ``ConfigError`` (exit 2) for a mirror or a
-    cache that is not a folder, or a timeout that is not positive."""
-    if mirror is not None and not Path(mirror).is_dir():
-        what = "does not exist" if not Path(mirror).exists() else "is not a folder"
+    """The ``DataSettings`` of the data options; ``ConfigError`` (exit 2) for a folder mirror
+    or a cache that is not a folder, or a timeout that is not positive. A mirror starting
+    with ``http://`` or ``https://`` is a URL, kept as a ``str``; anything else is a folder."""
+    given = mirror
+    if mirror is not None:
+        mirror = str(mirror) if is_url(str(mirror)) else Path(mirror)
+    if isinstance(mirror, Path) and not mirror.is_dir():
+        what = "does not exist" if not mirror.exists() else "is not a folder"
         raise ConfigError(
-            f"mirror {mirror} {what} (--mirror or {MIRROR_ENV}); point it at a folder of "
-            f"the original UCI files, or unset {MIRROR_ENV}"
+            f"mirror {given} {what} (--mirror or {MIRROR_ENV}); point it at a folder of "
+            f"the original UCI files (or an http(s):// URL of one), or unset {MIRROR_ENV}"
         )
     if cache is not None and Path(cache).exists() and not Path(cache).is_dir():
         raise ConfigError(

@@ -11,7 +11,7 @@ import click
 from nbvslr.cli.data_options import data_options, data_settings
 from nbvslr.data import BUILTIN_TASKS, fetch, get_recipe, task_status
 from nbvslr.data.dataset import DataSettings
-from nbvslr.data.sources import cache_path, shipped_file, url_of
+from nbvslr.data.sources import cache_path, is_url, shipped_file, url_of
 
 COLUMNS = ("task", "rows", "features", "positives", "kind", "title", "status", "location")
 
@@ -28,6 +28,8 @@ def task_rows(settings: DataSettings) -> list[dict[str, object]]:
             location = str(cache_path(recipe.dataset, first, settings).parent)
         elif state == "shipped":
             location = str(Path(str(shipped_file(recipe.dataset, first))).parent)
+        elif state == "mirror" and is_url(settings.mirror):
+            location = f"{str(settings.mirror).rstrip('/')}/{recipe.dataset}/"
         elif state == "mirror":
             location = str(Path(settings.mirror) / recipe.dataset)  # type: ignore[arg-type]
         else:
@@ -70,6 +72,7 @@ Examples:
   nbvslr datasets                                   # where every task's files are
   nbvslr datasets --format csv
   nbvslr datasets fetch pima sonar --fresh --mirror ~/uci   # check against your own copy
+  nbvslr datasets fetch --fresh --mirror https://example.org/uci/   # <dataset>/<file> there
 """,
 )
 @click.option("--format", "fmt", type=click.Choice(["table", "csv"]), default="table",
@@ -100,7 +103,7 @@ def fetch_cmd(ctx, tasks, mirror, cache, offline, fresh, timeout):
              if ctx.get_parameter_source(name).name not in ("DEFAULT", "ENVIRONMENT")}
     settings = DataSettings(
         cache_dir=own.cache_dir if "cache" in given else parent.cache_dir,
-        mirror=mirror if mirror is not None else parent.mirror,
+        mirror=own.mirror if mirror is not None else parent.mirror,
         download=own.download and parent.download,
         timeout=timeout if "timeout" in given else parent.timeout,
         shipped=own.shipped and parent.shipped,

@@ -139,10 +139,11 @@ def default_cache_dir() -> Path:
 @dataclass(frozen=True)
 class DataSettings:
     """Where bytes come from: the cache, the files shipped with nbvslr (unless
-    ``shipped=False``), a local mirror, or a download."""
+    ``shipped=False``), a mirror (a local folder, or an http(s) URL of a folder laid out the
+    same way, kept as a ``str``), or a download."""
 
     cache_dir: Path = field(default_factory=default_cache_dir)
-    mirror: Path | None = None
+    mirror: Path | str | None = None
     download: bool = True
     timeout: float = 30.0
     shipped: bool = True

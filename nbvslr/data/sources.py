@@ -7,8 +7,10 @@ In this order:
    the recipe's (a truncated or altered copy is replaced, never used);
 2. the original files shipped in the package (``nbvslr/data/uci/<dataset>/<file>.gz``),
    verified on every read (``settings.shipped=False`` skips them: ``--fresh``);
-3. the mirror ``settings.mirror``, read-only (``<mirror>/<dataset>/<file>``, or
-   ``<mirror>/<file>`` for a flat folder), verified, then copied into the cache;
+3. the mirror ``settings.mirror``, read-only: a folder (``<mirror>/<dataset>/<file>``, or
+   ``<mirror>/<file>`` for a flat folder) or an http(s) URL of a folder laid out the same
+   way (``<mirror>/<dataset>/<file>``, fetched by ``download`` with the same deadline; a
+   404 there means "not in the mirror"), verified, then copied into the cache;
 4. a download from the file's URL, within ``settings.timeout`` for the whole transfer,
    verified before it enters
    the cache (``settings.download=False`` forbids this step).
@@ -42,6 +44,10 @@ MIRROR_ENV = "NBVSLR_DATA_MIRROR"
 _OFFLINE_HINT = (
     f"to work offline, point {MIRROR_ENV} (or --mirror) at a folder of the original UCI files"
 )
+_MIRROR_HINT = (
+    f"check that the mirror is up and serves <dataset>/<file>, or point {MIRROR_ENV} "
+    "(or --mirror) at another mirror or a folder"
+)
 SHIPPED = "uci"
 """The folder of ``nbvslr.data`` that holds the shipped files, ``<dataset>/<file>.gz``."""
 _CHUNK = 1 << 16
@@ -66,9 +72,23 @@ def cache_path(dataset: str, file: DataFile, settings: DataSettings) -> Path:
     return Path(settings.cache_dir) / dataset / file.name
 
 
+def is_url(mirror: object) -> bool:
+    """True when a mirror is an http(s) URL rather than a folder."""
+    return isinstance(mirror, str) and mirror.lower().startswith(("http://", "https://"))
+
+
+def mirror_url(dataset: str, file: DataFile, settings: DataSettings) -> str | None:
+    """The file's URL in a URL mirror (``<mirror>/<dataset>/<name>``), or None when the
+    mirror is a folder or unset."""
+    if not is_url(settings.mirror):
+        return None
+    return f"{str(settings.mirror).rstrip('/')}/{dataset}/{file.name}"
+
+
 def mirror_path(dataset: str, file: DataFile, settings: DataSettings) -> Path | None:
-    """The file in the mirror (``<mirror>/<dataset>/<name>`` or ``<mirror>/<name>``), if any."""
-    if settings.mirror is None:
+    """The file in a folder mirror (``<mirror>/<dataset>/<name>`` or ``<mirror>/<name>``), if
+    any (None for a URL mirror: see ``mirror_url``)."""
+    if settings.mirror is None or is_url(settings.mirror):
         return None
     root = Path(settings.mirror)
     for candidate in (root / dataset / file.name, root / file.name):
@@ -115,11 +135,14 @@ def is_cached(dataset: str, file: DataFile, settings: DataSettings) -> bool:
 
 def status(dataset: str, file: DataFile, settings: DataSettings) -> str:
     """``"cached"`` (verified copy in the cache), ``"shipped"`` (with the package),
-    ``"mirror"`` (a verified copy in the mirror) or ``"download"``."""
+    ``"mirror"`` (a verified copy in a folder mirror, or a URL mirror downloads may reach:
+    asking no server, it is verified when fetched) or ``"download"``."""
     if is_cached(dataset, file, settings):
         return "cached"
     if settings.shipped and shipped_file(dataset, file) is not None:
         return "shipped"
+    if is_url(settings.mirror) and settings.download:
+        return "mirror"
     found = mirror_path(dataset, file, settings)
     if found is not None and sha256_of(found) == file.sha256:
         return "mirror"
@@ -143,11 +166,13 @@ def _write_atomic(target: Path, data: bytes | None = None, source: Path | None =
         raise
 
 
-def download(url: str, timeout: float) -> bytes:
+def download(url: str, timeout: float, hint: str = _OFFLINE_HINT,
+             absent: int | None = None) -> bytes | None:
     """The bytes at ``url`` within one deadline of ``timeout`` seconds for the whole transfer
     (connecting, the headers and every read: a server that trickles is stopped then, not
-    ``timeout`` after its last byte); every failure is a ``DownloadError`` naming the URL and
-    the reason."""
+    ``timeout`` after its last byte); every failure is a ``DownloadError`` naming the URL,
+    the reason and ``hint``, except an HTTP status equal to ``absent`` (a mirror's 404),
+    which returns None."""
     outcome: dict[str, object] = {}
     deadline = time.monotonic() + timeout
 
@@ -162,13 +187,15 @@ def download(url: str, timeout: float) -> bytes:
     thread.join(timeout)
     if thread.is_alive() or isinstance(outcome.get("error"), _Late):
         raise DownloadError(f"download of {url} failed: timed out after {timeout:g} s (the "
-                            f"whole transfer, --timeout); {_OFFLINE_HINT}")
+                            f"whole transfer, --timeout); {hint}")
     if "data" in outcome:
         return outcome["data"]  # type: ignore[return-value]
     exc = outcome["error"]
     if isinstance(exc, urllib.error.HTTPError):
         reason = f"HTTP {exc.code} {exc.reason}"
-        exc.close()  # an HTTPError holds the open response
+        exc.close()
+        if absent is not None and exc.code == absent:
+            return None  # an HTTPError holds the open response
     elif isinstance(exc, urllib.error.URLError):
         inner = exc.reason
         is_timeout = isinstance(inner, TimeoutError)
@@ -180,7 +207,7 @@ def download(url: str, timeout: float) -> bytes:
         reason = str(exc) or type(exc).__name__
     else:
         raise exc  # type: ignore[misc]
-    raise DownloadError(f"download of {url} failed: {reason}; {_OFFLINE_HINT}")
+    raise DownloadError(f"download of {url} failed: {reason}; {hint}")
 
 
 class _Late(Exception):
@@ -228,11 +255,14 @@ def read_verified(dataset: str, file: DataFile, settings: DataSettings) -> tuple
 
 def obtain(dataset: str, file: DataFile, settings: DataSettings) -> tuple[Path, str]:
     """A verified copy of ``file`` in the cache, and where it came from (``"cache"``,
-    ``"shipped"``, ``"mirror"`` or the URL downloaded).
+    ``"shipped"``, ``"mirror"`` for a folder mirror, or the URL downloaded: a URL mirror's
+    or the file's own).
 
     Raises ``DataError`` when a shipped or mirror copy fails its checksum (the mirror is
-    never written to), ``DownloadError`` when the download fails, is refused by its
-    checksum, or is not allowed (``settings.download`` false).
+    never written to), ``DownloadError`` when a download (from a URL mirror too) fails, is
+    refused by its checksum, or is not allowed (``settings.download`` false: a URL mirror is
+    not reached then either). A URL mirror answering 404 does not hold the file: the file's
+    own URL is tried next, as for a folder mirror without it.
     """
     target = cache_path(dataset, file, settings)
     stale = target.is_file()
@@ -243,9 +273,8 @@ def obtain(dataset: str, file: DataFile, settings: DataSettings) -> tuple[Path, 
         if data is not None:
             _write_atomic(target, data=data)
             return target, "shipped"
-    if settings.mirror is not None and target.resolve().is_relative_to(
-        Path(settings.mirror).resolve()
-    ):
+    folder = settings.mirror if not is_url(settings.mirror) else None
+    if folder is not None and target.resolve().is_relative_to(Path(folder).resolve()):
         raise DataError(
             f"the cache {settings.cache_dir} is inside the mirror {settings.mirror}, which is "
             f"never written to, and {file.name} is missing or fails its sha256 there; "
@@ -262,16 +291,34 @@ def obtain(dataset: str, file: DataFile, settings: DataSettings) -> tuple[Path, 
             )
         _write_atomic(target, source=found)
         return target, "mirror"
+    url = mirror_url(dataset, file, settings)
+    if url is not None and settings.download:
+        data = download(url, settings.timeout, hint=_MIRROR_HINT, absent=404)
+        if data is not None:
+            actual = hashlib.sha256(data).hexdigest()
+            if actual != file.sha256:
+                raise DataError(
+                    f"mirror file {url} has sha256 {actual[:12]}..., expected "
+                    f"{file.sha256[:12]}... ({len(data)} bytes); replace it in the mirror with "
+                    f"the original UCI file, or unset {MIRROR_ENV} (--mirror) to download it"
+                )
+            _write_atomic(target, data=data)
+            return target, url
 
     where = f"{target} fails its sha256 check" if stale else f"{file.name} is not in the cache"
     if not settings.download:
-        mirror = f"not in the mirror {settings.mirror}" if settings.mirror else "no mirror set"
+        if is_url(settings.mirror):
+            mirror = f"the mirror {settings.mirror} is a URL, which --offline does not reach"
+        elif settings.mirror:
+            mirror = f"not in the mirror {settings.mirror}"
+        else:
+            mirror = "no mirror set"
         raise DownloadError(
             f"{where} ({mirror}) and downloads are off; {_OFFLINE_HINT}"
             + (f", or delete {target}" if stale else "")
         )
     url = url_of(file)
-    data = download(url, settings.timeout)
+    data = download(url, settings.timeout) or b""  # never None: no status is "absent"
     actual = hashlib.sha256(data).hexdigest()
     if actual != file.sha256:
         raise DownloadError(

@@ -29,6 +29,7 @@ import nbvslr.runner.lifeline as lifeline
 from nbvslr import models
 from nbvslr.data import load_task
 from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
+from nbvslr.data.sources import is_url
 from nbvslr.errors import DataError
 from nbvslr.models.spec import ModelSpec
 from nbvslr.splits import draw_train_sets, full_seed, nested_train_sets, split_seeds
@@ -177,7 +178,7 @@ def run_unit(unit: Unit) -> UnitResult:
 
 
 def portable(spec: TaskSpec, settings: DataSettings) -> tuple[TaskSpec, DataSettings]:
-    """The task and data settings with absolute paths (a CSV, the cache, the mirror).
+    """The task and data settings with absolute paths (a CSV, the cache, a folder mirror).
 
     Relative paths are read from the calling process's folder, so a worker started in
     any other folder (a ``dask worker`` on a shared file system) finds the same files.
@@ -187,9 +188,9 @@ def portable(spec: TaskSpec, settings: DataSettings) -> tuple[TaskSpec, DataSett
         source = {**source, "csv": str(Path(source["csv"]).expanduser().absolute())}
         spec = replace(spec, source=source)
     mirror = settings.mirror
+    if mirror is not None and not is_url(mirror):  # a URL mirror is the same from anywhere
+        mirror = Path(mirror).expanduser().absolute()
     settings = replace(
-        settings,
-        cache_dir=Path(settings.cache_dir).expanduser().absolute(),
-        mirror=Path(mirror).expanduser().absolute() if mirror is not None else None,
+        settings, cache_dir=Path(settings.cache_dir).expanduser().absolute(), mirror=mirror
     )
     return spec, settings

@@ -18,6 +18,7 @@ from nbvslr.data import sources as src
 from nbvslr.data.dataset import DataSettings, TaskSpec
 from nbvslr.data.recipes import BASE_URLS
 from nbvslr.errors import DataError, DownloadError
+from nbvslr.runner.units import portable
 
 # These tests are about the mirror and downloads, which a user reaches with --fresh (or for
 # a file nbvslr does not ship): the shipped copies are switched off unless a test says so.
@@ -277,6 +278,135 @@ def test_stale_cache_file_is_replaced_by_a_download(mirror, cache_dir, server):
     stale.write_bytes(good[:100])
     assert load_task(TaskSpec("lenses"), _online(cache_dir)).n_rows == 24
     assert stale.read_bytes() == good and len(server.requests) == 1
+
+
+# --------------------------------------------------------------------------- a URL mirror
+
+MIRROR_ROUTE = "/mirror/lenses/lenses.data"  # apart from the download hosts' routes
+
+
+def _url_mirror(server: _Server, cache_dir: Path, timeout: float = 5.0,
+                download: bool = True) -> DataSettings:
+    return _fresh(cache_dir=cache_dir, mirror=f"{server.url}/mirror/", download=download,
+                  timeout=timeout)
+
+
+def test_a_url_mirror_is_downloaded_verified_and_cached(mirror, cache_dir, server):
+    """A URL mirror serving <dataset>/<file>: one request there, none to the file's own host,
+    the bytes verified into the cache, then the cache alone serves them."""
+    good = (mirror / "lenses" / "lenses.data").read_bytes()
+    server.routes[MIRROR_ROUTE] = good
+    settings = _url_mirror(server, cache_dir)
+    assert task_status("lenses", settings) == "mirror"
+    path, how = src.obtain(LENSES.dataset, LENSES_FILE, settings)
+    assert how == f"{server.url}{MIRROR_ROUTE}"
+    assert path == cache_dir / "lenses" / "lenses.data" and path.read_bytes() == good
+    assert load_task(TaskSpec("lenses"), settings).n_rows == 24
+    assert server.requests == [MIRROR_ROUTE]
+    assert task_status("lenses", settings) == "cached"
+    assert _no_temp_files(cache_dir)
+
+
+def test_a_damaged_file_in_a_url_mirror_is_refused_naming_it_and_the_fix(mirror, cache_dir,
+                                                                         server):
+    """A mirror file whose sha256 differs: a one-line DataError naming its URL and the fix;
+    nothing enters the cache and the file's own host is not asked instead."""
+    good = (mirror / "lenses" / "lenses.data").read_bytes()
+    server.routes[MIRROR_ROUTE] = good[:-1]
+    with pytest.raises(DataError) as info:
+        load_task(TaskSpec("lenses"), _url_mirror(server, cache_dir))
+    message = str(info.value)
+    assert message.startswith(f"mirror file {server.url}{MIRROR_ROUTE} has sha256 ")
+    assert "replace it in the mirror with the original UCI file" in message
+    assert "\n" not in message
+    assert server.requests == [MIRROR_ROUTE]
+    assert list(cache_dir.rglob("*")) == []
+
+
+def test_a_url_mirror_that_is_down_is_one_line_naming_it(cache_dir, monkeypatch):
+    """Nothing listening at the mirror: a one-line DownloadError naming the mirror's URL and
+    what to check, not a fall back to the internet."""
+    with _Server() as s:
+        url = s.url
+    settings = _fresh(cache_dir=cache_dir, mirror=f"{url}/uci", timeout=2)
+    with pytest.raises(DownloadError) as info:
+        load_task(TaskSpec("lenses"), settings)
+    message = str(info.value)
+    assert message.startswith(f"download of {url}/uci/lenses/lenses.data failed: ")
+    assert "check that the mirror is up" in message and "\n" not in message
+    assert list(cache_dir.rglob("*")) == []
+
+
+def test_a_url_mirror_that_trickles_stops_at_the_timeout(cache_dir, server):
+    """A mirror download has the archive's single deadline for the whole transfer."""
+    server.routes[MIRROR_ROUTE] = ("trickle", b"1  1  1  1  1  3\n" * 4)
+    with pytest.raises(DownloadError, match=r"failed: timed out after 1 s \(the whole "
+                                            r"transfer.*check that the mirror is up"):
+        load_task(TaskSpec("lenses"), _url_mirror(server, cache_dir, timeout=1))
+    assert list(cache_dir.rglob("*")) == []
+
+
+def test_a_file_missing_from_a_url_mirror_is_downloaded_from_its_own_url(mirror, cache_dir,
+                                                                        server):
+    """A 404 from the mirror means "not there", as a folder without the file: the file's own
+    URL is tried next."""
+    server.routes[_route(LENSES_FILE)] = (mirror / "lenses" / "lenses.data").read_bytes()
+    _, how = src.obtain(LENSES.dataset, LENSES_FILE, _url_mirror(server, cache_dir))
+    assert how == f"{server.url}{_route(LENSES_FILE)}"
+    assert server.requests == [MIRROR_ROUTE, _route(LENSES_FILE)]
+
+
+def test_offline_never_reaches_a_url_mirror(cache_dir, server):
+    """download=False (--offline): no request to a URL mirror, one line saying why."""
+    settings = _url_mirror(server, cache_dir, download=False)
+    assert task_status("lenses", settings) == "download"
+    with pytest.raises(DownloadError, match=r"is a URL, which --offline does not reach"):
+        load_task(TaskSpec("lenses"), settings)
+    assert server.requests == []
+
+
+def test_listing_with_a_url_mirror_asks_no_server(cache_dir, server):
+    """nbvslr datasets with a URL mirror shows each task's folder there, without a request."""
+    from nbvslr.cli.datasets_cmd import task_rows
+
+    rows = task_rows(_url_mirror(server, cache_dir))
+    lenses = next(r for r in rows if r["task"] == "lenses")
+    assert (lenses["status"], lenses["location"]) == ("mirror", f"{server.url}/mirror/lenses/")
+    assert server.requests == []
+
+
+def test_a_url_mirror_stays_a_url_for_the_workers(cache_dir):
+    """portable() makes a folder mirror absolute but leaves a URL mirror as it is."""
+    url = "https://example.org/uci/"
+    _, settings = portable(TaskSpec("lenses"), DataSettings(cache_dir=cache_dir, mirror=url))
+    assert settings.mirror == url
+
+
+def test_the_cli_takes_a_url_mirror_and_a_folder_mirror(mirror, tmp_path, server):
+    """nbvslr datasets fetch --mirror URL fills the cache from the server; --mirror DIR
+    still reads the folder; a mirror that is down is one 'error:' line, exit 1."""
+    from click.testing import CliRunner
+
+    from nbvslr.cli import cli
+
+    server.routes[MIRROR_ROUTE] = (mirror / "lenses" / "lenses.data").read_bytes()
+    env = {"NBVSLR_DATA_MIRROR": None}
+    for name, where in (("url", f"{server.url}/mirror/"), ("folder", str(mirror))):
+        cache = tmp_path / name
+        result = CliRunner().invoke(cli, ["datasets", "fetch", "lenses", "--fresh", "--cache",
+                                          str(cache), "--mirror", where], env=env)
+        assert result.exit_code == 0, result.output
+        assert (cache / "lenses" / "lenses.data").read_bytes() == (
+            mirror / "lenses" / "lenses.data").read_bytes()
+    assert server.requests == [MIRROR_ROUTE]
+    with _Server() as down:
+        gone = down.url
+    result = CliRunner().invoke(cli, ["datasets", "fetch", "lenses", "--fresh", "--cache",
+                                      str(tmp_path / "down"), "--timeout", "2", "--mirror",
+                                      f"{gone}/mirror/"], env=env)
+    assert result.exit_code == 1
+    assert result.output.startswith(f"error: download of {gone}/mirror/lenses/lenses.data")
+    assert len(result.output.strip().splitlines()) == 1
 
 
 # --------------------------------------------------------------------------- shipped copies
