@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from nbvslr import config
-from nbvslr.data.recipes import BUILTIN_TASKS, get_recipe
+from nbvslr.data.recipes import BUILTIN_TASKS, MIXED_TASKS, get_recipe
 from nbvslr.models.options import MCMC_DEFAULTS, PROFILES
 from nbvslr.models.registry import OPTIONS
 
@@ -91,10 +91,11 @@ def render() -> str:
                        f"{o.valid} | {o.meaning} |")
     out += ["", "## Built-in tasks", "",
             "Rows, features and positives under the default choices; the paper's grid of m "
-            "(`sizes: paper`).", "",
+            "(`sizes: paper`). adult-mixed (adult's 14 attributes, no panel of the paper) "
+            "comes last, with a grid of its own.", "",
             "| task | panel title | kind | rows | features | positives | paper grid |",
             "|---|---|---|---|---|---|---|"]
-    for name in BUILTIN_TASKS:
+    for name in BUILTIN_TASKS + MIXED_TASKS:
         r = get_recipe(name)
         rows, features, positives = r.known
         out.append(f"| {name} | {r.panel_title()} | {r.kind} | {rows} | {features} | {positives} | "
@@ -103,7 +104,7 @@ def render() -> str:
             "Every choice the paper leaves open, overridable in a config with "
             "`tasks: [{name: lymphography, overrides: {target: metastases-vs-malign}}]`.", "",
             "| task | choice | default | alternatives | why |", "|---|---|---|---|---|"]
-    for name in BUILTIN_TASKS:
+    for name in BUILTIN_TASKS + MIXED_TASKS:
         for key, choice in get_recipe(name).choices.items():
             others = ", ".join(str(_value(o)).strip("`") for o in choice.options
                                if o != choice.value)

@@ -1,4 +1,4 @@
-"""``nbvslr datasets``: list the built-in tasks; ``nbvslr datasets fetch``: fill the cache."""
+"""``nbvslr datasets``: list the built-in binary tasks; ``datasets fetch``: fill the cache."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from nbvslr.cli.data_options import data_options, data_settings
-from nbvslr.data import BUILTIN_TASKS, fetch, get_recipe, task_status
+from nbvslr.data import BUILTIN_TASKS, MIXED_TASKS, fetch, get_recipe, task_status
 from nbvslr.data.dataset import DataSettings
 from nbvslr.data.sources import cache_path, is_url, shipped_file, url_of
 
@@ -17,9 +17,10 @@ COLUMNS = ("task", "rows", "features", "positives", "kind", "title", "status", "
 
 
 def task_rows(settings: DataSettings) -> list[dict[str, object]]:
-    """One row per built-in task: the recipe's counts, title, and where its files are."""
+    """One row per built-in binary task (Figure 1's, then adult-mixed): the recipe's counts,
+    title, and where its files are."""
     rows = []
-    for name in BUILTIN_TASKS:
+    for name in BUILTIN_TASKS + MIXED_TASKS:
         recipe = get_recipe(name)
         n_rows, n_features, positives = recipe.known
         state = task_status(name, settings)
@@ -65,7 +66,7 @@ def _csv(rows: list[dict[str, object]]) -> str:
 
 @click.group(
     "datasets", invoke_without_command=True,
-    short_help="List the 15 built-in tasks and where their files are.",
+    short_help="List the built-in tasks and where their files are.",
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="""\b
 Examples:
@@ -80,9 +81,9 @@ Examples:
 @data_options
 @click.pass_context
 def datasets(ctx, fmt, mirror, cache, offline, fresh, timeout):
-    """List the 15 built-in tasks of Figure 1: rows, features and positives (under the
-    recipe's default choices), the panel title, and where the files are: cached, shipped
-    with nbvslr, in the mirror, or to be downloaded."""
+    """List the 15 built-in tasks of Figure 1 and adult-mixed (adult's 14 attributes):
+    rows, features and positives (under the recipe's default choices), the panel title, and
+    where the files are: cached, shipped with nbvslr, in the mirror, or to be downloaded."""
     ctx.obj = data_settings(mirror, cache, offline, fresh, timeout)
     if ctx.invoked_subcommand is None:
         rows = task_rows(ctx.obj)

@@ -6,6 +6,8 @@ Public API
     The 15 tasks of Ng & Jordan's Figure 1, in panel order.
 ``MULTICLASS_TASKS``
     The built-in tasks of more than two classes (optdigits-10, lymphography-4, lenses-3).
+``MIXED_TASKS``
+    The built-in tasks of continuous and discrete attributes together (adult-mixed).
 ``get_recipe(name)``, ``resolve_choices(recipe, overrides)``
     A built-in task's recipe, and its choices after a config's overrides.
 ``validate_task(spec)``
@@ -29,6 +31,7 @@ from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
 from nbvslr.data.parse import build_dataset, read_rows
 from nbvslr.data.recipes import (
     BUILTIN_TASKS,
+    MIXED_TASKS,
     MULTICLASS_TASKS,
     RECIPES,
     Recipe,
@@ -38,6 +41,7 @@ from nbvslr.data.recipes import (
 
 __all__ = [
     "BUILTIN_TASKS",
+    "MIXED_TASKS",
     "MULTICLASS_TASKS",
     "RECIPES",
     "Dataset",

@@ -6,7 +6,8 @@ The steps, each driven by the recipe's data and its resolved choices:
 2. ``build_dataset``: make the class binary, or codes ``0 .. K - 1`` (``Target``), keep
    the recipe's attributes, treat missing values, drop constant (or binary) columns, then
    encode: continuous columns as float64 rescaled to [0, 1] over the whole dataset,
-   discrete columns as int64 level codes.
+   discrete columns as int64 level codes; a mixed task's continuous attributes (the
+   recipe's ``continuous``) the first way, then its other attributes the second, as float64.
 """
 
 from __future__ import annotations
@@ -175,44 +176,20 @@ def build_dataset(
         )
 
     # --- encoding -----------------------------------------------------------------------
-    dropped: list[str] = []
     if recipe.kind == "continuous":
-        Xf = np.column_stack([_numeric(X[:, j], names[j]) for j in range(len(names))])  # (N, d)
-        lo, hi = Xf.min(axis=0), Xf.max(axis=0)  # (d,)
-        n_distinct = np.array([np.unique(Xf[:, j]).size for j in range(Xf.shape[1])])
-        drop = np.zeros(len(names), dtype=bool)
-        if choices.get("constant_columns", "drop") == "drop":
-            drop |= n_distinct == 1
-        if choices.get("binary_columns", "keep") == "drop":
-            drop |= n_distinct == 2
-        dropped = [n for n, d in zip(names, drop, strict=True) if d]
-        keep_cols = ~drop
-        Xf, lo, hi = Xf[:, keep_cols], lo[keep_cols], hi[keep_cols]
-        span = hi - lo
-        # A kept constant column has span 0: it is mapped to 0 instead of dividing by zero.
-        span = np.where(span > 0, span, 1.0)
-        X_out = (Xf - lo) / span  # (N, d) in [0, 1]
-        names = [n for n, k in zip(names, keep_cols, strict=True) if k]
+        X_out, names, dropped = _encode_continuous(X, names, choices)
         n_values: tuple[int, ...] = ()
-    else:
-        codes, levels = [], []
-        for j in range(X.shape[1]):
-            uniq, inverse = np.unique(X[:, j], return_inverse=True)  # (L,), (N,)
-            order = _level_order(uniq.tolist(), parse.missing)
-            rank = np.array([order.index(v) for v in uniq.tolist()], dtype=np.int64)  # (L,)
-            codes.append(rank[inverse.reshape(-1)])
-            levels.append(order)
-        keep_cols = np.array(
-            [choices.get("constant_columns", "drop") != "drop" or len(lv) > 1 for lv in levels],
-            dtype=bool,
-        )
-        dropped = [n for n, k in zip(names, keep_cols, strict=True) if not k]
-        X_out = (
-            np.column_stack([c for c, k in zip(codes, keep_cols, strict=True) if k])
-            if keep_cols.any() else np.zeros((len(y), 0), dtype=np.int64)
-        )  # (N, d)
-        n_values = tuple(len(lv) for lv, k in zip(levels, keep_cols, strict=True) if k)
-        names = [n for n, k in zip(names, keep_cols, strict=True) if k]
+    elif recipe.kind == "discrete":
+        X_out, names, n_values, dropped = _encode_discrete(X, names, choices, parse.missing)
+    else:  # mixed: the continuous attributes rescaled, then the discrete ones' codes
+        numeric = [j for j, n in enumerate(names) if n in recipe.continuous]
+        coded = [j for j, n in enumerate(names) if n not in recipe.continuous]
+        Xc, names_c, dropped_c = _encode_continuous(X[:, numeric], [names[j] for j in numeric],
+                                                    choices)
+        Xd, names_d, n_values, dropped_d = _encode_discrete(
+            X[:, coded], [names[j] for j in coded], choices, parse.missing)
+        X_out = np.concatenate([Xc, Xd.astype(np.float64)], axis=1)  # (N, d)
+        names, dropped = names_c + names_d, dropped_c + dropped_d
 
     notes = {
         "recipe": recipe.name,
@@ -236,3 +213,55 @@ def build_dataset(
         notes=notes,
         classes=tuple(target.classes),
     )
+
+
+def _encode_continuous(
+    X: np.ndarray, names: list[str], choices: Mapping[str, Any]
+) -> tuple[np.ndarray, list[str], list[str]]:
+    """The string columns ``X`` (N, d) as float64 rescaled to [0, 1] over all N rows,
+    ``(X - min) / (max - min)``, after dropping constant (``constant_columns``) or two-valued
+    (``binary_columns``) columns; returns (X (N, d'), kept names, dropped names)."""
+    Xf = np.column_stack([_numeric(X[:, j], names[j]) for j in range(len(names))])  # (N, d)
+    lo, hi = Xf.min(axis=0), Xf.max(axis=0)  # (d,)
+    n_distinct = np.array([np.unique(Xf[:, j]).size for j in range(Xf.shape[1])])
+    drop = np.zeros(len(names), dtype=bool)
+    if choices.get("constant_columns", "drop") == "drop":
+        drop |= n_distinct == 1
+    if choices.get("binary_columns", "keep") == "drop":
+        drop |= n_distinct == 2
+    dropped = [n for n, d in zip(names, drop, strict=True) if d]
+    keep_cols = ~drop
+    Xf, lo, hi = Xf[:, keep_cols], lo[keep_cols], hi[keep_cols]
+    span = hi - lo
+    # A kept constant column has span 0: it is mapped to 0 instead of dividing by zero.
+    span = np.where(span > 0, span, 1.0)
+    kept = [n for n, k in zip(names, keep_cols, strict=True) if k]
+    return (Xf - lo) / span, kept, dropped  # (N, d') in [0, 1]
+
+
+def _encode_discrete(
+    X: np.ndarray, names: list[str], choices: Mapping[str, Any], missing: str
+) -> tuple[np.ndarray, list[str], tuple[int, ...], list[str]]:
+    """The string columns ``X`` (N, d) as int64 level codes ``0 .. L_j - 1`` in the order of
+    ``_level_order`` (the ``missing`` marker, kept as a level, last), after dropping
+    one-level columns (``constant_columns``); returns (codes (N, d'), kept names, L of each
+    kept column, dropped names)."""
+    codes, levels = [], []
+    for j in range(X.shape[1]):
+        uniq, inverse = np.unique(X[:, j], return_inverse=True)  # (L,), (N,)
+        order = _level_order(uniq.tolist(), missing)
+        rank = np.array([order.index(v) for v in uniq.tolist()], dtype=np.int64)  # (L,)
+        codes.append(rank[inverse.reshape(-1)])
+        levels.append(order)
+    keep_cols = np.array(
+        [choices.get("constant_columns", "drop") != "drop" or len(lv) > 1 for lv in levels],
+        dtype=bool,
+    )
+    dropped = [n for n, k in zip(names, keep_cols, strict=True) if not k]
+    X_out = (
+        np.column_stack([c for c, k in zip(codes, keep_cols, strict=True) if k])
+        if keep_cols.any() else np.zeros((X.shape[0], 0), dtype=np.int64)
+    )  # (N, d')
+    n_values = tuple(len(lv) for lv, k in zip(levels, keep_cols, strict=True) if k)
+    kept = [n for n, k in zip(names, keep_cols, strict=True) if k]
+    return X_out, kept, n_values, dropped

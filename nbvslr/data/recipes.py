@@ -1,5 +1,6 @@
-"""The 15 built-in tasks of Ng & Jordan's Figure 1, and three tasks of more than two classes
-from the same files (``MULTICLASS_TASKS``), as data.
+"""The 15 built-in tasks of Ng & Jordan's Figure 1, three tasks of more than two classes
+from the same files (``MULTICLASS_TASKS``) and adult with all 14 attributes
+(``MIXED_TASKS``), as data.
 
 A ``Recipe`` says everything needed to turn the original UCI files into a task:
 which files (with their sha256), where they can be downloaded, how to parse them, which
@@ -106,9 +107,10 @@ class Recipe:
     train, test : tuple of DataFile
         Data files; ``test`` files are pooled with ``train`` when ``choices["pool"]`` is true.
     parse : Parse
-    kind : {"continuous", "discrete"}
+    kind : {"continuous", "discrete", "mixed"}
     features : tuple of str
-        Attributes kept (only continuous or only discrete ones, as in the paper).
+        Attributes kept (only continuous or only discrete ones, as in the paper; a mixed
+        task lists its continuous ones first).
     targets : mapping of str to Target
         One entry, or several selected by ``choices["target"]``.
     sizes : tuple of int
@@ -117,6 +119,9 @@ class Recipe:
     choices : mapping of str to Choice
     known : tuple of int
         (rows, features, positives) under the default choices, shown before any download.
+    continuous : tuple of str
+        A mixed task: the attributes of ``features`` read as numbers and rescaled (the
+        others become level codes). ``()`` for a continuous or discrete task.
     """
 
     name: str
@@ -133,6 +138,7 @@ class Recipe:
     known: tuple[int, int, int]
     test: tuple[DataFile, ...] = ()
     choices: Mapping[str, Choice] = field(default_factory=dict)
+    continuous: tuple[str, ...] = ()
 
     @property
     def files(self) -> tuple[DataFile, ...]:
@@ -768,6 +774,37 @@ def _multiclass(
 
 
 _BY_NAME = {r.name: r for r in _RECIPES}
+
+
+def _mixed(continuous: Recipe, discrete: Recipe, name: str, title: str,
+           sizes: tuple[int, ...], x_range: tuple[float, float]) -> Recipe:
+    """A task of the attributes of two Figure 1 panels of the same files, the ``continuous``
+    panel's rescaled as it rescales them and the ``discrete`` panel's coded as it codes them
+    (same parsing, target and choices); ``known`` adds up the two panels' features."""
+    if (continuous.train, continuous.test, continuous.parse, continuous.targets) != (
+        discrete.train, discrete.test, discrete.parse, discrete.targets
+    ):
+        raise ValueError(f"{name}: the two panels read different files or targets")
+    rows, n_continuous, positives = continuous.known
+    return Recipe(
+        name=name, title=title, dataset=continuous.dataset, uci_id=continuous.uci_id,
+        train=continuous.train, test=continuous.test, parse=continuous.parse, kind="mixed",
+        features=continuous.features + discrete.features, targets=continuous.targets,
+        sizes=sizes, x_range=x_range,
+        known=(rows, n_continuous + discrete.known[1], positives),
+        choices={**continuous.choices, **discrete.choices},
+        continuous=continuous.features,
+    )
+
+
+_MIXED_RECIPES = (
+    # Grid: the discrete panel's (2..382 step 20): LR's one-hot design has 6 + 102 columns,
+    # as wide as the discrete panel's, and its curve flattens on that scale.
+    _mixed(
+        _BY_NAME["adult-continuous"], _BY_NAME["adult-discrete"], "adult-mixed",
+        "adult (all 14 attributes, mixed)", _grid(2, 382, 20), (0.0, 400.0),
+    ),
+)
 _MULTICLASS_RECIPES = (
     _multiclass(
         _BY_NAME["optdigits-0v1"], "optdigits-10", "optdigits (10 digits, continuous)",
@@ -789,12 +826,15 @@ _MULTICLASS_RECIPES = (
 )
 
 RECIPES: Mapping[str, Recipe] = MappingProxyType(
-    {r.name: r for r in _RECIPES + _MULTICLASS_RECIPES}
+    {r.name: r for r in _RECIPES + _MULTICLASS_RECIPES + _MIXED_RECIPES}
 )
 BUILTIN_TASKS: tuple[str, ...] = tuple(r.name for r in _RECIPES)
 """The 15 tasks of Figure 1, in panel order."""
 MULTICLASS_TASKS: tuple[str, ...] = tuple(r.name for r in _MULTICLASS_RECIPES)
 """The built-in tasks of more than two classes (no panel of the paper)."""
+MIXED_TASKS: tuple[str, ...] = tuple(r.name for r in _MIXED_RECIPES)
+"""The built-in tasks of continuous and discrete attributes together (no panel of the
+paper): adult-mixed."""
 
 
 def get_recipe(name: str) -> Recipe:
