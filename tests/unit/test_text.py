@@ -1,0 +1,128 @@
+"""Text tasks: tokens and counts against CountVectorizer, NB and LR against scikit-learn."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.naive_bayes import BernoulliNB, MultinomialNB
+
+from nbvslr.data import BUILTIN_TASKS
+from nbvslr.data.text import (
+    TEXT_TASKS,
+    count_matrix,
+    load_sms_spam,
+    parse_sms_spam,
+    split_vocabulary,
+)
+from nbvslr.errors import ConfigError, DataError
+from nbvslr.models.text import design_of, fit_lr_text, fit_nb_text, scores
+
+DOCS = [
+    "Free entry in a weekly competition, win cash now!",
+    "Hey, are we still on for lunch today?",
+    "WINNER!! You have won a free prize; call now",
+    "I'll call you later about the lunch plans",
+    "Claim your free cash prize now, text WIN to 80086",
+    "Can you pick up milk on the way home?",
+    "Urgent: your mobile number has won cash, call today",
+    "See you at home, the plans changed again",
+    "Free ringtone offer: reply WIN now",
+    "Are you home yet? Dinner is ready",
+    "Congratulations you won a free holiday call now",
+    "Let me know when you get home today",
+]
+Y = np.array([1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0])
+
+
+def _split_data(seed: int, S: int, m: int):
+    rng = np.random.default_rng(seed)
+    idx = np.stack([np.sort(np.r_[rng.choice(np.flatnonzero(Y == 1), m // 2, replace=False),
+                                  rng.choice(np.flatnonzero(Y == 0), m - m // 2, replace=False)])
+                    for _ in range(S)])
+    return idx
+
+
+def test_counts_match_count_vectorizer():
+    """count_matrix gives CountVectorizer's default tokens, vocabulary order and counts."""
+    X, vocab = count_matrix(DOCS)
+    cv = CountVectorizer()
+    ref = cv.fit_transform(DOCS)
+    assert list(vocab) == list(cv.get_feature_names_out())
+    assert (X != ref).nnz == 0
+
+
+def test_training_vocabulary_is_the_training_documents_words():
+    """vocabulary: training keeps exactly the words CountVectorizer finds in the training rows."""
+    X, vocab = count_matrix(DOCS)
+    idx = _split_data(0, 3, 6)
+    keep = split_vocabulary(X, idx, "training", min_df=2)
+    for s in range(3):
+        cv = CountVectorizer(min_df=2).fit([DOCS[i] for i in idx[s]])
+        assert [vocab[j] for j in np.flatnonzero(keep[s])] == list(cv.get_feature_names_out())
+    assert split_vocabulary(X, idx, "all").all()
+    assert (split_vocabulary(X, idx, "training", max_features=5).sum(axis=1) == 5).all()
+    with pytest.raises(ConfigError):
+        split_vocabulary(X, idx, "test")
+
+
+@pytest.mark.parametrize("event", ["multinomial", "bernoulli"])
+@pytest.mark.parametrize("smoothing", [1.0, 0.5])
+def test_nb_matches_sklearn(event, smoothing):
+    """Batched NB on counts = MultinomialNB/BernoulliNB per split (same vocabulary, prior)."""
+    X, vocab = count_matrix(DOCS)
+    idx = _split_data(1, 4, 8)
+    keep = split_vocabulary(X, idx, "training")
+    theta = fit_nb_text(X, Y, idx, keep, event=event, smoothing=smoothing)
+    z = scores(design_of(X, event), theta)
+    for s in range(4):
+        cv = CountVectorizer(vocabulary=[vocab[j] for j in np.flatnonzero(keep[s])])
+        Xs = cv.transform(DOCS)
+        n1 = Y[idx[s]].sum()
+        prior = [(8 - n1 + smoothing) / (8 + 2 * smoothing), (n1 + smoothing) / (8 + 2 * smoothing)]
+        Model = MultinomialNB if event == "multinomial" else BernoulliNB
+        nb = Model(alpha=smoothing, class_prior=prior, force_alpha=True).fit(Xs[idx[s]], Y[idx[s]])
+        proba = 1.0 / (1.0 + np.exp(-z[s]))
+        np.testing.assert_allclose(proba, nb.predict_proba(Xs)[:, 1], atol=1e-6)
+        assert (np.where(z[s] > 0, 1, 0) == nb.predict(Xs)).all()
+
+
+def test_lr_matches_sklearn():
+    """Batched Newton-CG LR on counts = LogisticRegression(C) per split, to 1e-6 in probability."""
+    X, vocab = count_matrix(DOCS)
+    idx = _split_data(2, 3, 8)
+    keep = split_vocabulary(X, idx, "training")
+    theta, n_iter, converged = fit_lr_text(X, Y, idx, keep, C=1.0)
+    assert converged.all()
+    z = scores(X, theta)
+    for s in range(3):
+        cv = CountVectorizer(vocabulary=[vocab[j] for j in np.flatnonzero(keep[s])])
+        Xs = cv.transform(DOCS)
+        lr = LogisticRegression(C=1.0, tol=1e-12, max_iter=10000).fit(Xs[idx[s]], Y[idx[s]])
+        np.testing.assert_allclose(1 / (1 + np.exp(-z[s])), lr.predict_proba(Xs)[:, 1], atol=1e-6)
+        assert (np.where(z[s] > 0, 1, 0) == lr.predict(Xs)).all()
+
+
+def test_unpenalised_lr_is_refused_in_one_line():
+    """lr without C on text is refused with a one-line hint to set C, not faked."""
+    X, _ = count_matrix(DOCS)
+    idx = _split_data(3, 1, 6)
+    with pytest.raises(ConfigError, match="set C:") as err:
+        fit_lr_text(X, Y, idx, split_vocabulary(X, idx), C=None)
+    assert "\n" not in str(err.value)
+
+
+def test_sms_spam_is_shipped_verified_and_out_of_figure_1(tmp_path):
+    """sms-spam reads from the shipped file (5,574 messages, 747 spam), not a Figure 1 task."""
+    from nbvslr.data.dataset import DataSettings
+
+    task = load_sms_spam(DataSettings(cache_dir=tmp_path, download=False))
+    assert len(task.documents) == 5574 and int(task.y.sum()) == 747
+    assert "sms-spam" in TEXT_TASKS and "sms-spam" not in BUILTIN_TASKS
+
+
+def test_sms_spam_parse_refuses_a_changed_file():
+    """A line without the label and TAB is a one-line DataError, not a traceback."""
+    with pytest.raises(DataError, match="line 2"):
+        parse_sms_spam(b"ham\thello\nLabel SMS\n")
