@@ -126,3 +126,40 @@ def test_sms_spam_parse_refuses_a_changed_file():
     """A line without the label and TAB is a one-line DataError, not a traceback."""
     with pytest.raises(DataError, match="line 2"):
         parse_sms_spam(b"ham\thello\nLabel SMS\n")
+
+
+def test_sms_spam_end_to_end_writes_its_results(tmp_path):
+    """A small sms-spam run writes splits.csv and summary.csv; NB's error = sklearn's there."""
+    from nbvslr.runner.text import load_text_task, run_text
+    from nbvslr.splits import draw_train_sets, split_seeds
+
+    task = load_text_task("sms-spam")
+    models = {"nb-multinomial": {"model": "nb"},
+              "nb-bernoulli": {"model": "nb", "event": "bernoulli"},
+              "lr": {"model": "lr", "C": 1.0}}
+    table, summary = run_text(task, models, sizes=(10, 60), splits=2, seed=0, out=tmp_path)
+    assert (tmp_path / "sms-spam" / "splits.csv").is_file()
+    assert (tmp_path / "sms-spam" / "summary.csv").is_file()
+    assert len(table) == 3 * 2 * 2 and table["converged"].all()
+    assert set(summary["model"]) == set(models)
+    idx = draw_train_sets(task.y, 60, split_seeds(0, "sms-spam", 60, range(2))[0])
+    docs = np.array(task.documents, dtype=object)
+    test = np.setdiff1d(np.arange(len(docs)), idx[1])
+    cv = CountVectorizer().fit(docs[idx[1]])
+    n1 = task.y[idx[1]].sum()
+    nb = MultinomialNB(alpha=1.0, force_alpha=True, class_prior=[(60 - n1 + 1) / 62, (n1 + 1) / 62])
+    nb.fit(cv.transform(docs[idx[1]]), task.y[idx[1]])
+    expected = np.mean(nb.predict(cv.transform(docs[test])) != task.y[test])
+    got = table.query("model == 'nb-multinomial' and m == 60 and split == 1")["error"].item()
+    assert got == pytest.approx(expected, abs=1e-12)
+
+
+def test_text_run_refuses_unknown_task_and_option():
+    """A misspelt text task or an option NB does not have: one-line ConfigError."""
+    from nbvslr.runner.text import load_text_task, run_text
+
+    with pytest.raises(ConfigError, match="sms-spam"):
+        load_text_task("sms-spamm")
+    task = parse_sms_spam(b"ham\thello there\nspam\twin cash\nham\tsee you\n")
+    with pytest.raises(ConfigError, match="unknown option"):
+        run_text(task, {"nb": {"model": "nb", "C": 1.0}}, sizes=(2,), splits=1)
