@@ -4,7 +4,7 @@
 does (``nbvslr.splits``: seeded, every class in every training set, the test set every other
 document), keeps each split's vocabulary (``nbvslr.data.text.split_vocabulary``), fits every
 model on all splits of a size at once (``nbvslr.models.text``) and scores the held-out
-documents by sparse products. With ``out`` a folder it writes ``<out>/<task>/splits.csv``
+documents by sparse products. With ``out`` a folder it writes ``<out>/<task>/splits.csv.gz``
 (``results.SPLIT_COLUMNS``) and ``summary.csv`` (``results.SUMMARY_COLUMNS``).
 
 A model is ``{"model": "nb", "event": "multinomial" | "bernoulli", "smoothing": l}`` or
@@ -24,11 +24,10 @@ from nbvslr.analysis.stats import summarize
 from nbvslr.data.text import TEXT_TASKS, TextTask, count_matrix, load_sms_spam, split_vocabulary
 from nbvslr.errors import ConfigError, did_you_mean
 from nbvslr.models.text import design_of, fit_lr_text, fit_nb_text, scores
-from nbvslr.results.files import atomic_write_bytes, csv_bytes
-from nbvslr.results.layout import SPLIT_COLUMNS, SUMMARY_FILE, task_dir
+from nbvslr.results.files import atomic_write_bytes, csv_bytes, write_csv_gz
+from nbvslr.results.layout import SPLIT_COLUMNS, SPLITS_FILE, SUMMARY_FILE, task_dir
 from nbvslr.splits import check_size, draw_train_sets, split_seeds
 
-SPLITS_CSV = "splits.csv"
 _NB_KEYS = {"model", "event", "smoothing"}
 _LR_KEYS = {"model", "C"}
 
@@ -98,6 +97,6 @@ def run_text(
     if out is not None:
         folder = task_dir(Path(out), task.name)
         folder.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(folder / SPLITS_CSV, csv_bytes(table))
+        write_csv_gz(folder / SPLITS_FILE, table)
         atomic_write_bytes(folder / SUMMARY_FILE, csv_bytes(summary))
     return table, summary

@@ -129,7 +129,7 @@ def test_sms_spam_parse_refuses_a_changed_file():
 
 
 def test_sms_spam_end_to_end_writes_its_results(tmp_path):
-    """A small sms-spam run writes splits.csv and summary.csv; NB's error = sklearn's there."""
+    """A small sms-spam run writes splits.csv.gz and summary.csv; NB's error = sklearn's there."""
     from nbvslr.runner.text import load_text_task, run_text
     from nbvslr.splits import draw_train_sets, split_seeds
 
@@ -138,7 +138,7 @@ def test_sms_spam_end_to_end_writes_its_results(tmp_path):
               "nb-bernoulli": {"model": "nb", "event": "bernoulli"},
               "lr": {"model": "lr", "C": 1.0}}
     table, summary = run_text(task, models, sizes=(10, 60), splits=2, seed=0, out=tmp_path)
-    assert (tmp_path / "sms-spam" / "splits.csv").is_file()
+    assert (tmp_path / "sms-spam" / "splits.csv.gz").is_file()
     assert (tmp_path / "sms-spam" / "summary.csv").is_file()
     assert len(table) == 3 * 2 * 2 and table["converged"].all()
     assert set(summary["model"]) == set(models)
