@@ -127,6 +127,12 @@ def split_vocabulary(
     if vocabulary not in VOCABULARIES:
         raise ConfigError(f"features.vocabulary = {vocabulary!r} is invalid; it must be one of "
                           "'training', 'all'")
+    if isinstance(min_df, bool) or not isinstance(min_df, int) or min_df < 1:
+        raise ConfigError(f"features.min_df = {min_df!r} is invalid; it must be an integer >= 1")
+    if max_features is not None and (isinstance(max_features, bool)
+                                     or not isinstance(max_features, int) or max_features < 1):
+        raise ConfigError(f"features.max_features = {max_features!r} is invalid; it must be an "
+                          "integer >= 1 or null")
     S = idx.shape[0]
     V = X.shape[1]
     present = X.copy()

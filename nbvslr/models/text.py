@@ -88,6 +88,8 @@ def fit_nb_text(
     if event not in EVENTS:
         raise ConfigError(f"nb option 'event' = {event!r} is invalid; it must be one of "
                           "'multinomial', 'bernoulli'")
+    if not smoothing > 0:
+        raise ConfigError(f"nb option 'smoothing' = {smoothing!r} is invalid; it must be > 0")
     S, m = idx.shape
     N = X.shape[0]
     Z = design_of(X, event)
@@ -168,6 +170,8 @@ def fit_lr_text(
         raise ConfigError(
             "lr on a text task needs a penalty: the unpenalised fit (the paper's rule) is not "
             "available for text yet; set C: (e.g. C: 1)")
+    if not C > 0:
+        raise ConfigError(f"lr option 'C' = {C!r} is invalid; it must be > 0")
     S, m = idx.shape
     V = X.shape[1]
     P = V + 1

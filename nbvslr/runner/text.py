@@ -72,7 +72,7 @@ def run_text(
         draw, _ = split_seeds(seed, task.name, int(m), range(splits))
         idx = draw_train_sets(task.y, int(m), draw)  # (S, m)
         keep = split_vocabulary(X, idx, features.get("vocabulary", "training"),
-                                int(features.get("min_df", 1)), features.get("max_features"))
+                                features.get("min_df", 1), features.get("max_features"))
         test = np.ones((splits, N), dtype=bool)
         test[np.arange(splits)[:, None], idx] = False
         wrong_sign = np.where(task.y == 1, 1.0, -1.0)

@@ -163,3 +163,18 @@ def test_text_run_refuses_unknown_task_and_option():
     task = parse_sms_spam(b"ham\thello there\nspam\twin cash\nham\tsee you\n")
     with pytest.raises(ConfigError, match="unknown option"):
         run_text(task, {"nb": {"model": "nb", "C": 1.0}}, sizes=(2,), splits=1)
+
+
+def test_bad_text_options_are_one_line_errors():
+    """min_df, max_features, smoothing and C out of range: one-line ConfigError each."""
+    X, _ = count_matrix(DOCS)
+    idx = _split_data(4, 2, 6)
+    keep = split_vocabulary(X, idx)
+    for call in (lambda: split_vocabulary(X, idx, min_df=0),
+                 lambda: split_vocabulary(X, idx, max_features=0),
+                 lambda: fit_nb_text(X, Y, idx, keep, smoothing=0.0),
+                 lambda: fit_nb_text(X, Y, idx, keep, event="poisson"),
+                 lambda: fit_lr_text(X, Y, idx, keep, C=-1.0)):
+        with pytest.raises(ConfigError) as err:
+            call()
+        assert "\n" not in str(err.value)
