@@ -19,6 +19,8 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,dask]'
+	# the compiled loops, once for this machine (about 9 s; the first run would pay it)
+	$(BIN)/python -c 'from nbvslr.runner.warm import main; main()'
 	touch $(STAMP)
 
 install: $(STAMP)
