@@ -15,10 +15,13 @@ PANELS  := pima adult-continuous boston optdigits-0v1 optdigits-2v3 ionosphere l
         redraw-committed compare bench bench-quick sample-complexity refresh-sample-complexity \
         clean
 
+# The install ends by compiling the numba loops once for this machine (about 9 s, which a
+# first run would otherwise pay; benchmarks/RESULTS.md).
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,dask]'
+	$(BIN)/python -c 'from nbvslr.runner.warm import main; main()'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -32,6 +32,20 @@ COMMANDS = {
     "sample-complexity": ("nbvslr.cli.study_cmd", "sample_complexity"),
 }
 
+#: command name -> its ``short_help``, shown by ``nbvslr --help`` without importing the
+#: command's module (numpy, pandas...); tests/unit/test_startup.py checks each against the
+#: command's own
+SHORT_HELP = {
+    "run": "Run the learning-curve experiments of each config.",
+    "configs": "List the shipped configs, or show one.",
+    "datasets": "List the built-in tasks and where their files are.",
+    "plot": "Draw the learning curves of finished runs.",
+    "report": "Tabulate finished runs: errors, NB - LR, crossovers.",
+    "fidelity": "Compare finished runs with the paper's Figure 1.",
+    "compare": "Check a run's curves against a reference run.",
+    "sample-complexity": "Run a study of m* (NB and LR) as n grows.",
+}
+
 
 _NO_ARGS = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
@@ -42,6 +56,22 @@ class _Group(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *COMMANDS})
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands and their one-line help, from ``SHORT_HELP`` for those not imported
+        yet: ``nbvslr --help`` imports no command's module."""
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in self.commands:
+                cmd = self.commands[name]
+                if cmd.hidden:
+                    continue
+                rows.append((name, cmd.get_short_help_str(formatter.width - 6 - len(name))))
+            else:
+                rows.append((name, SHORT_HELP[name]))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in self.commands and name in COMMANDS:

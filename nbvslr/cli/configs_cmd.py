@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from nbvslr.config.catalog import shipped_config, shipped_configs
+from nbvslr.catalog import shipped_config, shipped_configs
 
 
 @click.group(

@@ -19,6 +19,9 @@ Public API
     Fill the cache; say where a task's files would come from.
 
 Inline tasks (``source: {csv|uci|synthetic}``) are handled by ``nbvslr.data.inline``.
+
+Importing this package imports no numpy (``parse`` is imported by ``load_task``, numpy by
+``Dataset``'s methods): ``nbvslr datasets`` lists the tasks without it.
 """
 
 from __future__ import annotations
@@ -28,7 +31,6 @@ from pathlib import Path
 
 from nbvslr.data import sources
 from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
-from nbvslr.data.parse import build_dataset, read_rows
 from nbvslr.data.recipes import (
     BUILTIN_TASKS,
     MIXED_TASKS,
@@ -87,6 +89,8 @@ def load_task(spec: TaskSpec, settings: DataSettings) -> Dataset:
         return _inline().load(spec, settings)
     recipe = get_recipe(spec.name)
     choices = resolve_choices(recipe, spec.overrides)
+    from nbvslr.data.parse import build_dataset, read_rows  # numpy: only when data is read
+
     tables, provenance = [], []
     for file in _files(recipe, choices.get("pool", True)):
         content, how = sources.read_verified(recipe.dataset, file, settings)

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
 import platformdirs
+
+if TYPE_CHECKING:  # numpy is imported where it is used: listing the tasks needs none
+    import numpy as np
 
 Kind = Literal["continuous", "discrete", "mixed"]
 
@@ -83,6 +85,8 @@ class Dataset:
     @property
     def n_positive(self) -> int:
         """Rows of class 1 (a binary task's positives)."""
+        import numpy as np
+
         return int(np.count_nonzero(self.y == 1))
 
     @property
@@ -97,6 +101,8 @@ class Dataset:
 
     def codes(self) -> np.ndarray:
         """The level codes of the discrete columns, int64 of shape (N, d - n_continuous)."""
+        import numpy as np
+
         return np.asarray(self.X[:, self.n_continuous:], dtype=np.int64)
 
 
@@ -125,6 +131,8 @@ class TaskSpec:
 def rescale_unit(X: np.ndarray) -> np.ndarray:
     """Each column of ``X`` (N, d) rescaled to [0, 1] by its minimum and maximum; a constant
     column (span 0, never the case for N >= 3 Gaussian draws) becomes 0."""
+    import numpy as np
+
     low, high = X.min(axis=0), X.max(axis=0)
     return np.clip((X - low) / np.where(high > low, high - low, 1.0), 0.0, 1.0)
 

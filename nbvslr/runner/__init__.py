@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Any
 
@@ -27,6 +28,7 @@ from nbvslr.runner.bookkeeping import collect, finish, memory_plan, prepare, uni
 from nbvslr.runner.outputs import Written
 from nbvslr.runner.progress import NoProgress, Progress, TaskPlan
 from nbvslr.runner.units import FULL, Unit
+from nbvslr.runner.warm import ensure_compiled
 
 __all__ = ["check_experiment", "run_experiment", "run_tasks"]
 
@@ -58,6 +60,10 @@ def run_experiment(config: Config, progress: Progress | None = None) -> dict[str
     return {t.name: t.table for t in run_tasks(config, progress)}
 
 
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
 def run_tasks(config: Config, progress: Progress | None = None) -> list[Written]:
     """Run every task of ``config``; return each task's tables (``outputs.Written``: its
     splits, summary, paired rows and run.json), in config order.
@@ -71,6 +77,8 @@ def run_tasks(config: Config, progress: Progress | None = None) -> list[Written]
     raise_if_stopped()
     tasks = prepare(config)
     memory_plan(config, tasks)  # refused here if it would not fit
+    # a machine's first run compiles the loops here, once, before any worker starts
+    ensure_compiled(None if isinstance(progress, NoProgress) else _say)
     by_name = {t.spec.name: t for t in tasks}
     out: dict[str, Written] = {}
     # One run at a time per task folder: refused here if another run holds one of them.

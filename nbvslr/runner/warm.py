@@ -1,0 +1,122 @@
+"""The compiled loops, built once per machine: the calling process compiles them before any
+worker starts, when numba's cache does not hold them yet, and says so in one line.
+
+numba keeps each compiled loop on disk (``kernels.jit.compiled``: ``cache=True``), but a
+first parallel run's workers would each compile the same loops at the same time, with
+nothing on screen. ``ensure_compiled`` compiles them once in the calling process (on tiny
+inputs of the types a run passes, so the workers load the cached code) and leaves a stamp
+beside numba's cache: later runs see the stamp and import nothing. The stamp's name holds
+a digest of the kernels' sources, Python's and numba's versions, so an edited kernel or a
+new numba compiles again. ``python -c 'from nbvslr.runner.warm import main; main()'``
+does the same from the shell (``make install`` runs it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+KERNELS = Path(__file__).resolve().parents[1] / "kernels"
+
+#: the one line a cold first run prints, before the compile starts
+MESSAGE = ("compiling nbvslr's numerical loops once for this machine (about {seconds:.0f} s; "
+           "later runs load them from numba's cache)")
+
+#: about how long the compile takes on the project machine (benchmarks/RESULTS.md, "Compile
+#: and cache-load times": the four loops in one process)
+ESTIMATE_S = 10.0
+
+
+def cache_folder() -> Path | None:
+    """The folder numba caches nbvslr's loops in (``NUMBA_CACHE_DIR``, else the kernels'
+    ``__pycache__`` when writable, else numba's per-user folder); None if none is writable."""
+    given = os.environ.get("NUMBA_CACHE_DIR")
+    candidates = [Path(given)] if given else [KERNELS / "__pycache__",
+                                              Path.home() / ".cache" / "numba"]
+    for folder in candidates:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            continue
+        if os.access(folder, os.W_OK):
+            return folder
+    return None
+
+
+def stamp_name() -> str:
+    """``nbvslr-kernels-<digest>.compiled``: the digest of the kernels' sources, Python's
+    version, numba's version and the machine's architecture."""
+    digest = hashlib.sha256()
+    for path in sorted(KERNELS.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    try:
+        numba_version = importlib.metadata.version("numba")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - numba is required
+        numba_version = "?"
+    digest.update(f"{sys.version}|{numba_version}|{platform.machine()}".encode())
+    return f"nbvslr-kernels-{digest.hexdigest()[:16]}.compiled"
+
+
+def compile_all() -> None:
+    """Call each compiled loop once on tiny inputs of a run's types (numba compiles it, or
+    loads it from its cache): the training-set draws, the models' seeds, the score counts,
+    the separable-set sampler and the sparse Newton products."""
+    import numpy as np
+
+    from nbvslr.data.dataset import Dataset
+    from nbvslr.models.design import get_design
+    from nbvslr.models.evaluate import count_mistakes
+    from nbvslr.models.hmc import sample_separating_hmc
+    from nbvslr.models.logistic import fit_newton
+    from nbvslr.splits import draw_train_sets, each_generator, split_seeds
+
+    draw_seeds, model_seeds = split_seeds(0, "t", 2, range(3))
+    draw_train_sets(np.array([0, 1, 1, 0]), 2, draw_seeds)
+    next(each_generator(model_seeds))
+    data = Dataset(name="t", title="t", X=np.array([[0.0], [1.0]]), y=np.array([0, 1]),
+                   kind="continuous")
+    count_mistakes(get_design(data, "x"), np.ones((2, 2)), np.array([[0], [1]]))
+    sample_separating_hmc(np.array([[[2.0, 1.0], [1.0, 1.0]]]), np.array([[1.0, -1.0]]),
+                          np.array([[1.0, -1.5]]), [np.random.SeedSequence(0)])
+    Z = np.zeros((1, 8, 9))
+    Z[0, np.arange(8), np.arange(8)] = 1.0
+    Z[0, :, 8] = 1.0
+    fit_newton(Z, np.array([[1.0, -1.0] * 4]), C=1.0)
+
+
+def ensure_compiled(say: Callable[[str], None] | None = None) -> float | None:
+    """Compile the loops here unless the stamp says this machine's cache holds them; then
+    write the stamp. ``say`` gets the one line (``MESSAGE``) before the compile starts.
+    Returns the seconds spent, or None when nothing was done (the cache is warm, or no
+    folder is writable: numba then compiles in every process anyway)."""
+    folder = cache_folder()
+    if folder is None:
+        return None
+    stamp = folder / stamp_name()
+    if stamp.exists():
+        return None
+    if say is not None:
+        say(MESSAGE.format(seconds=ESTIMATE_S))
+    started = time.perf_counter()
+    compile_all()
+    seconds = time.perf_counter() - started
+    try:
+        stamp.write_text(f"{seconds:.1f} s\n", encoding="utf-8")
+    except OSError:
+        pass  # next run compiles (or loads) again: slower, never wrong
+    return seconds
+
+
+def main() -> None:
+    """Compile the loops now, saying so on stderr (``make install``)."""
+    seconds = ensure_compiled(lambda line: print(line, file=sys.stderr, flush=True))
+    print("nbvslr's numerical loops: " + ("already compiled" if seconds is None
+                                          else f"compiled in {seconds:.1f} s"),
+          file=sys.stderr)
+

@@ -1,0 +1,49 @@
+"""The compiled loops are built once per machine: the first run compiles them in the
+calling process and says so in one line; a stamp beside numba's cache keeps later runs
+quiet, and an edited kernel compiles again."""
+
+from __future__ import annotations
+
+import shutil
+
+from nbvslr.runner import warm
+
+
+def _counting(monkeypatch):
+    calls = []
+    monkeypatch.setattr(warm, "compile_all", lambda: calls.append(1))
+    return calls
+
+
+def test_first_call_compiles_and_says_one_line_later_calls_do_nothing(tmp_path, monkeypatch):
+    """An empty cache folder: one compile and one line; then the stamp: neither again."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    calls, said = _counting(monkeypatch), []
+    assert warm.ensure_compiled(said.append) is not None
+    assert warm.ensure_compiled(said.append) is None
+    assert calls == [1]
+    assert len(said) == 1 and said[0].startswith("compiling nbvslr's numerical loops once")
+    assert (tmp_path / "numba" / warm.stamp_name()).exists()
+
+
+def test_an_edited_kernel_compiles_again(tmp_path, monkeypatch):
+    """The stamp names a digest of the kernels' sources: a changed source misses it."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    kernels = tmp_path / "kernels"
+    shutil.copytree(warm.KERNELS, kernels, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(warm, "KERNELS", kernels)
+    calls = _counting(monkeypatch)
+    warm.ensure_compiled()
+    (kernels / "steps.py").write_text((kernels / "steps.py").read_text() + "\n# edited\n")
+    warm.ensure_compiled()
+    assert calls == [1, 1]
+
+
+def test_no_writable_cache_folder_compiles_nothing_here(tmp_path, monkeypatch):
+    """Where numba cannot cache, warming would be lost: nothing is compiled ahead."""
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(blocker / "numba"))
+    calls = _counting(monkeypatch)
+    assert warm.ensure_compiled(print) is None
+    assert calls == []
