@@ -28,12 +28,13 @@ from nbvslr.data.dataset import Dataset
 from nbvslr.errors import ConfigError
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
 from nbvslr.models.design import Design
-from nbvslr.models.family import Fit
+from nbvslr.models.family import Family, Fit
 from nbvslr.models.hit_and_run import sample_separating
 from nbvslr.models.hmc import sample_separating_hmc
-from nbvslr.models.lr import _CODINGS, LR_OPTIONS
+from nbvslr.models.lr import LR_OPTIONS, LogisticRegression
 from nbvslr.models.multiclass_nb import fit_categorical_nb_multi, fit_gaussian_nb_multi
 from nbvslr.models.naive_bayes import NB_OPTIONS, rescale_to_training, theta_to_original
+from nbvslr.models.nb import CategoricalNB, GaussianNB
 from nbvslr.models.softmax import fit_softmax
 from nbvslr.splits import SplitSeeds
 
@@ -103,12 +104,15 @@ class _MultiNB:
             )
         return 0.0
 
+    #: The two-class entry of the same kind: its design, and its memory plan per class.
+    binary: Family
+
+    def design(self, data: Dataset, opts: Mapping[str, Any]) -> str:
+        return self.binary.design(data, opts)
+
     def planned(self, data: Dataset, opts: Mapping[str, Any]) -> tuple[int, int]:
-        K = data.n_classes
-        if data.kind == "discrete":
-            return K * (int(sum(data.n_values)) + 1), 0
-        d = data.n_features
-        return K * (2 * d + 1 if opts["variance"] == "class" else d + 1), 0
+        width, _ = self.binary.planned(data, opts)
+        return data.n_classes * width, 0  # one hyperplane per class
 
     def fit(self, data: Dataset, design: Design, idx: np.ndarray, opts: Mapping[str, Any],
             seeds: Sequence[np.random.SeedSequence] = (),
@@ -126,9 +130,7 @@ class MulticlassGaussianNB(_MultiNB):
     """Gaussian NB of K classes: linear in ``x`` (shared variances) or ``[x, x^2]``."""
 
     kinds = ("continuous",)
-
-    def design(self, data: Dataset, opts: Mapping[str, Any]) -> str:
-        return "x" if opts["variance"] == "shared" else "x_x2"
+    binary = GaussianNB()
 
     def _theta(self, data: Dataset, X: np.ndarray, y: np.ndarray,
                opts: Mapping[str, Any]) -> np.ndarray:
@@ -146,9 +148,7 @@ class MulticlassCategoricalNB(_MultiNB):
     """Categorical NB of K classes: linear in the full one-hot design."""
 
     kinds = ("discrete",)
-
-    def design(self, data: Dataset, opts: Mapping[str, Any]) -> str:
-        return "onehot"
+    binary = CategoricalNB()
 
     def _theta(self, data: Dataset, X: np.ndarray, y: np.ndarray,
                opts: Mapping[str, Any]) -> np.ndarray:
@@ -169,8 +169,11 @@ class SoftmaxRegression:
     def finish(self, model: str, resolved: dict[str, Any]) -> None:
         pass  # the two-class entry completes the shared table's options
 
+    #: The two-class entry: its design, and its memory plan before the class terms.
+    binary = LogisticRegression()
+
     def design(self, data: Dataset, opts: Mapping[str, Any]) -> str:
-        return _CODINGS[opts["coding"]] if data.kind == "discrete" else "x"
+        return self.binary.design(data, opts)
 
     def width(self, data: Dataset, design: Design) -> int:
         return design.n_params + 4 * data.n_classes  # the rows, scores, probabilities
@@ -179,9 +182,7 @@ class SoftmaxRegression:
         return 0.0
 
     def planned(self, data: Dataset, opts: Mapping[str, Any]) -> tuple[int, int]:
-        width = int(sum(data.n_values)) + 1 if data.kind == "discrete" else data.n_features + 1
-        sampled = opts["separable"] == "sample" and opts["C"] is None
-        kept = int(opts["mcmc_chains"]) * int(opts["mcmc_draws"]) if sampled else 0
+        width, kept = self.binary.planned(data, opts)
         return width + 4 * data.n_classes, kept
 
     def fit(self, data: Dataset, design: Design, idx: np.ndarray, opts: Mapping[str, Any],
