@@ -14,7 +14,6 @@ A model is ``{"model": "nb", "event": "multinomial" | "bernoulli", "smoothing": 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,8 +23,7 @@ from nbvslr.analysis.stats import summarize
 from nbvslr.data.text import TEXT_TASKS, TextTask, count_matrix, load_sms_spam, split_vocabulary
 from nbvslr.errors import ConfigError, did_you_mean
 from nbvslr.models.text import design_of, fit_lr_text, fit_nb_text, scores
-from nbvslr.results.files import atomic_write_bytes, csv_bytes, write_csv_gz
-from nbvslr.results.layout import SPLIT_COLUMNS, SPLITS_FILE, SUMMARY_FILE, task_dir
+from nbvslr.results.layout import SPLIT_COLUMNS
 from nbvslr.splits import check_size, draw_train_sets, split_seeds
 
 _NB_KEYS = {"model", "event", "smoothing"}
@@ -57,16 +55,16 @@ def run_text(
     splits: int,
     seed: int = 0,
     features: Mapping[str, Any] | None = None,
-    out: Path | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The splits table (one row per model, m, split) and its summary; written under
-    ``out`` when given."""
+    """The splits table (one row per model, m, split) and its summary, in memory. Nothing is
+    written: a results folder is the runner's (sealed, locked, resumable), which text tasks
+    reach once they are a config's task kind."""
     features = dict(features or {})
     for name, spec in models.items():
         _check_model(name, spec)
     X, _ = count_matrix(task.documents)
     N = X.shape[0]
-    rows = []
+    frames = []
     for m in sizes:
         check_size(int(m), N, task.name)
         draw, _ = split_seeds(seed, task.name, int(m), range(splits))
@@ -89,14 +87,9 @@ def run_text(
             signed = z * wrong_sign  # > 0 right, < 0 wrong, 0 a tie (half an error)
             err = np.where(signed < 0, 1.0, np.where(signed == 0, 0.5, 0.0))
             error = (err * test).sum(axis=1) / (N - int(m))
-            for s in range(splits):
-                rows.append((task.name, name, spec["model"], int(m), s, float(error[s]), False,
-                             int(n_iter[s]), bool(converged[s])))
-    table = pd.DataFrame(rows, columns=list(SPLIT_COLUMNS))
-    summary = summarize(table)
-    if out is not None:
-        folder = task_dir(Path(out), task.name)
-        folder.mkdir(parents=True, exist_ok=True)
-        write_csv_gz(folder / SPLITS_FILE, table)
-        atomic_write_bytes(folder / SUMMARY_FILE, csv_bytes(summary))
-    return table, summary
+            frames.append(pd.DataFrame({
+                "task": task.name, "model": name, "family": spec["model"], "m": int(m),
+                "split": np.arange(splits), "error": error, "separable": False,
+                "n_iter": n_iter, "converged": converged}))
+    table = pd.concat(frames, ignore_index=True).loc[:, list(SPLIT_COLUMNS)]
+    return table, summarize(table)

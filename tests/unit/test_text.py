@@ -18,6 +18,7 @@ from nbvslr.data.text import (
 )
 from nbvslr.errors import ConfigError, DataError
 from nbvslr.models.text import design_of, fit_lr_text, fit_nb_text, scores
+from nbvslr.results.layout import SPLIT_COLUMNS
 
 DOCS = [
     "Free entry in a weekly competition, win cash now!",
@@ -128,8 +129,9 @@ def test_sms_spam_parse_refuses_a_changed_file():
         parse_sms_spam(b"ham\thello\nLabel SMS\n")
 
 
-def test_sms_spam_end_to_end_writes_its_results(tmp_path):
-    """A small sms-spam run writes splits.csv.gz and summary.csv; NB's error = sklearn's there."""
+def test_sms_spam_end_to_end_gives_its_tables():
+    """A small sms-spam run gives the splits table and its summary (nothing written); NB's
+    error = sklearn's there."""
     from nbvslr.runner.text import load_text_task, run_text
     from nbvslr.splits import draw_train_sets, split_seeds
 
@@ -137,9 +139,8 @@ def test_sms_spam_end_to_end_writes_its_results(tmp_path):
     models = {"nb-multinomial": {"model": "nb"},
               "nb-bernoulli": {"model": "nb", "event": "bernoulli"},
               "lr": {"model": "lr", "C": 1.0}}
-    table, summary = run_text(task, models, sizes=(10, 60), splits=2, seed=0, out=tmp_path)
-    assert (tmp_path / "sms-spam" / "splits.csv.gz").is_file()
-    assert (tmp_path / "sms-spam" / "summary.csv").is_file()
+    table, summary = run_text(task, models, sizes=(10, 60), splits=2, seed=0)
+    assert list(table.columns) == list(SPLIT_COLUMNS) and table["split"].tolist()[:2] == [0, 1]
     assert len(table) == 3 * 2 * 2 and table["converged"].all()
     assert set(summary["model"]) == set(models)
     idx = draw_train_sets(task.y, 60, split_seeds(0, "sms-spam", 60, range(2))[0])
