@@ -323,7 +323,8 @@ def paired_summary(
 
 def task_paired(task) -> pd.DataFrame:
     """A task's paired rows: its ``paired.csv``, or (when absent) the run's pairs (run.json's
-    ``config.compare``, else the default pair) computed from its splits.
+    ``config.compare``, else the default pair) computed from its splits; no rows when the
+    run has no pair to compare (its models all of one family).
 
     task : ``results.TaskResults`` (``saved_paired()``, ``has_splits()``, ``splits()``,
     ``model_order()``, ``run_info``, ``folder``). Raises ``ResultsError`` when the folder has
@@ -337,8 +338,14 @@ def task_paired(task) -> pd.DataFrame:
                            f"missing, the report needs one of them; {HOW_TO_MAKE}")
     splits = task.splits()
     compare = (task.run_info.get("config") or {}).get("compare") or []
-    pairs = [(str(a), str(b)) for a, b in compare] or [
-        default_pair(splits, task.model_order())]
+    pairs = [(str(a), str(b)) for a, b in compare]
+    if not pairs:
+        family = dict(zip(splits["model"], splits["family"], strict=False))
+        order = task.model_order() or list(pd.unique(splits["model"]))
+        pair = pick_pair([(m, family.get(m)) for m in order])
+        if pair is None:  # one family only (e.g. a run of nb alone): nothing to pair
+            return pd.DataFrame({c: pd.Series(dtype=float) for c in PAIRED_COLUMNS})
+        pairs = [pair]
     return pd.concat([paired_summary(splits, a, b) for a, b in pairs], ignore_index=True)
 
 

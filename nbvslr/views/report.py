@@ -107,6 +107,34 @@ def comparison(task: TaskResults, pair: tuple[str, str], *, n_boot: int = DEFAUL
     return row
 
 
+def single(task: TaskResults, model: str) -> dict[str, Any]:
+    """A report row of one model of a task that has no pair to compare (its models are all
+    of one family, e.g. a run of nb alone): the a side is the model, the b side, winners and
+    crossover are missing (NaN, or ``MISSING`` for the winners)."""
+    rows = task.summary[task.summary["model"] == model]
+    m_lo, m_hi = int(rows["m"].min()), int(rows["m"].max())
+    asym = task.run_info.get("asymptotic_error") or {}
+    row: dict[str, Any] = {"task": task.name, "model_a": model, "model_b": "",
+                           "m_min": m_lo, "m_max": m_hi}
+    for end, m in (("min", m_lo), ("max", m_hi)):
+        hit = _row_at(task.summary, model, m)
+        row[f"a_error_{end}_m"] = _value(hit, "error_mean")
+        row[f"a_halfwidth_{end}_m"] = _half_width(hit)
+        row[f"b_error_{end}_m"] = row[f"b_halfwidth_{end}_m"] = math.nan
+        row[f"winner_{end}_m"] = MISSING
+    for key in ("crossover", "crossover_low", "crossover_high", "b_better_from",
+                "b_asymptotic"):
+        row[key] = math.nan
+    row["crossings"] = 0
+    row["tie_everywhere"] = False
+    row["a_asymptotic"] = _number(asym.get(model))
+    row["majority"] = _number(task.run_info.get("majority_error"))
+    row["splits"] = int(rows["n_splits"].max())
+    row["folder"] = str(task.folder)
+    row["_cross"] = None
+    return row
+
+
 COLUMNS = (
     "task", "model_a", "model_b", "m_min", "m_max",
     "a_error_min_m", "a_halfwidth_min_m", "b_error_min_m", "b_halfwidth_min_m", "winner_min_m",
@@ -117,9 +145,15 @@ COLUMNS = (
 """The columns of ``report --format csv``: one row per task and compared pair."""
 
 
-def _markdown_row(row: Mapping[str, Any], have_splits: bool) -> list[str]:
+def _label(row: Mapping[str, Any]) -> str:
     a, b = row["model_a"], row["model_b"]
-    label = row["task"] if (a, b) == ("nb", "lr") else f"{row['task']} ({a} vs {b})"
+    if row["_cross"] is None:
+        return f"{row['task']} ({a} only)"
+    return row["task"] if (a, b) == ("nb", "lr") else f"{row['task']} ({a} vs {b})"
+
+
+def _markdown_row(row: Mapping[str, Any], have_splits: bool) -> list[str]:
+    label = _label(row)
     cells = [label, f"{row['m_min']}–{row['m_max']}"]
     for end in ("min", "max"):
         for role in ("a", "b"):
@@ -131,9 +165,12 @@ def _markdown_row(row: Mapping[str, Any], have_splits: bool) -> list[str]:
             else:
                 cells.append(f"{number(mean)} ± {number(half)}")
         cells.append(row[f"winner_{end}_m"])
-    cells.append(_crossover_cell(row["_cross"], row["m_min"], row["m_max"], have_splits))
-    sig = row["b_better_from"]
-    cells.append("never" if math.isnan(sig) else str(int(sig)))
+    if row["_cross"] is None:  # one model, no pair
+        cells += [MISSING, MISSING]
+    else:
+        cells.append(_crossover_cell(row["_cross"], row["m_min"], row["m_max"], have_splits))
+        sig = row["b_better_from"]
+        cells.append("never" if math.isnan(sig) else str(int(sig)))
     cells.append(f"{number(row['a_asymptotic'])} / {number(row['b_asymptotic'])}")
     cells.append(number(row["majority"]))
     return cells
@@ -162,6 +199,10 @@ NOTES = """\
 PAIR_NOTE = """\
 - A row `task (a vs b)` compares two other models of the run (the config's `compare`) in the
   same way: a in the NB columns, b in the LR columns; its winners name the model."""
+
+SINGLE_NOTE = """\
+- A row `task (a only)` is a model of a run that has no pair to compare (all its models of
+  one family): its errors in the NB columns, `n/a` where a pair is needed."""
 
 
 def _tasks_of(results: PathLike | Iterable[PathLike] | Sequence[TaskResults]
@@ -194,8 +235,10 @@ def report_rows(
     rows = []
     for i in panel_order(names):
         task = tasks[i]
-        for pair in task_pairs(task):
-            row = comparison(task, pair, n_boot=n_boot, seed=seed, level=level)
+        pairs = task_pairs(task)
+        made = [comparison(task, pair, n_boot=n_boot, seed=seed, level=level)
+                for pair in pairs] or [single(task, model) for model in task.model_order()]
+        for row in made:
             row["_duplicate"] = names.count(task.name) > 1
             row["_splits_file"] = task.has_splits()
             row["_task"] = task
@@ -226,8 +269,13 @@ def verdict_lines(rows: Sequence[Mapping[str, Any]]) -> str:
     """
     cells = []
     for row in rows:
-        a, b = row["model_a"], row["model_b"]
-        label = row["task"] if (a, b) == ("nb", "lr") else f"{row['task']} ({a} vs {b})"
+        b = row["model_b"]
+        label = _label(row)
+        if row["_cross"] is None:  # one model, no pair
+            cells.append([label, f"m {row['m_min']}–{row['m_max']}",
+                          f"error {number(row['a_error_min_m'])} → "
+                          f"{number(row['a_error_max_m'])}", "no pair to compare", ""])
+            continue
         cross = _crossover_cell(row["_cross"], row["m_min"], row["m_max"], row["_splits_file"])
         cross = cross.split(" [no interval")[0]  # the table's note says why; one line here
         sig = row["b_better_from"]
@@ -276,8 +324,11 @@ def report_table(
     text = "\n".join(lines) + "\n"
     if notes:
         text += "\n" + NOTES.format(pct=round(100 * level), n_boot=n_boot) + "\n"
-        if any((r["model_a"], r["model_b"]) != ("nb", "lr") for r in rows):
+        if any((r["model_a"], r["model_b"]) != ("nb", "lr") and r["_cross"] is not None
+               for r in rows):
             text += PAIR_NOTE + "\n"
+        if any(r["_cross"] is None for r in rows):
+            text += SINGLE_NOTE + "\n"
     if paper:
         tasks = list({id(row["_task"]): row["_task"] for row in rows}.values())
         panels = fidelity.compare_tasks(tasks, strict=False)

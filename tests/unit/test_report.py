@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 import pandas as pd
@@ -225,9 +226,28 @@ def test_every_compared_pair_gets_its_row(tmp_path):
     second = _row(text, "toy (nb vs lr_l2)")
     assert second[4] == "nb" and second[7] == "lr_l2"
     assert "A row `task (a vs b)`" in text
-    table = pd.read_csv(__import__("io").StringIO(report.report_csv(tmp_path, n_boot=50)))
+    table = pd.read_csv(io.StringIO(report.report_csv(tmp_path, n_boot=50)))
     assert [tuple(r) for r in table[["model_a", "model_b"]].to_numpy()] == [
         ("nb", "lr"), ("nb", "lr_l2")]
     assert table["crossover"].iloc[0] != table["crossover"].iloc[1]
     (folder / "paired.csv").unlink()  # the same pairs from run.json's compare and the splits
     assert report.report_table(tmp_path, n_boot=50, paper=False) == text
+
+
+def test_a_run_of_one_family_reports_each_model_alone(tmp_path):
+    """A run of nb alone has no pair: the report lists its curve (errors and intervals at
+    both ends by hand) instead of failing, and says that nothing is compared."""
+    rows = [("solo", "nb", "nb", m, s, e, False, 1, True)
+            for m, errs in ((2, (0.3, 0.4, 0.5)), (4, (0.2, 0.2, 0.2))) for s, e in enumerate(errs)]
+    splits = pd.DataFrame(rows, columns=["task", "model", "family", "m", "split", "error",
+                                         "separable", "n_iter", "converged"])
+    folder = write_task(tmp_path, splits, run_info("solo", "solo", (2, 4), {"nb": "nb"}),
+                        paired=False)
+    text = report.report_table([folder], n_boot=50, paper=False)
+    cells = _row(text, "solo (nb only)")
+    assert cells[2] == f"{number(0.4)} ± {number(T2 * 0.1 / 3 ** 0.5)}"
+    assert cells[5] == f"{number(0.2)} ± {number(0.0)}"
+    assert cells[3] == cells[4] == cells[6] == cells[7] == cells[8] == MISSING
+    assert "no pair to compare" in report.verdict_lines(report.report_rows([folder], n_boot=50))
+    table = pd.read_csv(io.StringIO(report.report_csv([folder], n_boot=50)))
+    assert table.loc[0, "model_a"] == "nb" and table["b_error_max_m"].isna().all()
