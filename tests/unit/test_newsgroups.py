@@ -336,6 +336,16 @@ def test_an_archive_put_in_the_cache_by_hand_is_used_offline(tmp_path, tiny):
     assert ng.load_newsgroups(_settings(cache, download=False)).classes == GROUPS
 
 
+def test_a_folder_mirror_serves_the_archive_into_the_cache(tmp_path, tiny):
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    (mirror / "20news-bydate.tar.gz").write_bytes(ARCHIVE_BYTES)  # flat, as a user keeps it
+    cache = tmp_path / "cache"
+    settings = DataSettings(cache_dir=cache, mirror=mirror, download=False)
+    assert ng.load_newsgroups(settings).classes == GROUPS
+    assert (cache / "20news" / "20news-bydate.tar.gz").read_bytes() == ARCHIVE_BYTES
+
+
 def test_an_archive_without_posts_is_a_data_error(tmp_path, monkeypatch):
     empty = _tar_gz({("README", "x", "y"): b"nothing"})
     monkeypatch.setattr(ng, "ARCHIVE", dataclasses.replace(
