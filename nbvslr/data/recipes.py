@@ -27,6 +27,7 @@ from nbvslr.errors import ConfigError, did_you_mean
 BASE_URLS: dict[str, str] = {
     "uci": "https://archive.ics.uci.edu/ml/machine-learning-databases",
     "github": "https://raw.githubusercontent.com",
+    "figshare": "https://ndownloader.figshare.com",
 }
 
 

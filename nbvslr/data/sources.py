@@ -233,12 +233,14 @@ def fetch_file(dataset: str, file: DataFile, settings: DataSettings) -> Path:
     return obtain(dataset, file, settings)[0]
 
 
-def read_verified(dataset: str, file: DataFile, settings: DataSettings) -> tuple[bytes, str]:
+def read_verified(dataset: str, file: DataFile, settings: DataSettings,
+                  hint: str = _OFFLINE_HINT) -> tuple[bytes, str]:
     """The bytes of ``file``, verified, and where they came from (``"cache"``,
     ``"shipped"``, ``"mirror"`` or the URL downloaded).
 
     A shipped file is read from the package and never copied into the cache; a mirror or
-    downloaded copy goes through the cache (see ``obtain``).
+    downloaded copy goes through the cache (see ``obtain``, which ends a failed download's
+    message with ``hint``).
     """
     target = cache_path(dataset, file, settings)
     if target.is_file():
@@ -249,11 +251,12 @@ def read_verified(dataset: str, file: DataFile, settings: DataSettings) -> tuple
         data = shipped_bytes(dataset, file)
         if data is not None:
             return data, "shipped"
-    path, how = obtain(dataset, file, settings)
+    path, how = obtain(dataset, file, settings, hint)
     return path.read_bytes(), how
 
 
-def obtain(dataset: str, file: DataFile, settings: DataSettings) -> tuple[Path, str]:
+def obtain(dataset: str, file: DataFile, settings: DataSettings,
+           hint: str = _OFFLINE_HINT) -> tuple[Path, str]:
     """A verified copy of ``file`` in the cache, and where it came from (``"cache"``,
     ``"shipped"``, ``"mirror"`` for a folder mirror, or the URL downloaded: a URL mirror's
     or the file's own).
@@ -262,7 +265,8 @@ def obtain(dataset: str, file: DataFile, settings: DataSettings) -> tuple[Path, 
     never written to), ``DownloadError`` when a download (from a URL mirror too) fails, is
     refused by its checksum, or is not allowed (``settings.download`` false: a URL mirror is
     not reached then either). A URL mirror answering 404 does not hold the file: the file's
-    own URL is tried next, as for a folder mirror without it.
+    own URL is tried next, as for a folder mirror without it. ``hint`` ends the message of a
+    failed or forbidden download from the file's own URL (how to work offline).
     """
     target = cache_path(dataset, file, settings)
     stale = target.is_file()
@@ -314,16 +318,16 @@ def obtain(dataset: str, file: DataFile, settings: DataSettings) -> tuple[Path, 
         else:
             mirror = "no mirror set"
         raise DownloadError(
-            f"{where} ({mirror}) and downloads are off; {_OFFLINE_HINT}"
+            f"{where} ({mirror}) and downloads are off; {hint}"
             + (f", or delete {target}" if stale else "")
         )
     url = url_of(file)
-    data = download(url, settings.timeout) or b""  # never None: no status is "absent"
+    data = download(url, settings.timeout, hint) or b""  # never None: no status is "absent"
     actual = hashlib.sha256(data).hexdigest()
     if actual != file.sha256:
         raise DownloadError(
             f"download of {url} refused: sha256 {actual[:12]}... is not the expected "
-            f"{file.sha256[:12]}... ({len(data)} bytes); {_OFFLINE_HINT}"
+            f"{file.sha256[:12]}... ({len(data)} bytes); {hint}"
         )
     _write_atomic(target, data=data)
     return target, url

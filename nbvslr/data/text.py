@@ -13,20 +13,25 @@ the split's training documents, ``all`` every word of the task; ``min_df`` (docu
 count matrix (N, V) serves every split and no (S, m, V) stack is ever made.
 
 Built-in text tasks (``TEXT_TASKS``, none of them a Figure 1 panel): ``sms-spam``, the SMS
-Spam Collection (UCI 228, CC BY 4.0), shipped in ``nbvslr/data/uci/sms-spam/``.
+Spam Collection (UCI 228, CC BY 4.0), shipped in ``nbvslr/data/uci/sms-spam/``; ``20news``
+(20 classes) and ``20news-crypt-graphics`` (sci.crypt = 1 against comp.graphics), from the
+20 Newsgroups archive downloaded on first use (``nbvslr.data.newsgroups``). A folder of
+files, one sub-folder per class, is a task too (``nbvslr.data.textfolder``).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
 
 from nbvslr.data.dataset import DataSettings
+from nbvslr.data.newsgroups import load_20news, load_20news_crypt_graphics
 from nbvslr.data.recipes import DataFile
 from nbvslr.data.sources import read_verified
+from nbvslr.data.texttask import TextTask
 from nbvslr.errors import ConfigError, DataError
 
 #: ``CountVectorizer``'s default ``token_pattern``.
@@ -42,31 +47,7 @@ SMS_SPAM_FILE = DataFile(
     "hamzaaacodes/sms-spam-collection/f3e73e1e74e6330b62d1ee1983bba2a063184c26/SMSSpamCollection",
 )
 
-#: The built-in text tasks (kept out of Figure 1's ``BUILTIN_TASKS``).
-TEXT_TASKS: tuple[str, ...] = ("sms-spam",)
-
 VOCABULARIES = ("training", "all")
-
-
-@dataclass(frozen=True)
-class TextTask:
-    """A text task: its documents and classes.
-
-    Attributes
-    ----------
-    name : str
-    documents : tuple of str
-        The N raw documents.
-    y : ndarray of shape (N,), int64
-        The class of each (``1`` = the ``positive`` class).
-    classes : tuple of str
-        ``(negative, positive)`` labels as the source names them.
-    """
-
-    name: str
-    documents: tuple[str, ...]
-    y: np.ndarray
-    classes: tuple[str, str]
 
 
 def tokenize(document: str) -> list[str]:
@@ -176,3 +157,12 @@ def load_sms_spam(settings: DataSettings | None = None) -> TextTask:
     """The built-in task ``sms-spam`` (spam vs ham), its file verified by sha256."""
     data, _ = read_verified("sms-spam", SMS_SPAM_FILE, settings or DataSettings())
     return parse_sms_spam(data)
+
+
+#: The built-in text tasks (kept out of Figure 1's ``BUILTIN_TASKS``): name -> loader, each
+#: called as ``loader(settings)`` (``settings`` a ``DataSettings`` or None).
+TEXT_TASKS: dict[str, Callable[[DataSettings | None], TextTask]] = {
+    "sms-spam": load_sms_spam,
+    "20news": load_20news,
+    "20news-crypt-graphics": load_20news_crypt_graphics,
+}
