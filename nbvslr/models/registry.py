@@ -19,6 +19,14 @@ from nbvslr.models.multiclass import (
 )
 from nbvslr.models.nb import CategoricalNB, GaussianNB, MixedNB
 from nbvslr.models.options import DEFAULT_PROFILE, MCMC_DEFAULTS, PROFILES
+from nbvslr.models.text_family import (
+    TEXT_LR_OPTIONS,
+    TEXT_NB_OPTIONS,
+    MulticlassTextLR,
+    MulticlassTextNB,
+    TextLR,
+    TextNB,
+)
 
 #: The entries, in the order their names are listed (docs, errors, ``nbvslr run --help``).
 ENTRIES: tuple[Family, ...] = (
@@ -29,7 +37,14 @@ ENTRIES: tuple[Family, ...] = (
     MulticlassGaussianNB(),
     MulticlassCategoricalNB(),
     SoftmaxRegression(),
+    TextNB(),
+    TextLR(),
+    MulticlassTextNB(),
+    MulticlassTextLR(),
 )
+
+#: Options of a name that only its text entries read, listed after its table's.
+TEXT_OPTIONS: dict[str, tuple[Option, ...]] = {"nb": TEXT_NB_OPTIONS, "lr": TEXT_LR_OPTIONS}
 
 
 def _tables() -> dict[str, tuple[Option, ...]]:
@@ -37,7 +52,7 @@ def _tables() -> dict[str, tuple[Option, ...]]:
     for entry in ENTRIES:
         if tables.setdefault(entry.name, entry.options) is not entry.options:
             raise TypeError(f"the entries of model '{entry.name}' hold different options tables")
-    return tables
+    return {name: table + TEXT_OPTIONS.get(name, ()) for name, table in tables.items()}
 
 
 #: model name -> its options table (one per name, shared by the name's entries).
@@ -49,7 +64,7 @@ FAMILIES: dict[str, dict[str, Any]] = {name: defaults(t) for name, t in OPTIONS.
 
 def lookup(name: str, kind: str, multiclass: bool = False) -> Family:
     """The entry of model ``name`` for tasks of ``kind`` (``continuous``, ``discrete``,
-    ``mixed``) of two classes, or of more (``multiclass``).
+    ``mixed``, ``text``) of two classes, or of more (``multiclass``).
 
     Raises
     ------

@@ -90,7 +90,12 @@ def data_digest(data: Dataset) -> str:
     """sha256 of the task's arrays: checkpoints of other data are never reused, and a worker
     never fits data other than the data the run fingerprinted."""
     h = hashlib.sha256()
-    for arr in (data.X, data.y):
+    X = data.X
+    # a text task's sparse counts: their csr arrays (sorted indices, duplicates summed)
+    arrays = (X.data, X.indices, X.indptr) if data.kind == "text" else (X,)
+    if data.kind == "text":
+        h.update(f"csr{X.shape}".encode())
+    for arr in (*arrays, data.y):
         arr = np.ascontiguousarray(arr)
         h.update(f"{arr.dtype.str}{arr.shape}".encode())
         h.update(arr.tobytes())
