@@ -87,7 +87,7 @@ def is_text(spec: TaskSpec) -> bool:
         return spec.name not in RECIPES and spec.name in text_task_names()
     features = spec.features if isinstance(spec.features, Mapping) else {}
     source = spec.source if isinstance(spec.source, Mapping) else {}
-    return "text" in source or features.get("kind") == "text"
+    return any(k in source for k in _inline().TEXT_SOURCES) or features.get("kind") == "text"
 
 
 def validate_task(spec: TaskSpec) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from nbvslr.data.text import TEXT_FEATURES
 from nbvslr.errors import ConfigError, did_you_mean
 from nbvslr.models.family import Family, Option, defaults
 from nbvslr.models.lr import LogisticRegression
@@ -158,3 +159,10 @@ def options_help() -> list[tuple[str, str]]:
                 default = ", ".join(f"{m} {d[o.name]}" for m, d in MCMC_DEFAULTS.items())
             rows.append((f"{name}.{o.name}", f"default {default}; {o.valid}"))
     return rows
+
+
+def text_features_help() -> list[tuple[str, str]]:
+    """``(features.option, "default ...; valid values")`` of a text task's vocabulary
+    options (``nbvslr.data.text.TEXT_FEATURES``; ``nbvslr run --help`` lists them)."""
+    return [(f"features.{name}", f"default {_plain(default)}; {valid}")
+            for name, default, valid, _ in TEXT_FEATURES]
