@@ -131,7 +131,8 @@ def shared_vocabulary(data: Dataset, cap: int | None = None) -> np.ndarray:
     return np.flatnonzero(keep[0])
 
 
-_CACHE: weakref.WeakKeyDictionary[Dataset, dict[str, Design | SparseDesign]] = weakref.WeakKeyDictionary()
+_CACHE: weakref.WeakKeyDictionary[Dataset, dict[str, Design | SparseDesign]] = (
+    weakref.WeakKeyDictionary())
 
 
 def onehot_offsets(n_values: tuple[int, ...]) -> np.ndarray:
