@@ -34,7 +34,7 @@ import yaml
 
 from nbvslr.config import sweep
 from nbvslr.data import RECIPES, get_recipe, is_text, text_task_names, validate_task
-from nbvslr.data.dataset import DataSettings, TaskSpec
+from nbvslr.data.dataset import PATH_SOURCES, DataSettings, TaskSpec
 from nbvslr.errors import (
     ConfigError,
     NbvslrError,
@@ -519,10 +519,11 @@ def _task(where: _Where, key: str, item: Any, base_dir: Path | None = None) -> T
             raise where.error(f"{key}.{sub}", "must be a mapping", value, "write {key: value}")
         mappings[sub] = copy.deepcopy(dict(value)) if value is not None else None
     src = mappings["source"]
-    if base_dir is not None and src is not None and isinstance(src.get("csv"), str):
-        csv_path = Path(src["csv"]).expanduser()
-        if not csv_path.is_absolute():
-            src["csv"] = str(base_dir / csv_path)
+    for kind in PATH_SOURCES:
+        if base_dir is not None and src is not None and isinstance(src.get(kind), str):
+            path = Path(src[kind]).expanduser()
+            if not path.is_absolute():
+                src[kind] = str(base_dir / path)
     return TaskSpec(
         name=name,
         source=mappings["source"],

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from nbvslr.data import sources
-from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
+from nbvslr.data.dataset import TEXT_SOURCES, Dataset, DataSettings, TaskSpec
 from nbvslr.data.recipes import (
     BUILTIN_TASKS,
     MIXED_TASKS,
@@ -87,7 +87,7 @@ def is_text(spec: TaskSpec) -> bool:
         return spec.name not in RECIPES and spec.name in text_task_names()
     features = spec.features if isinstance(spec.features, Mapping) else {}
     source = spec.source if isinstance(spec.source, Mapping) else {}
-    return any(k in source for k in _inline().TEXT_SOURCES) or features.get("kind") == "text"
+    return any(k in source for k in TEXT_SOURCES) or features.get("kind") == "text"
 
 
 def validate_task(spec: TaskSpec) -> None:

@@ -113,11 +113,20 @@ class Dataset:
         return np.asarray(self.X[:, self.n_continuous:], dtype=np.int64)
 
 
+#: The inline sources whose tasks are text tasks whatever their ``features:`` say (a CSV is
+#: one with ``features: {kind: text}``).
+TEXT_SOURCES: tuple[str, ...] = ("text",)
+#: The inline sources that name a local path: a relative one is read from the config's
+#: folder, and every worker is handed it absolute.
+PATH_SOURCES: tuple[str, ...] = ("csv",)
+
+
 @dataclass(frozen=True)
 class TaskSpec:
     """What a config says about one task, before any data is read.
 
-    A built-in task is ``TaskSpec(name="pima")`` with optional recipe ``overrides``.
+    A built-in task is ``TaskSpec(name="pima")`` with optional recipe ``overrides``; a
+    built-in text task (``TaskSpec(name="sms-spam")``) takes text ``features`` instead.
     An inline task has ``source`` (``{"csv": path}``, ``{"uci": id}`` or
     ``{"synthetic": {...}}``), ``target`` (``{"column": ..., "positive": [...]}``, or
     ``classes: [...]`` / neither for a task of every class of the column) and

@@ -73,9 +73,6 @@ SOURCE_KEYS: Mapping[str, tuple[str, ...]] = {
     "uci": ("uci", "missing", "na"),
     "synthetic": ("synthetic",),
 }
-#: The sources whose tasks are text tasks whatever their ``features:`` say (a CSV is one
-#: with ``features: {kind: text}``).
-TEXT_SOURCES = ("text",)
 TARGET_KEYS = ("column", "positive", "classes")
 FEATURE_KEYS = ("kind", "columns", "drop", "continuous", "discrete")
 MIXED_KEYS = ("continuous", "discrete")
