@@ -57,7 +57,7 @@ EXTRAPOLATION_COLUMNS = (
 )
 """Columns of ``Results.extrapolation()``: one row per task and model of its first pair."""
 
-Kind = Literal["continuous", "discrete", "mixed"]
+Kind = Literal["continuous", "discrete", "mixed", "text"]
 
 
 @dataclass(frozen=True)
@@ -78,18 +78,36 @@ class Task:
     missing: str = "error"
     continuous: tuple[str, ...] | None = None
     discrete: tuple[str, ...] | None = None
+    text: tuple[tuple[str, Any], ...] = ()
 
     @classmethod
     def from_frame(cls, df: pd.DataFrame, *, target: str, name: str,
                    positive: Any | Sequence[Any] | None = None, kind: Kind | None = None,
-                   columns: Sequence[str] | None = None, missing: str = "error") -> Task:
+                   columns: Sequence[str] | None = None, missing: str = "error",
+                   text: Mapping[str, Any] | None = None) -> Task:
         """A task from a DataFrame ``df`` (N rows): the column ``target`` is the label and
         ``positive`` the value(s) counted as class 1 (default: of exactly two values, the
         second in sorted order); the features are ``columns`` (default: every other
         column), of ``kind`` ``continuous`` or ``discrete`` (default: continuous when every
         feature is numeric, discrete when none is, and ``mixed`` when some are: then each
         numeric column (by its dtype) is continuous and every other one discrete). A
-        missing cell (NaN, None) is refused unless ``missing`` is ``drop`` or ``level``."""
+        missing cell (NaN, None) is refused unless ``missing`` is ``drop`` or ``level``.
+
+        ``kind="text"``: ``columns`` names the one column of documents (a text task,
+        docs/text.md), ``text`` its vocabulary options (``vocabulary``, ``min_df``,
+        ``max_features``)."""
+        if kind == "text":
+            if columns is None or isinstance(columns, str) or len(columns) != 1:
+                raise ConfigError(f"{name}: kind='text' reads one column of documents; give "
+                                  "columns=['<that column>']")
+            return cls(name=name, frame=Frame(df), target=str(target),
+                       positive=None if positive is None else tuple(
+                           str(v) for v in (positive if isinstance(positive, list | tuple)
+                                            else [positive])),
+                       kind="text", columns=(str(columns[0]),), missing=missing,
+                       text=tuple(dict(text or {}).items()))
+        if text:
+            raise ConfigError(f"{name}: text options are for kind='text' only")
         held = Frame(df)
         if positive is not None and not isinstance(positive, list | tuple):
             positive = [positive]
@@ -143,6 +161,8 @@ class Task:
             features["kind"] = self.kind
         if self.columns is not None:
             features["columns"] = list(self.columns)
+        if self.kind == "text" and self.columns is not None:
+            features = {"kind": "text", "column": self.columns[0], **dict(self.text)}
         if self.continuous is not None and self.discrete is not None:
             features = {"continuous": list(self.continuous), "discrete": list(self.discrete)}
         entry: dict[str, Any] = {"name": self.name,

@@ -42,10 +42,12 @@ class _RunCommand(click.Command):
 
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         super().format_epilog(ctx, formatter)
-        from nbvslr.models.registry import options_help
+        from nbvslr.models.registry import options_help, text_features_help
 
         with formatter.section("Model options (per model in a config; docs/options.md)"):
             formatter.write_dl(options_help())
+        with formatter.section("Text task options (features: {kind: text, ...}; docs/text.md)"):
+            formatter.write_dl(text_features_help())
 
 
 @click.command(

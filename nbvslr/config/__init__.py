@@ -33,8 +33,8 @@ from typing import Any
 import yaml
 
 from nbvslr.config import sweep
-from nbvslr.data import RECIPES, get_recipe, validate_task
-from nbvslr.data.dataset import DataSettings, TaskSpec
+from nbvslr.data import RECIPES, get_recipe, is_text, text_task_names, validate_task
+from nbvslr.data.dataset import PATH_SOURCES, DataSettings, TaskSpec
 from nbvslr.errors import (
     ConfigError,
     NbvslrError,
@@ -45,6 +45,7 @@ from nbvslr.errors import (
 from nbvslr.models import FAMILIES, resolve_options
 from nbvslr.models.options import DEFAULT_PROFILE, PROFILES
 from nbvslr.models.spec import ModelSpec
+from nbvslr.models.text_family import check_text_model
 from nbvslr.results.layout import DEFAULT_OUT, pick_pairs
 from nbvslr.splits import MIN_SIZE
 
@@ -366,6 +367,7 @@ def parse_config(
         problem = with_hint("unknown profile", profile, PROFILES)
         raise where.error("profile", problem, profile, f"use one of: {', '.join(PROFILES)}")
     models = _models(where, raw.get("models", DEFAULT_MODELS), profile)
+    _check_text(where, tasks, models)
     pairs = _pairs(where, raw["compare"], models) if "compare" in raw else pick_pairs(
         [(m.name, m.family) for m in models])
     n_splits = where.integer("splits", raw.get("splits", DEFAULT_SPLITS), 1, ">= 1")
@@ -495,14 +497,16 @@ def _task(where: _Where, key: str, item: Any, base_dir: Path | None = None) -> T
     name = _check_name(where, f"{key}.name", item["name"], "task")
     source = item.get("source")
     if source is None:
-        if name not in RECIPES:
-            problem = with_hint("unknown task", name, RECIPES)
+        texts = text_task_names()
+        if name not in RECIPES and name not in texts:
+            problem = with_hint("unknown task", name, (*RECIPES, *texts))
             raise where.error(
                 key, problem, name,
-                f"use a built-in task ({', '.join(RECIPES)}) or give an inline "
-                "task a source:",
+                f"use a built-in task ({', '.join(RECIPES)}), a text task "
+                f"({', '.join(texts)}) or give an inline task a source:",
             )
-        for extra in ("target", "features"):
+        # a built-in text task takes its vocabulary options in features:
+        for extra in ("target",) if name in texts else ("target", "features"):
             if item.get(extra) is not None:
                 raise where.error(
                     f"{key}.{extra}", "only inline tasks (with a source:) take this key",
@@ -515,10 +519,11 @@ def _task(where: _Where, key: str, item: Any, base_dir: Path | None = None) -> T
             raise where.error(f"{key}.{sub}", "must be a mapping", value, "write {key: value}")
         mappings[sub] = copy.deepcopy(dict(value)) if value is not None else None
     src = mappings["source"]
-    if base_dir is not None and src is not None and isinstance(src.get("csv"), str):
-        csv_path = Path(src["csv"]).expanduser()
-        if not csv_path.is_absolute():
-            src["csv"] = str(base_dir / csv_path)
+    for kind in PATH_SOURCES:
+        if base_dir is not None and src is not None and isinstance(src.get(kind), str):
+            path = Path(src[kind]).expanduser()
+            if not path.is_absolute():
+                src[kind] = str(base_dir / path)
     return TaskSpec(
         name=name,
         source=mappings["source"],
@@ -573,9 +578,10 @@ def _sizes(where: _Where, raw: Any) -> tuple[int, ...] | str:
 def _grid_of(where: _Where, task: TaskSpec, sizes: tuple[int, ...] | str) -> tuple[int, ...]:
     if sizes != "paper":
         return tuple(sizes)
-    if not task.builtin:
+    if not task.builtin or is_text(task):
         raise where.error(
-            "sizes", f"\"paper\" has no grid for the inline task {task.name}", sizes,
+            "sizes", f"\"paper\" has no grid for the {'text' if is_text(task) else 'inline'} "
+            f"task {task.name}", sizes,
             "give sizes as a list or {start, stop, step}",
         )
     return tuple(sorted(get_recipe(task.name).sizes))
@@ -616,6 +622,31 @@ def _models(where: _Where, raw: Any, profile: str = "stated") -> tuple[ModelSpec
             raise ConfigError(f"{where.source}: {key}: {exc}") from None
         specs.append(ModelSpec(name=name, family=family, options=resolved))
     return tuple(specs)
+
+
+def _check_text(where: _Where, tasks: tuple[TaskSpec, ...], models: tuple[ModelSpec, ...]
+                ) -> None:
+    """Each model fits each task: nb's ``event`` is for text tasks only, and the paper's
+    unpenalised lr on a text task needs a shared, capped vocabulary (``check_text_model``)."""
+    for i, task in enumerate(tasks):
+        text = is_text(task)
+        for m in models:
+            if not text and m.family == "nb" and m.options.get("event") != "multinomial":
+                raise where.error(
+                    f"models.{m.name}.event", f"applies to text tasks only, and {task.name} "
+                    "is not one", m.options["event"], "remove event: from this model, or run "
+                    "it in a config of text tasks")
+            if not text and m.family == "lr" and m.options.get("max_features") is not None:
+                raise where.error(
+                    f"models.{m.name}.max_features", f"applies to text tasks only, and "
+                    f"{task.name} is not one", m.options["max_features"], "remove "
+                    "max_features: from this model, or run it in a config of text tasks")
+            if text:
+                try:
+                    check_text_model(m.name, m.family, m.options, task.features or {})
+                except ConfigError as exc:
+                    raise ConfigError(f"{where.source}: tasks[{i}] ({task.name}): {exc}"
+                                      ) from None
 
 
 def _pairs(where: _Where, raw: Any, models: tuple[ModelSpec, ...]) -> tuple[tuple[str, str], ...]:

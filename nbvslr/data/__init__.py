@@ -18,7 +18,9 @@ Public API
 ``fetch(names, settings)``, ``task_status(name, settings)``
     Fill the cache; say where a task's files would come from.
 
-Inline tasks (``source: {csv|uci|synthetic}``) are handled by ``nbvslr.data.inline``.
+Inline tasks (``source: {csv|uci|synthetic|text}``) are handled by ``nbvslr.data.inline``;
+the built-in text tasks (``nbvslr.data.text.TEXT_TASKS``, named like a built-in task, with
+text ``features:`` of their own) by ``nbvslr.data.text``.
 
 Importing this package imports no numpy (``parse`` is imported by ``load_task``, numpy by
 ``Dataset``'s methods): ``nbvslr datasets`` lists the tasks without it.
@@ -26,11 +28,11 @@ Importing this package imports no numpy (``parse`` is imported by ``load_task``,
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from nbvslr.data import sources
-from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
+from nbvslr.data.dataset import TEXT_SOURCES, Dataset, DataSettings, TaskSpec
 from nbvslr.data.recipes import (
     BUILTIN_TASKS,
     MIXED_TASKS,
@@ -40,6 +42,7 @@ from nbvslr.data.recipes import (
     get_recipe,
     resolve_choices,
 )
+from nbvslr.errors import ConfigError
 
 __all__ = [
     "BUILTIN_TASKS",
@@ -52,6 +55,7 @@ __all__ = [
     "TaskSpec",
     "fetch",
     "get_recipe",
+    "is_text",
     "load_task",
     "resolve_choices",
     "task_status",
@@ -65,10 +69,37 @@ def _inline():
     return inline
 
 
-def validate_task(spec: TaskSpec) -> None:
-    """Check ``spec`` without reading data: a built-in name with valid recipe overrides, or
-    an inline task (checked by ``nbvslr.data.inline``). Raises ``ConfigError``."""
+def _text():
+    from nbvslr.data import text  # numpy and scipy: only for a text task
+
+    return text
+
+
+def text_task_names() -> tuple[str, ...]:
+    """The built-in text tasks' names (``nbvslr.data.text.TEXT_TASKS``)."""
+    return tuple(_text().TEXT_TASKS)
+
+
+def is_text(spec: TaskSpec) -> bool:
+    """Whether ``spec`` is a text task: a built-in text task by name, ``source: {text:
+    ...}``, or ``features: {kind: text}``."""
     if spec.builtin:
+        return spec.name not in RECIPES and spec.name in text_task_names()
+    features = spec.features if isinstance(spec.features, Mapping) else {}
+    source = spec.source if isinstance(spec.source, Mapping) else {}
+    return any(k in source for k in TEXT_SOURCES) or features.get("kind") == "text"
+
+
+def validate_task(spec: TaskSpec) -> None:
+    """Check ``spec`` without reading data: a built-in name with valid recipe overrides, a
+    built-in text task with valid text ``features:``, or an inline task (checked by
+    ``nbvslr.data.inline``). Raises ``ConfigError``."""
+    if spec.builtin and is_text(spec):
+        if spec.overrides:
+            raise ConfigError(f"overrides: a text task takes no recipe overrides "
+                              f"({', '.join(spec.overrides)}); set its options in features:")
+        _text().validate_text_features(spec.features, column=False)
+    elif spec.builtin:
         resolve_choices(get_recipe(spec.name), spec.overrides)
     else:
         _inline().validate(spec)
@@ -87,6 +118,8 @@ def load_task(spec: TaskSpec, settings: DataSettings) -> Dataset:
     """
     if not spec.builtin:
         return _inline().load(spec, settings)
+    if is_text(spec):
+        return _text().load_text(spec.name, spec.features or {}, settings)
     recipe = get_recipe(spec.name)
     choices = resolve_choices(recipe, spec.overrides)
     from nbvslr.data.parse import build_dataset, read_rows  # numpy: only when data is read

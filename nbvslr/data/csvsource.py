@@ -22,6 +22,9 @@ cell is read as text and decided here, so the rules are the same whatever the fi
   column is kept and becomes all zeros (it carries no information; the models handle it).
 - Discrete features become integer codes ``0 .. k-1`` over the levels seen in the table,
   in sorted order (numeric order when every level is a number).
+- ``features: {kind: text, column: NAME}`` makes a *text* task of the documents in column
+  ``NAME`` (every other column but the target ignored; an empty cell is an empty document,
+  never missing), its counts and vocabulary options as ``nbvslr.data.text`` says.
 - ``features: {continuous: [...], discrete: [...]}`` makes a *mixed* task: each listed
   column follows its own kind's rule, the continuous columns first in ``X``.
 - At least 3 rows and two classes must remain, or the task is refused; at most
@@ -81,6 +84,8 @@ class TableChoices:
     discrete: tuple[str, ...] | None = None
     missing: str = "error"
     na: tuple[str, ...] = DEFAULT_NA
+    text_column: str | None = None
+    text_options: Mapping[str, Any] | None = None
 
 
 def choices_from_spec(
@@ -107,6 +112,9 @@ def choices_from_spec(
         discrete=_columns(features, "discrete"),
         missing=source.get("missing", "error"),
         na=tuple(str(v) for v in source.get("na", DEFAULT_NA)),
+        text_column=str(features["column"]) if features.get("kind") == "text" else None,
+        text_options=({k: features[k] for k in ("vocabulary", "min_df", "max_features")
+                       if k in features} if features.get("kind") == "text" else None),
     )
 
 
@@ -189,7 +197,14 @@ def build_dataset(
     target = choices.target_column or default_target or columns[-1]
     need(target, "target.column")
     by_kind = None  # features: {continuous: [...], discrete: [...]}
-    if choices.continuous is not None and choices.discrete is not None:
+    if choices.kind == "text":
+        assert choices.text_column is not None
+        need(choices.text_column, "features.column")
+        if choices.text_column == target:
+            raise DataError(f"{origin}: features.column: {target!r} is the target column; "
+                            "name the column holding the documents")
+        features = [choices.text_column]
+    elif choices.continuous is not None and choices.discrete is not None:
         by_kind = (list(choices.continuous), list(choices.discrete))
         for key, listed in zip(("continuous", "discrete"), by_kind, strict=True):
             for column in listed:
@@ -223,6 +238,8 @@ def build_dataset(
     cells = table[[target, *features]].astype(str).apply(lambda s: s.str.strip())
     na = set(choices.na)
     missing = cells.eq("") | cells.isin(na)  # (N, 1 + d)
+    if choices.kind == "text":
+        missing[features] = False  # an empty cell is an empty document
     n_read = len(cells)
 
     if by_kind is not None:
@@ -273,6 +290,17 @@ def build_dataset(
             positive, negative = None, None
     else:
         y, positive, negative = _binarise(values, choices.positive, target, origin)
+    if kind == "text":
+        import nbvslr.data.text as text  # scipy: only for a text task
+
+        documents = tuple(cells[features[0]].tolist())
+        task = text.TextTask(name, documents, np.asarray(y, dtype=np.int64),
+                             classes if classes else ("", ""))
+        return text.text_dataset(task, text.check_text_options(choices.text_options or {}), {
+            **notes, "rows_read": n_read, "rows_dropped": n_read - len(cells),
+            "missing": choices.missing, "target": target, "column": features[0],
+            **({"classes": list(classes)} if classes else
+               {"positive": positive, "negative": negative})})
     if kind == "continuous":
         X, constant = _continuous(cells[features], rows, features, origin, row_label)
         n_values: tuple[int, ...] = ()

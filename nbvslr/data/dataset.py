@@ -12,7 +12,7 @@ import platformdirs
 if TYPE_CHECKING:  # numpy is imported where it is used: listing the tasks needs none
     import numpy as np
 
-Kind = Literal["continuous", "discrete", "mixed"]
+Kind = Literal["continuous", "discrete", "mixed", "text"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -31,10 +31,12 @@ class Dataset:
         ``kind == "mixed"``: float64, the ``n_continuous`` continuous columns first (in
         [0, 1]), then the discrete ones as level codes (whole numbers), column
         ``n_continuous + j`` in ``0 .. n_values[j] - 1``.
+        ``kind == "text"``: a ``scipy.sparse`` csr matrix (N, V) of word counts, float64
+        (``nbvslr.data.text``).
     y : ndarray of shape (N,)
         int8 labels: in {0, 1} for a binary task (1 is the positive class), in
         ``0 .. K - 1`` for a task of K > 2 classes (the codes of ``classes``).
-    kind : {"continuous", "discrete", "mixed"}
+    kind : {"continuous", "discrete", "mixed", "text"}
     n_values : tuple of int
         Discrete: the number of levels of each column (``len == d``). Continuous: ``()``.
         Mixed: the number of levels of each discrete column (``len == d - n_continuous``).
@@ -48,6 +50,10 @@ class Dataset:
     classes : tuple of str
         A task of K > 2 classes: the class values, in the order of their codes
         ``0 .. K - 1``. A binary task: ``()`` (its classes are 0 and 1, as always).
+    text_options : mapping
+        A text task: its vocabulary options (``vocabulary``, ``min_df``, ``max_features``,
+        ``nbvslr.data.text.check_text_options``), applied to each split's training set by
+        every fit. Empty for the other kinds.
 
     ``eq=False`` keeps identity hashing, so a Dataset can key a cache of design matrices.
     """
@@ -63,6 +69,7 @@ class Dataset:
     x_range: tuple[float, float] | None = None
     notes: Mapping[str, Any] = field(default_factory=dict)
     classes: tuple[str, ...] = ()
+    text_options: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def n_classes(self) -> int:
@@ -95,7 +102,7 @@ class Dataset:
         those before the discrete ones."""
         if self.kind == "continuous":
             return self.n_features
-        if self.kind == "discrete":
+        if self.kind in ("discrete", "text"):
             return 0
         return self.n_features - len(self.n_values)
 
@@ -106,11 +113,20 @@ class Dataset:
         return np.asarray(self.X[:, self.n_continuous:], dtype=np.int64)
 
 
+#: The inline sources whose tasks are text tasks whatever their ``features:`` say (a CSV is
+#: one with ``features: {kind: text}``).
+TEXT_SOURCES: tuple[str, ...] = ("text",)
+#: The inline sources that name a local path: a relative one is read from the config's
+#: folder, and every worker is handed it absolute.
+PATH_SOURCES: tuple[str, ...] = ("csv",)
+
+
 @dataclass(frozen=True)
 class TaskSpec:
     """What a config says about one task, before any data is read.
 
-    A built-in task is ``TaskSpec(name="pima")`` with optional recipe ``overrides``.
+    A built-in task is ``TaskSpec(name="pima")`` with optional recipe ``overrides``; a
+    built-in text task (``TaskSpec(name="sms-spam")``) takes text ``features`` instead.
     An inline task has ``source`` (``{"csv": path}``, ``{"uci": id}`` or
     ``{"synthetic": {...}}``), ``target`` (``{"column": ..., "positive": [...]}``, or
     ``classes: [...]`` / neither for a task of every class of the column) and

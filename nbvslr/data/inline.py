@@ -14,6 +14,15 @@ A task with a ``source:`` is inline. Three sources::
     - name: toy
       source: {synthetic: {generator: nb, rows: 1000, features: 10}}
 
+A CSV column of documents is a text task (``features: {kind: text, column: NAME}``, the other
+columns ignored, the target as for any CSV task), and ``source: {text: NAME}`` is the
+built-in text task ``NAME`` under a name of the config's (so that one corpus can appear
+twice, with other vocabulary options: ``nbvslr.data.text``)::
+
+    - name: sms-200
+      source: {text: sms-spam}
+      features: {kind: text, vocabulary: all, max_features: 200}
+
 A fourth, ``source: {frame: ...}``, is a table in memory (``nbvslr.data.frame.Frame``), made
 from Python by ``nbvslr.Task.from_frame`` / ``from_arrays`` and read by the CSV rules.
 
@@ -56,9 +65,10 @@ import nbvslr.data.synthetic as synthetic
 from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
 from nbvslr.errors import DataError, check_known_keys, setting_error, with_hint
 
-SOURCES = ("csv", "uci", "synthetic", "frame")
+SOURCES = ("csv", "uci", "synthetic", "frame", "text")
 SOURCE_KEYS: Mapping[str, tuple[str, ...]] = {
     "csv": ("csv", "sep", "header", "missing", "na"),
+    "text": ("text",),
     "frame": ("frame", "missing", "na"),
     "uci": ("uci", "missing", "na"),
     "synthetic": ("synthetic",),
@@ -66,7 +76,7 @@ SOURCE_KEYS: Mapping[str, tuple[str, ...]] = {
 TARGET_KEYS = ("column", "positive", "classes")
 FEATURE_KEYS = ("kind", "columns", "drop", "continuous", "discrete")
 MIXED_KEYS = ("continuous", "discrete")
-KINDS = ("continuous", "discrete")
+KINDS = ("continuous", "discrete", "text")
 
 
 _error = setting_error
@@ -131,6 +141,19 @@ def validate(spec: TaskSpec) -> None:
             "overrides", "only built-in tasks take recipe overrides", ", ".join(spec.overrides),
             "set an inline task's choices in source:, target: and features:",
         )
+
+    if kind == "text":
+        import nbvslr.data.text as text
+
+        if not isinstance(source["text"], str) or source["text"] not in text.TEXT_TASKS:
+            raise _error("source.text", with_hint("not a built-in text task", source["text"],
+                                                   text.TEXT_TASKS), source["text"],
+                         f"use one of: {', '.join(text.TEXT_TASKS)}")
+        if spec.target is not None:
+            raise _error("target", "a built-in text task has its own classes", spec.name,
+                         "remove target:")
+        text.validate_text_features(spec.features, column=False)
+        return
 
     if kind == "synthetic":
         synthetic.parse_params(source["synthetic"])
@@ -232,6 +255,20 @@ def validate(spec: TaskSpec) -> None:
                     )
 
     features = spec.features
+    if isinstance(features, Mapping) and features.get("kind") == "text":
+        if kind not in ("csv", "frame"):
+            raise _error("features.kind", f"a text column is read from a CSV, not a {kind} "
+                         "source", "text", "give source: {csv: path} or another kind")
+        import nbvslr.data.text as text
+
+        text.validate_text_features(features, column=True)
+        if target is not None and str(target.get("column")) == str(features["column"]):
+            raise _error("features.column", "is the target column", features["column"],
+                         "name the column holding the documents")
+        if missing == "level":
+            raise _error("source.missing", "'level' only applies to discrete features",
+                         missing, "use missing: drop or missing: error with kind: text")
+        return
     if features is not None:
         if not isinstance(features, Mapping):
             raise _error(
@@ -242,7 +279,7 @@ def validate(spec: TaskSpec) -> None:
             raise _error(
                 "features.kind", with_hint("unknown kind", features["kind"], KINDS),
                 features["kind"],
-                "use continuous or discrete",
+                "use continuous, discrete or text",
             )
         mixed = [k for k in MIXED_KEYS if k in features]
         if mixed:
@@ -308,6 +345,10 @@ def load(spec: TaskSpec, settings: DataSettings) -> Dataset:
     kind = source_type(spec)
     if kind == "synthetic":
         return synthetic.load(spec.name, synthetic.parse_params(source["synthetic"]))
+    if kind == "text":
+        import nbvslr.data.text as text
+
+        return text.load_text(source["text"], spec.features or {}, settings, spec.name)
     choices = csvsource.choices_from_spec(source, spec.target, spec.features)
     if kind == "frame":
         import nbvslr.data.frame as frame

@@ -12,27 +12,31 @@ the split's training documents, ``all`` every word of the task; ``min_df`` (docu
 ``split_vocabulary`` gives that choice as a mask (S, V) over the task's words, so one sparse
 count matrix (N, V) serves every split and no (S, m, V) stack is ever made.
 
-Built-in text tasks (``TEXT_TASKS``, none of them a Figure 1 panel): ``sms-spam``, the SMS
-Spam Collection (UCI 228, CC BY 4.0), shipped in ``nbvslr/data/uci/sms-spam/``; ``20news``
-(20 classes) and ``20news-crypt-graphics`` (sci.crypt = 1 against comp.graphics), from the
-20 Newsgroups archive downloaded on first use (``nbvslr.data.newsgroups``). A folder of
-files, one sub-folder per class, is a task too (``nbvslr.data.textfolder``).
+Built-in text tasks (``TEXT_TASKS``, name -> loader, none of them a Figure 1 panel):
+``sms-spam``, the SMS Spam Collection (UCI 228, CC BY 4.0), shipped in
+``nbvslr/data/uci/sms-spam/``; ``20news`` (20 classes) and ``20news-crypt-graphics``
+(sci.crypt = 1 against comp.graphics), from the 20 Newsgroups archive downloaded on first
+use (``nbvslr.data.newsgroups``). A folder of files, one sub-folder per class, is a task too
+(``nbvslr.data.textfolder``). ``text_dataset`` makes a task's ``Dataset`` of kind
+``text``: its ``X`` the sparse counts, its ``text_options`` the vocabulary options
+(``check_text_options``) that every fit applies per split.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from nbvslr.data.dataset import DataSettings
+from nbvslr.data.dataset import Dataset, DataSettings
 from nbvslr.data.newsgroups import load_20news, load_20news_crypt_graphics
 from nbvslr.data.recipes import DataFile
 from nbvslr.data.sources import read_verified
 from nbvslr.data.texttask import TextTask
-from nbvslr.errors import ConfigError, DataError
+from nbvslr.errors import ConfigError, DataError, check_known_keys, did_you_mean, setting_error
 
 #: ``CountVectorizer``'s default ``token_pattern``.
 TOKEN_PATTERN = re.compile(r"(?u)\b\w\w+\b")
@@ -48,6 +52,22 @@ SMS_SPAM_FILE = DataFile(
 )
 
 VOCABULARIES = ("training", "all")
+
+#: The vocabulary options of a text task's ``features:`` (besides ``kind: text`` and a
+#: CSV's ``column``): name, default, valid values, meaning. The one table the check below,
+#: docs/options.md and ``nbvslr run --help`` read.
+TEXT_FEATURES: tuple[tuple[str, Any, str, str], ...] = (
+    ("vocabulary", "training", "one of 'training', 'all'",
+     "`training`: each split's words are those of its training documents (no test "
+     "document's words enter a fit); `all`: every word of the task, one vocabulary for every "
+     "split"),
+    ("min_df", 1, "an integer >= 1",
+     "keep a word found in at least this many of those documents"),
+    ("max_features", None, "an integer >= 1, or null (every word)",
+     "then keep only this many words, the most frequent in those documents (ties: the sorted "
+     "vocabulary's order)"),
+)
+TEXT_DEFAULTS: Mapping[str, Any] = {name: default for name, default, _, _ in TEXT_FEATURES}
 
 
 def tokenize(document: str) -> list[str]:
@@ -105,15 +125,8 @@ def split_vocabulary(
     -------
     keep : ndarray of shape (S, V), bool
     """
-    if vocabulary not in VOCABULARIES:
-        raise ConfigError(f"features.vocabulary = {vocabulary!r} is invalid; it must be one of "
-                          "'training', 'all'")
-    if isinstance(min_df, bool) or not isinstance(min_df, int) or min_df < 1:
-        raise ConfigError(f"features.min_df = {min_df!r} is invalid; it must be an integer >= 1")
-    if max_features is not None and (isinstance(max_features, bool)
-                                     or not isinstance(max_features, int) or max_features < 1):
-        raise ConfigError(f"features.max_features = {max_features!r} is invalid; it must be an "
-                          "integer >= 1 or null")
+    check_text_options({"vocabulary": vocabulary, "min_df": min_df,
+                        "max_features": max_features})
     S = idx.shape[0]
     V = X.shape[1]
     present = X.copy()
@@ -159,8 +172,87 @@ def load_sms_spam(settings: DataSettings | None = None) -> TextTask:
     return parse_sms_spam(data)
 
 
-#: The built-in text tasks (kept out of Figure 1's ``BUILTIN_TASKS``): name -> loader, each
-#: called as ``loader(settings)`` (``settings`` a ``DataSettings`` or None).
+def _valid(name: str, value: Any) -> bool:
+    if name == "vocabulary":
+        return value in VOCABULARIES
+    if value is None and name == "max_features":
+        return True
+    return not isinstance(value, bool) and isinstance(value, int) and value >= 1
+
+
+def check_text_options(features: Mapping[str, Any]) -> dict[str, Any]:
+    """The vocabulary options of a text task's ``features:`` (``TEXT_FEATURES``), validated
+    and completed with their defaults; other keys are ignored. ``ConfigError`` (one line)
+    for a value out of range."""
+    out = {**TEXT_DEFAULTS, **{k: features[k] for k in TEXT_DEFAULTS if k in features}}
+    for name, _, valid, _ in TEXT_FEATURES:
+        if not _valid(name, out[name]):
+            raise ConfigError(f"features.{name} = {out[name]!r} is invalid; it must be {valid}")
+    return out
+
+
+def validate_text_features(features: Mapping[str, Any] | None, column: bool) -> None:
+    """Check a text task's ``features:`` before any data is read: ``kind: text``, the
+    vocabulary options, and for a table (``column``) the ``column`` holding the documents.
+    ``ConfigError``, one line."""
+    features = features or {}
+    allowed = ("kind", *(("column",) if column else ()), *TEXT_DEFAULTS)
+    check_known_keys("features", features, allowed)
+    if features.get("kind", "text") != "text":
+        raise setting_error("features.kind", "a built-in text task has text features",
+                            features["kind"], "write kind: text, or leave kind: out")
+    if column:
+        name = features.get("column")
+        if name is None:
+            raise setting_error("features.column", "missing", None,
+                                "name the column holding the documents, e.g. column: message")
+        if isinstance(name, bool) or not isinstance(name, str | int):
+            raise setting_error("features.column", "not a column name", name,
+                                "write the column's name as text")
+    check_text_options(features)
+
+
+def text_dataset(task: TextTask, options: Mapping[str, Any],
+                 notes: Mapping[str, Any] | None = None) -> Dataset:
+    """The ``Dataset`` of a text task: kind ``text``, ``X`` its counts (a (N, V) csr matrix,
+    ``count_matrix``), ``feature_names`` its V words, ``text_options`` the vocabulary
+    options (``check_text_options``)."""
+    X, vocabulary = count_matrix(task.documents)
+    multi = len(task.classes) > 2
+    y = np.asarray(task.y, dtype=np.int8)
+    about: dict[str, Any] = {"documents": len(task.documents), "words": len(vocabulary),
+                             "tokens": int(X.sum())}
+    if multi:
+        about["classes"] = list(task.classes)
+    elif "positive" not in (notes or {}):
+        about["negative"], about["positive"] = [task.classes[0]], [task.classes[1]]
+    return Dataset(
+        name=task.name,
+        title=f"{task.name} (text)",
+        X=X,
+        y=y,
+        kind="text",
+        feature_names=vocabulary,
+        notes={**(notes or {}), **about, "features": dict(options)},
+        classes=tuple(task.classes) if multi else (),
+        text_options=dict(options),
+    )
+
+
+def load_text(name: str, options: Mapping[str, Any], settings: DataSettings,
+              task_name: str | None = None) -> Dataset:
+    """The ``Dataset`` of the built-in text task ``name`` (``TEXT_TASKS``), named
+    ``task_name`` (default ``name``)."""
+    if name not in TEXT_TASKS:
+        raise ConfigError(f"'{name}' is not a built-in text task{did_you_mean(name, TEXT_TASKS)};"
+                          f" text tasks: {', '.join(TEXT_TASKS)}")
+    task = TEXT_TASKS[name](settings)
+    if task_name is not None and task_name != task.name:
+        task = TextTask(task_name, task.documents, task.y, task.classes)
+    return text_dataset(task, check_text_options(options), {"source": "text", "text": name})
+
+
+#: The built-in text tasks, name -> loader (kept out of Figure 1's ``BUILTIN_TASKS``).
 TEXT_TASKS: dict[str, Callable[[DataSettings | None], TextTask]] = {
     "sms-spam": load_sms_spam,
     "20news": load_20news,

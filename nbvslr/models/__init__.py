@@ -18,6 +18,11 @@ certified linearly separable (an iterate with every training margin > 0) its lik
 no maximum; the paper's rule averages the test error over hyperplanes drawn uniformly from
 the separating ones (``hmc``, ``hit_and_run``).
 
+A text task (``kind == "text"``, sparse word counts) takes the text entries
+(``text_family``): their designs are held sparse (``design.SparseDesign``), a split's
+vocabulary is a mask, and test errors are sparse products (``text_family.text_errors``);
+their memory per split is the entry's ``sparse_bytes``, not an (m, P) stack.
+
 A task of K > 2 classes takes the registry's multiclass entries (``multiclass``): K linear
 scores per split, the class of highest score predicted, a tie among t top classes counting
 (t - 1)/t of an error when the true class is among them and 1 otherwise
@@ -38,13 +43,14 @@ import numpy as np
 
 from nbvslr.data.dataset import Dataset
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
-from nbvslr.models.design import Design, get_design
+from nbvslr.models.design import Design, SparseDesign, get_design
 from nbvslr.models.evaluate import count_mistakes, heldout_errors
 from nbvslr.models.evaluate_multi import count_mistakes_multi, heldout_errors_multi
 from nbvslr.models.family import Fit
 from nbvslr.models.registry import FAMILIES, lookup, resolve_options
 from nbvslr.models.spec import ModelSpec
 from nbvslr.models.stacks import check_both_classes, check_distinct, split_chunks
+from nbvslr.models.text_family import text_errors
 from nbvslr.splits import check_size
 
 __all__ = ["FAMILIES", "ModelSpec", "resolve_options", "score_full", "score_splits"]
@@ -53,13 +59,16 @@ __all__ = ["FAMILIES", "ModelSpec", "resolve_options", "score_full", "score_spli
 STACK_COPIES = 4
 
 
-def _heldout(design: Design, fit: Fit, idx: np.ndarray, ties: float,
+def _heldout(design: Design | SparseDesign, fit: Fit, idx: np.ndarray, ties: float,
              data: Dataset | None = None) -> np.ndarray:
     """The test error of each split (S,): of its hyperplane, or the mean over its draws;
-    with ``data`` of K > 2 classes, of its K-class rule (``evaluate_multi``)."""
+    with ``data`` of K > 2 classes, of its K-class rule (``evaluate_multi``); on a text
+    task's sparse design, by ``text_errors``."""
     multi = data is not None and data.multiclass
 
     def errors(theta: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        if isinstance(design, SparseDesign):
+            return text_errors(design, theta, rows, ties)
         if multi:
             return heldout_errors_multi(design, data, theta, rows)
         return heldout_errors(design, theta, rows, ties)
@@ -132,7 +141,12 @@ def score_splits(
     design = get_design(data, entry.design(data, opts))
     width = entry.width(data, design)
     ties = entry.ties(opts)
-    for sl in split_chunks(S, STACK_COPIES * 8.0 * m * width, budget.stacks):
+    per_split = STACK_COPIES * 8.0 * m * width  # the (m, P) stacks of a split
+    sparse = getattr(entry, "sparse_bytes", None)
+    sparse_bytes = sparse(data, opts) if sparse is not None else None
+    if sparse_bytes is not None:  # a text fit: no stack, its own estimate
+        per_split = sparse_bytes[0] + sparse_bytes[1] * m
+    for sl in split_chunks(S, per_split, budget.stacks):
         idx = train_idx[sl]  # (s, m)
         fit = entry.fit(data, design, idx, opts, seeds[sl], budget)
         out["error"][sl] = _heldout(design, fit, idx, ties, data)
@@ -155,6 +169,8 @@ def score_full(spec: ModelSpec, data: Dataset, seed: np.random.SeedSequence) -> 
     entry = lookup(spec.family, data.kind, data.multiclass)
     design = get_design(data, entry.design(data, opts))
     fit = entry.fit(data, design, idx, opts, [seed], DEFAULT_BUDGET)
+    if isinstance(design, SparseDesign):
+        return float(text_errors(design, fit.theta, None, entry.ties(opts))[0])
     if data.multiclass:
         rules = fit.draws[0] if fit.sampled.size else fit.theta  # (n, K, P)
         wrong_k, _ = count_mistakes_multi(design, data, rules, None)  # (n,)

@@ -17,6 +17,11 @@ mixed NB, ``class``    ``[Xc, Xc**2, full one-hot]``               ``"x_x2_oneho
 mixed LR               ``[Xc]`` then the discrete columns coded     ``"x_onehot_ref"``,
                        as a discrete LR codes them                 ``"x_onehot"``,
                                                                    ``"x_ordinal"``
+text NB, LR with ``C``  the counts (N, V), held sparse             ``"text_counts"``
+Bernoulli NB           word presence ``1[x > 0]``, held sparse    ``"text_presence"``
+text LR, no ``C``      the counts of the task's shared vocabulary  ``"text_shared"``,
+                       (``vocabulary: all``, ``max_features``) or  ``"text_shared_<cap>"``
+                       of the model's own ``max_features``, dense
 =====================  ==========================================  ======================
 
 A linear model is ``theta = (w, b)`` of length ``D + 1`` with the intercept LAST; its score
@@ -33,8 +38,10 @@ import weakref
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from nbvslr.data.dataset import Dataset
+from nbvslr.data.text import split_vocabulary
 
 
 @dataclass(frozen=True, eq=False)
@@ -82,7 +89,50 @@ class Design:
         return int(self.unique_Z1.shape[1])
 
 
-_CACHE: weakref.WeakKeyDictionary[Dataset, dict[str, Design]] = weakref.WeakKeyDictionary()
+@dataclass(frozen=True, eq=False)
+class SparseDesign:
+    """A text design: the task's (N, V) counts or word presence, held sparse.
+
+    Attributes
+    ----------
+    Z : scipy.sparse.csr_matrix of shape (N, V)
+    sign : ndarray of shape (N,)
+        ``2 y - 1`` (binary tasks).
+    y : ndarray of shape (N,), int64
+        The class codes (``0 .. K - 1``).
+
+    A hyperplane is ``theta = (w, b)`` of length ``V + 1`` (intercept last) whose score on
+    row ``i`` is ``Z[i] @ w + b``; its weights of the words a split does not keep are 0.
+    """
+
+    Z: sp.csr_matrix
+    sign: np.ndarray
+    y: np.ndarray
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.Z.shape[0])
+
+    @property
+    def n_params(self) -> int:
+        """``V + 1``: the words plus the intercept."""
+        return int(self.Z.shape[1]) + 1
+
+
+def shared_vocabulary(data: Dataset, cap: int | None = None) -> np.ndarray:
+    """The word columns every split of a text task keeps when its vocabulary is the task's
+    (``vocabulary: all``), or the ``cap`` most frequent words over all documents: indices
+    into its V words, sorted."""
+    opts = dict(data.text_options)
+    if cap is None and opts.get("vocabulary") != "all":
+        raise ValueError("a shared vocabulary needs vocabulary: all or a cap")
+    keep = split_vocabulary(data.X, np.zeros((1, 1), dtype=np.int64), "all",
+                            opts.get("min_df", 1), cap or opts.get("max_features"))
+    return np.flatnonzero(keep[0])
+
+
+_CACHE: weakref.WeakKeyDictionary[Dataset, dict[str, Design | SparseDesign]] = (
+    weakref.WeakKeyDictionary())
 
 
 def onehot_offsets(n_values: tuple[int, ...]) -> np.ndarray:
@@ -150,8 +200,29 @@ def _mixed(data: Dataset, name: str) -> np.ndarray:
     return np.concatenate([*parts, Zd], axis=1)
 
 
+TEXT = ("text_counts", "text_presence")
+
+
+def _build_text(data: Dataset, name: str) -> SparseDesign:
+    if data.kind != "text":
+        raise ValueError(f"design {name!r} needs a text dataset")
+    Z = data.X
+    if name == "text_presence":
+        Z = Z.copy()
+        Z.data[:] = 1.0
+    y = np.asarray(data.y, dtype=np.int64)
+    return SparseDesign(Z=Z, sign=2.0 * y - 1.0, y=y)
+
+
 def _build(data: Dataset, name: str) -> Design:
-    if name in MIXED:
+    if name.startswith("text_shared"):  # text_shared, or text_shared_<cap>
+        if data.kind != "text":
+            raise ValueError(f"design {name!r} needs a text dataset")
+        cap = name.removeprefix("text_shared").removeprefix("_")
+        cols = shared_vocabulary(data, int(cap) if cap else None)
+        Z = np.asarray(data.X[:, cols].toarray(), dtype=np.float64)
+        first = np.arange(Z.shape[0])
+    elif name in MIXED:
         if data.kind != "mixed":
             raise ValueError(f"design {name!r} needs a mixed dataset")
         Z = _mixed(data, name)
@@ -182,9 +253,10 @@ def _build(data: Dataset, name: str) -> Design:
     )
 
 
-def get_design(data: Dataset, name: str) -> Design:
-    """The design ``name`` of ``data``, built on first use and cached with the Dataset."""
+def get_design(data: Dataset, name: str) -> Design | SparseDesign:
+    """The design ``name`` of ``data``, built on first use and cached with the Dataset (a
+    ``SparseDesign`` for ``TEXT``'s names)."""
     per_data = _CACHE.setdefault(data, {})
     if name not in per_data:
-        per_data[name] = _build(data, name)
+        per_data[name] = _build_text(data, name) if name in TEXT else _build(data, name)
     return per_data[name]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from nbvslr.data.text import TEXT_FEATURES
 from nbvslr.errors import ConfigError, did_you_mean
 from nbvslr.models.family import Family, Option, defaults
 from nbvslr.models.lr import LogisticRegression
@@ -19,6 +20,14 @@ from nbvslr.models.multiclass import (
 )
 from nbvslr.models.nb import CategoricalNB, GaussianNB, MixedNB
 from nbvslr.models.options import DEFAULT_PROFILE, MCMC_DEFAULTS, PROFILES
+from nbvslr.models.text_family import (
+    TEXT_LR_OPTIONS,
+    TEXT_NB_OPTIONS,
+    MulticlassTextLR,
+    MulticlassTextNB,
+    TextLR,
+    TextNB,
+)
 
 #: The entries, in the order their names are listed (docs, errors, ``nbvslr run --help``).
 ENTRIES: tuple[Family, ...] = (
@@ -29,7 +38,14 @@ ENTRIES: tuple[Family, ...] = (
     MulticlassGaussianNB(),
     MulticlassCategoricalNB(),
     SoftmaxRegression(),
+    TextNB(),
+    TextLR(),
+    MulticlassTextNB(),
+    MulticlassTextLR(),
 )
+
+#: Options of a name that only its text entries read, listed after its table's.
+TEXT_OPTIONS: dict[str, tuple[Option, ...]] = {"nb": TEXT_NB_OPTIONS, "lr": TEXT_LR_OPTIONS}
 
 
 def _tables() -> dict[str, tuple[Option, ...]]:
@@ -37,7 +53,7 @@ def _tables() -> dict[str, tuple[Option, ...]]:
     for entry in ENTRIES:
         if tables.setdefault(entry.name, entry.options) is not entry.options:
             raise TypeError(f"the entries of model '{entry.name}' hold different options tables")
-    return tables
+    return {name: table + TEXT_OPTIONS.get(name, ()) for name, table in tables.items()}
 
 
 #: model name -> its options table (one per name, shared by the name's entries).
@@ -49,7 +65,7 @@ FAMILIES: dict[str, dict[str, Any]] = {name: defaults(t) for name, t in OPTIONS.
 
 def lookup(name: str, kind: str, multiclass: bool = False) -> Family:
     """The entry of model ``name`` for tasks of ``kind`` (``continuous``, ``discrete``,
-    ``mixed``) of two classes, or of more (``multiclass``).
+    ``mixed``, ``text``) of two classes, or of more (``multiclass``).
 
     Raises
     ------
@@ -143,3 +159,10 @@ def options_help() -> list[tuple[str, str]]:
                 default = ", ".join(f"{m} {d[o.name]}" for m, d in MCMC_DEFAULTS.items())
             rows.append((f"{name}.{o.name}", f"default {default}; {o.valid}"))
     return rows
+
+
+def text_features_help() -> list[tuple[str, str]]:
+    """``(features.option, "default ...; valid values")`` of a text task's vocabulary
+    options (``nbvslr.data.text.TEXT_FEATURES``; ``nbvslr run --help`` lists them)."""
+    return [(f"features.{name}", f"default {_plain(default)}; {valid}")
+            for name, default, valid, _ in TEXT_FEATURES]

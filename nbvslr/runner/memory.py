@@ -63,16 +63,22 @@ class TaskShape:
     grid: tuple[int, ...]
     hyperplanes: int
     models: int
+    sparse: tuple[float, float] = (0.0, 0.0)
+    """A text task's sparse fits: their bytes per split, ``(fixed, per training row)``
+    (the largest of its models' ``sparse_bytes``)."""
+    nbytes: float | None = None
+    """The feature matrix's bytes when it is held sparse (a text task), else None."""
 
     @property
     def data_bytes(self) -> float:
-        return 8.0 * self.rows * self.features
+        return self.nbytes if self.nbytes is not None else 8.0 * self.rows * self.features
 
     def split_bytes(self, m: int) -> float:
         """Peak bytes of a unit, per split, at training-set size ``m``."""
         P = self.width
         stack = UNIT_STACKS * 8.0 * m * P
-        return stack + 8.0 * (4 * P * P + 2 * self.hyperplanes * P)
+        sparse = self.sparse[0] + self.sparse[1] * m
+        return stack + 8.0 * (4 * P * P + 2 * self.hyperplanes * P) + sparse
 
     def loaded_bytes(self) -> float:
         """A process's copy of the task: the data, then its designs, kept for the rest of
@@ -107,7 +113,7 @@ class Plan:
 def unit_bytes(shape: TaskShape, m: int, splits: int) -> float:
     """The estimated peak of a unit of ``splits`` splits at size ``m``: one chunk of
     ``score_splits`` (its split count as ``score_splits`` chooses it) at a time."""
-    width = STACK_COPIES * 8.0 * m * shape.width
+    width = max(STACK_COPIES * 8.0 * m * shape.width, shape.sparse[0] + shape.sparse[1] * m)
     chunk = len(range(splits)[next(split_chunks(splits, width, DEFAULT_BUDGET.stacks))])
     return UNIT_FIXED + chunk * shape.split_bytes(m)
 
@@ -183,8 +189,18 @@ def task_shape(name: str, data, grid: Sequence[int], models: Sequence) -> TaskSh
     """The ``TaskShape`` of a loaded ``Dataset`` and the run's ``ModelSpec``s (each model's
     registry entry says how wide its design may be and how many hyperplanes it keeps)."""
     d = data.n_features
-    planned = [lookup(m.family, data.kind, data.multiclass).planned(data, m.options)
-               for m in models]
+    entries = [(lookup(m.family, data.kind, data.multiclass), m.options) for m in models]
+    planned = [entry.planned(data, opts) for entry, opts in entries]
     width = max((w for w, _ in planned), default=d + 1)
     hyperplanes = max((h for _, h in planned), default=0)
-    return TaskShape(name, data.n_rows, d, width, tuple(grid), hyperplanes, len(models))
+    sparse = [entry.sparse_bytes(data, opts) for entry, opts in entries
+              if hasattr(entry, "sparse_bytes")]
+    sparse = [s for s in sparse if s is not None]
+    if data.kind != "text":
+        return TaskShape(name, data.n_rows, d, width, tuple(grid), hyperplanes, len(models))
+    X = data.X  # csr: values, column indices, row pointers
+    nbytes = float(X.data.nbytes + X.indices.nbytes + X.indptr.nbytes)
+    return TaskShape(name, data.n_rows, d, width, tuple(grid), hyperplanes, len(models),
+                     sparse=(max((s[0] for s in sparse), default=0.0),
+                             max((s[1] for s in sparse), default=0.0)),
+                     nbytes=nbytes)

@@ -28,7 +28,7 @@ from threadpoolctl import threadpool_limits
 import nbvslr.runner.lifeline as lifeline
 from nbvslr import models
 from nbvslr.data import load_task
-from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
+from nbvslr.data.dataset import PATH_SOURCES, Dataset, DataSettings, TaskSpec
 from nbvslr.data.sources import is_url
 from nbvslr.errors import DataError
 from nbvslr.models.spec import ModelSpec
@@ -90,7 +90,12 @@ def data_digest(data: Dataset) -> str:
     """sha256 of the task's arrays: checkpoints of other data are never reused, and a worker
     never fits data other than the data the run fingerprinted."""
     h = hashlib.sha256()
-    for arr in (data.X, data.y):
+    X = data.X
+    # a text task's sparse counts: their csr arrays (sorted indices, duplicates summed)
+    arrays = (X.data, X.indices, X.indptr) if data.kind == "text" else (X,)
+    if data.kind == "text":
+        h.update(f"csr{X.shape}".encode())
+    for arr in (*arrays, data.y):
         arr = np.ascontiguousarray(arr)
         h.update(f"{arr.dtype.str}{arr.shape}".encode())
         h.update(arr.tobytes())
@@ -184,9 +189,10 @@ def portable(spec: TaskSpec, settings: DataSettings) -> tuple[TaskSpec, DataSett
     any other folder (a ``dask worker`` on a shared file system) finds the same files.
     """
     source = spec.source
-    if source is not None and isinstance(source.get("csv"), str):
-        source = {**source, "csv": str(Path(source["csv"]).expanduser().absolute())}
-        spec = replace(spec, source=source)
+    for kind in PATH_SOURCES:
+        if source is not None and isinstance(source.get(kind), str):
+            source = {**source, kind: str(Path(source[kind]).expanduser().absolute())}
+            spec = replace(spec, source=source)
     mirror = settings.mirror
     if mirror is not None and not is_url(mirror):  # a URL mirror is the same from anywhere
         mirror = Path(mirror).expanduser().absolute()

@@ -104,7 +104,9 @@ def test_shipped_configs_are_valid(path):
     cfg = load_config(path)
     assert cfg.splits == 1000
     for spec, grid in zip(cfg.tasks, cfg.grids, strict=True):
-        if spec.builtin:
+        from nbvslr.data import RECIPES
+
+        if spec.builtin and spec.name in RECIPES:  # a text task has no paper grid
             from nbvslr.data import get_recipe
 
             assert grid == tuple(sorted(get_recipe(spec.name).sizes))

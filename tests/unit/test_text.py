@@ -129,17 +129,21 @@ def test_sms_spam_parse_refuses_a_changed_file():
         parse_sms_spam(b"ham\thello\nLabel SMS\n")
 
 
-def test_sms_spam_end_to_end_gives_its_tables():
-    """A small sms-spam run gives the splits table and its summary (nothing written); NB's
-    error = sklearn's there."""
-    from nbvslr.runner.text import load_text_task, run_text
+def test_sms_spam_run_in_memory_matches_sklearn_nb():
+    """nbvslr.run on sms-spam (nothing written) gives the splits table and its summary;
+    multinomial NB's error on a split = scikit-learn's there (its vocabulary: the split's
+    training messages' words)."""
+    import nbvslr
+    from nbvslr.data.dataset import DataSettings
     from nbvslr.splits import draw_train_sets, split_seeds
 
-    task = load_text_task("sms-spam")
+    task = load_sms_spam(DataSettings(download=False))
     models = {"nb-multinomial": {"model": "nb"},
               "nb-bernoulli": {"model": "nb", "event": "bernoulli"},
               "lr": {"model": "lr", "C": 1.0}}
-    table, summary = run_text(task, models, sizes=(10, 60), splits=2, seed=0)
+    res = nbvslr.run({"tasks": ["sms-spam"], "sizes": [10, 60], "splits": 2, "models": models},
+                     progress=False)
+    table, summary = res.splits, res.summary
     assert list(table.columns) == list(SPLIT_COLUMNS) and table["split"].tolist()[:2] == [0, 1]
     assert len(table) == 3 * 2 * 2 and table["converged"].all()
     assert set(summary["model"]) == set(models)
@@ -153,17 +157,6 @@ def test_sms_spam_end_to_end_gives_its_tables():
     expected = np.mean(nb.predict(cv.transform(docs[test])) != task.y[test])
     got = table.query("model == 'nb-multinomial' and m == 60 and split == 1")["error"].item()
     assert got == pytest.approx(expected, abs=1e-12)
-
-
-def test_text_run_refuses_unknown_task_and_option():
-    """A misspelt text task or an option NB does not have: one-line ConfigError."""
-    from nbvslr.runner.text import load_text_task, run_text
-
-    with pytest.raises(ConfigError, match="sms-spam"):
-        load_text_task("sms-spamm")
-    task = parse_sms_spam(b"ham\thello there\nspam\twin cash\nham\tsee you\n")
-    with pytest.raises(ConfigError, match="unknown option"):
-        run_text(task, {"nb": {"model": "nb", "C": 1.0}}, sizes=(2,), splits=1)
 
 
 def test_bad_text_options_are_one_line_errors():
