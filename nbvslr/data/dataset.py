@@ -115,10 +115,10 @@ class Dataset:
 
 #: The inline sources whose tasks are text tasks whatever their ``features:`` say (a CSV is
 #: one with ``features: {kind: text}``).
-TEXT_SOURCES: tuple[str, ...] = ("text",)
+TEXT_SOURCES: tuple[str, ...] = ("text", "folder")
 #: The inline sources that name a local path: a relative one is read from the config's
 #: folder, and every worker is handed it absolute.
-PATH_SOURCES: tuple[str, ...] = ("csv",)
+PATH_SOURCES: tuple[str, ...] = ("csv", "folder")
 
 
 @dataclass(frozen=True)

@@ -65,10 +65,11 @@ import nbvslr.data.synthetic as synthetic
 from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
 from nbvslr.errors import DataError, check_known_keys, setting_error, with_hint
 
-SOURCES = ("csv", "uci", "synthetic", "frame", "text")
+SOURCES = ("csv", "uci", "synthetic", "frame", "text", "folder")
 SOURCE_KEYS: Mapping[str, tuple[str, ...]] = {
     "csv": ("csv", "sep", "header", "missing", "na"),
-    "text": ("text",),
+    "text": ("text", "strip"),
+    "folder": ("folder",),
     "frame": ("frame", "missing", "na"),
     "uci": ("uci", "missing", "na"),
     "synthetic": ("synthetic",),
@@ -151,6 +152,27 @@ def validate(spec: TaskSpec) -> None:
                          f"use one of: {', '.join(text.TEXT_TASKS)}")
         if spec.target is not None:
             raise _error("target", "a built-in text task has its own classes", spec.name,
+                         "remove target:")
+        if "strip" in source:
+            if source["text"] not in text.STRIPPED_TASKS:
+                raise _error("source.strip", f"only the 20 Newsgroups tasks "
+                             f"({', '.join(text.STRIPPED_TASKS)}) take strip", source["strip"],
+                             "remove strip:")
+            import nbvslr.data.newsgroups as newsgroups
+
+            newsgroups.strip_options(source["strip"])
+        text.validate_text_features(spec.features, column=False)
+        return
+
+    if kind == "folder":
+        import nbvslr.data.text as text
+
+        path = source["folder"]
+        if not isinstance(path, str) or not path.strip():
+            raise _error("source.folder", "must be a folder path", path,
+                         "write source: {folder: my-texts}, one sub-folder of files per class")
+        if spec.target is not None:
+            raise _error("target", "a folder's classes are its sub-folders", spec.name,
                          "remove target:")
         text.validate_text_features(spec.features, column=False)
         return
@@ -348,7 +370,15 @@ def load(spec: TaskSpec, settings: DataSettings) -> Dataset:
     if kind == "text":
         import nbvslr.data.text as text
 
-        return text.load_text(source["text"], spec.features or {}, settings, spec.name)
+        return text.load_text(source["text"], spec.features or {}, settings, spec.name,
+                              strip=source.get("strip", text.DEFAULT))
+    if kind == "folder":
+        import nbvslr.data.text as text
+        from nbvslr.data.textfolder import load_text_folder
+
+        return text.text_dataset(load_text_folder(source["folder"], spec.name),
+                                 text.check_text_options(spec.features or {}),
+                                 {"source": "folder", "folder": source["folder"]})
     choices = csvsource.choices_from_spec(source, spec.target, spec.features)
     if kind == "frame":
         import nbvslr.data.frame as frame

@@ -32,7 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from nbvslr.data.dataset import Dataset, DataSettings
-from nbvslr.data.newsgroups import load_20news, load_20news_crypt_graphics
+from nbvslr.data.newsgroups import load_20news, load_20news_crypt_graphics, strip_options
 from nbvslr.data.recipes import DataFile
 from nbvslr.data.sources import read_verified
 from nbvslr.data.texttask import TextTask
@@ -239,17 +239,30 @@ def text_dataset(task: TextTask, options: Mapping[str, Any],
     )
 
 
+#: ``load_text``'s ``strip`` when the config gives none: the loader's own default.
+DEFAULT = object()
+
+
 def load_text(name: str, options: Mapping[str, Any], settings: DataSettings,
-              task_name: str | None = None) -> Dataset:
+              task_name: str | None = None, strip: Any = DEFAULT) -> Dataset:
     """The ``Dataset`` of the built-in text task ``name`` (``TEXT_TASKS``), named
-    ``task_name`` (default ``name``)."""
+    ``task_name`` (default ``name``). ``strip``: the parts of a 20 Newsgroups post to remove
+    (``nbvslr.data.newsgroups.strip_options``; default: headers, footers and quotes)."""
     if name not in TEXT_TASKS:
         raise ConfigError(f"'{name}' is not a built-in text task{did_you_mean(name, TEXT_TASKS)};"
                           f" text tasks: {', '.join(TEXT_TASKS)}")
-    task = TEXT_TASKS[name](settings)
+    notes: dict[str, Any] = {"source": "text", "text": name}
+    if strip is DEFAULT:
+        task = TEXT_TASKS[name](settings)
+    else:
+        if name not in STRIPPED_TASKS:
+            raise ConfigError(f"source.strip: only the 20 Newsgroups tasks "
+                              f"({', '.join(STRIPPED_TASKS)}) take strip; remove strip:")
+        task = TEXT_TASKS[name](settings, strip=strip)
+        notes["strip"] = list(strip_options(strip))
     if task_name is not None and task_name != task.name:
         task = TextTask(task_name, task.documents, task.y, task.classes)
-    return text_dataset(task, check_text_options(options), {"source": "text", "text": name})
+    return text_dataset(task, check_text_options(options), notes)
 
 
 #: The built-in text tasks, name -> loader (kept out of Figure 1's ``BUILTIN_TASKS``).
@@ -258,3 +271,6 @@ TEXT_TASKS: dict[str, Callable[[DataSettings | None], TextTask]] = {
     "20news": load_20news,
     "20news-crypt-graphics": load_20news_crypt_graphics,
 }
+
+#: The built-in text tasks that take ``strip`` (the 20 Newsgroups posts).
+STRIPPED_TASKS: tuple[str, ...] = ("20news", "20news-crypt-graphics")
