@@ -103,14 +103,15 @@ class MultiPeer:
         test = np.ones(y.shape[0], dtype=bool)
         test[train] = False
         clf = self._make()
-        l = self.opts["smoothing"]
-        counts = np.bincount(ytr, minlength=self.K).astype(np.float64)
-        prior = (counts + l) / (counts.sum() + self.K * l)
         if self.family == "lr":
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 clf.fit(Xtr, ytr)
-        elif self.discrete:
+            return 1.0 - clf.score(X[test], y[test])
+        l = self.opts["smoothing"]
+        counts = np.bincount(ytr, minlength=self.K).astype(np.float64)
+        prior = (counts + l) / (counts.sum() + self.K * l)
+        if self.discrete:
             clf.set_params(class_prior=prior)
             clf.fit(Xtr, ytr)
         else:

@@ -5,12 +5,11 @@ A row's top classes are those whose score is within ``tau`` of its largest; a ro
 ``c_k`` rows of class k (a distinct row of the design standing for several) counts
 ``sum_{k top} c_k / t`` correct, t the number of top classes. The sums over rows run in row
 order, one rule at a time, as numpy's sum over the rows' axis adds them, so the counts are
-the same numbers to the last bit.
+the same numbers to the last bit. A split's training rows are counted from the same tile
+of scores (their rows among the distinct rows), not from a second product.
 """
 
 from __future__ import annotations
-
-import numpy as np
 
 from nbvslr.kernels.jit import compiled
 
@@ -40,24 +39,29 @@ def add_correct(scores, counts, tau, out):
 
 
 @compiled
-def train_correct(scores, labels, tau):
-    """Training rows counted correct per rule: ``sum_i [y_i top] / t_i`` over the m rows.
+def add_train_correct(scores, rows, labels, tau, out):
+    """``out[c] += sum_i [y_i top] / t_i`` over the m training rows of every rule c, read
+    from the rows' scores among all rows.
 
-    scores : (m, n, K); labels : (n, m) int64; tau : (n,). Returns (n,).
+    scores : (R, n, K) the scores of the R distinct rows under n rules; rows : (n, m) int64
+    each rule's training rows (indices into R); labels : (n, m) int64 their classes; tau :
+    (n,); out : (n,) added to, the rows of each rule in order.
     """
-    m, n, K = scores.shape
-    out = np.zeros(n)
-    for i in range(m):
-        for c in range(n):
-            top = scores[i, c, 0]
+    n, m = rows.shape
+    K = scores.shape[2]
+    for c in range(n):
+        acc = 0.0
+        for i in range(m):
+            u = rows[c, i]
+            top = scores[u, c, 0]
             for k in range(1, K):
-                if scores[i, c, k] > top:
-                    top = scores[i, c, k]
+                if scores[u, c, k] > top:
+                    top = scores[u, c, k]
             low = top - tau[c]
             t = 0
             for k in range(K):
-                if scores[i, c, k] >= low:
+                if scores[u, c, k] >= low:
                     t += 1
-            hit = 1.0 if scores[i, c, labels[c, i]] >= low else 0.0
-            out[c] += hit / t
-    return out
+            hit = 1.0 if scores[u, c, labels[c, i]] >= low else 0.0
+            acc += hit / t
+        out[c] += acc

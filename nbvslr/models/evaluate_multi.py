@@ -6,7 +6,8 @@ predicts ``argmax_k Z1 @ theta_k``. As for two classes (``evaluate``),
     test mistakes = mistakes on all N rows - mistakes on the split's own m training rows,
 
 and the mistakes on all rows come from one ``(U, D + 1) @ (D + 1, n K)`` product over the U
-distinct rows, made in tiles of rules.
+distinct rows, made in tiles of rules; a split's training rows are counted from the same
+tile (their distinct rows' scores), so there is no second product.
 
 Ties. The top classes of a row are those whose score is within ``tau = 1e-10 * ||theta||_1``
 of the largest (the same band as for two classes). A tie among t top classes counts
@@ -67,7 +68,7 @@ def count_mistakes_multi(
         Ties count as the module docstring says.
     """
     # compiled (numba) where it runs: a process that only plans and writes never loads it
-    from nbvslr.kernels.classes import add_correct, train_correct
+    from nbvslr.kernels.classes import add_correct, add_train_correct
 
     theta = np.asarray(theta, dtype=np.float64)
     n, K, P = theta.shape
@@ -76,23 +77,22 @@ def count_mistakes_multi(
     U = Zu.shape[0]
     tau = _band(theta)
     correct = np.zeros(n)
+    train_correct = np.zeros(n)
+    if train_idx is not None:
+        idx = np.asarray(train_idx, dtype=np.int64)  # (n, m)
+        rows = design.row_to_unique[idx].astype(np.int64)  # (n, m) among the U rows
+        labels = np.asarray(data.y, dtype=np.int64)[idx]  # (n, m)
     cols = max(1, min(n, TILE // max(1, U * K)))
     for lo in range(0, n, cols):
         hi = min(n, lo + cols)
         s = (Zu @ theta[lo:hi].reshape(-1, P).T).reshape(U, hi - lo, K)  # (U, c, K)
         add_correct(s, counts, tau[lo:hi], correct[lo:hi])
+        if train_idx is not None:
+            add_train_correct(s, rows[lo:hi], labels[lo:hi], tau[lo:hi], train_correct[lo:hi])
     all_rows = design.n_rows - correct
     train_rows = np.zeros(n)
     if train_idx is not None:
-        idx = np.asarray(train_idx, dtype=np.int64)  # (n, m)
-        m = idx.shape[1]
-        y = np.asarray(data.y, dtype=np.int64)
-        step = max(1, TILE // max(1, m * max(P, K)))
-        for lo in range(0, n, step):
-            hi = min(n, lo + step)
-            Z = design.rows(idx[lo:hi])  # (c, m, P)
-            s = np.matmul(Z, theta[lo:hi].transpose(0, 2, 1)).transpose(1, 0, 2)  # (m, c, K)
-            train_rows[lo:hi] = m - train_correct(s, y[idx[lo:hi]], tau[lo:hi])
+        train_rows = idx.shape[1] - train_correct
     return all_rows, train_rows
 
 

@@ -25,8 +25,9 @@ Newton-CG: each step solves ``H d = -g`` by conjugate gradients (at most ``CG_MA
 iterations, stopped at a residual of ``min(1/2, sqrt(|g|)) |g|``: the forcing term of an
 inexact Newton method with a superlinear rate; with a penalty of ``C <= 1 / PC_MIN_INV_C``,
 preconditioned by ``PC_SCALE Z^T Z + I / C`` on each class's block, made once per fit,
-which about halves the Hessian products at C = 1 on optdigits-10), then backtracks along d (Armijo; a
-predicted decrease below the loss's rounding, ``ROUNDING (1 + |L|)``, takes the full step).
+which about halves the Hessian products at C = 1 on optdigits-10), then backtracks along d
+(Armijo; a predicted decrease below the loss's rounding, ``ROUNDING (1 + |L|)``, takes the
+full step).
 A split stops when ``max_j |g_j| / m <= tol`` (converged), after ``max_iter`` steps, when the line
 search cannot decrease the loss, or (with ``stop_when_separable``) at the first iterate
 that classifies every training row correctly (``s_{i y_i} > s_ik`` for every i and k != y_i):

@@ -249,7 +249,7 @@ def _correct_reference(scores, counts, tau):
 def test_compiled_counts_are_numpys_to_the_last_bit():
     """The compiled pass counts ties among t classes as numpy's sums do, bit for bit
     (scores with many ties: integers)."""
-    from nbvslr.kernels.classes import add_correct, train_correct
+    from nbvslr.kernels.classes import add_correct, add_train_correct
 
     rng = np.random.default_rng(5)
     scores = rng.integers(0, 3, (500, 7, 5)).astype(np.float64)  # ties among 1 .. 5
@@ -258,11 +258,14 @@ def test_compiled_counts_are_numpys_to_the_last_bit():
     out = np.zeros(7)
     add_correct(scores, counts, tau, out)
     assert np.array_equal(out, _correct_reference(scores, counts, tau))
-    labels = rng.integers(0, 5, (7, 500))
-    onehot = np.zeros((500, 7, 5))
+    rows = rng.integers(0, 500, (7, 60))  # each rule's training rows among the 500
+    labels = rng.integers(0, 5, (7, 60))
+    onehot = np.zeros((60, 7, 5))
     np.put_along_axis(onehot, labels.T[:, :, None], 1.0, axis=2)
-    got = train_correct(scores.copy(), labels, tau)
-    assert np.array_equal(got, _correct_reference(scores, onehot, tau))
+    got = np.zeros(7)
+    add_train_correct(scores, rows, labels, tau, got)
+    own = scores[rows.T, np.arange(7)[None, :], :]  # (60, 7, 5) each rule's rows' scores
+    assert np.array_equal(got, _correct_reference(own, onehot, tau))
     assert not np.array_equal(got, np.round(got))  # thirds and fifths were counted
 
 
@@ -294,3 +297,21 @@ def test_memory_plan_bounds_the_k_class_entries(kind, family, options):
     assert width >= entry.width(data, get_design(data, entry.design(data, opts)))
     sampled = family == "lr" and opts["C"] is None and opts["separable"] == "sample"
     assert kept == (opts["mcmc_chains"] * opts["mcmc_draws"] if sampled else 0)
+
+
+def test_memory_plan_counts_the_k_class_sampler():
+    """The paper's rule adds the K-class sampler's holdings per training row to the plan
+    (its work arrays and a row of the Gram matrix it may hold), hit-and-run the cone's
+    m (K - 1) rows; a penalised fit samples nothing."""
+    from nbvslr.models.cone_hmc import gram_rows, per_row
+
+    rng = np.random.default_rng(4)
+    data = _task(rng.random((900, 5)), np.arange(900) % 3, 3)
+    entry = lookup("lr", "continuous", multiclass=True)
+    penalised, kept_c = entry.planned(data, resolve_options("lr", "lr", {"C": 1.0}))
+    sampled, kept = entry.planned(data, resolve_options("lr", "lr", {}))
+    assert kept_c == 0 and kept > 0
+    assert per_row(900, 3) == 15 + gram_rows() and gram_rows() < 900
+    assert sampled == penalised + -(-per_row(900, 3) // 3)
+    walk, _ = entry.planned(data, resolve_options("lr", "lr", {"mcmc_method": "hit-and-run"}))
+    assert walk == penalised * 5  # (K - 1)^2 + 1 times the fit's width
