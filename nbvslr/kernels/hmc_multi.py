@@ -53,7 +53,9 @@ def run_cone_chains(Z, y, n_classes, Gz, x0, velocities, burn_in, thin, max_even
     r = x0.shape[1]
     x = np.empty(r)
     v = np.empty(r)
-    work = np.empty((3, K, m))
+    fx = np.empty((K, m))
+    fv = np.empty((K, m))
+    ratio = np.empty((K, m))
     sx = np.empty((2, m, K))
     scratch = np.empty((3, m))
     g_diag = np.empty((K, m))
@@ -68,8 +70,8 @@ def run_cone_chains(Z, y, n_classes, Gz, x0, velocities, burn_in, thin, max_even
             x[:] = x0[s]
             for it in range(n_iter):
                 v[:] = velocities[s, it, c]
-                events[s, c, it] = _travel(Z[s], y[s], K, Gz[s], g_diag, x, v, work, sx,
-                                           scratch, max_events)
+                events[s, c, it] = _travel(Z[s], y[s], K, Gz[s], g_diag, x, v, fx, fv, ratio,
+                                           sx, scratch, max_events)
                 done = it + 1 - burn_in
                 if done > 0 and done % thin == 0:
                     kept[s, c, done // thin - 1] = x
@@ -117,14 +119,26 @@ def _margins(Z, y, K, x, v, sx, fx, fv, ratio):
 
 
 @compiled
-def _travel(Z, y, K, Gz, g_diag, x, v, work, sx, scratch, max_events):
+def _rotate(fxk, fvk, rk, ag, at, ek, cs, sn):
+    """One class's margins moved along the ellipse by (cs, sn) and reflected: the walls
+    (i, k) for every i."""
+    for i in range(fxk.shape[0]):
+        fxi = fxk[i] * cs + fvk[i] * sn
+        fvi = fvk[i] * cs - fxk[i] * sn - ag[i] * (ek - at[i])
+        fxi = fxi if fxi >= TINY else TINY
+        fxk[i] = fxi
+        fvk[i] = fvi
+        rk[i] = fvi / fxi
+
+
+@compiled
+def _travel(Z, y, K, Gz, g_diag, x, v, fx, fv, ratio, sx, scratch, max_events):
     """One HMC iteration of one chain (``nbvslr.kernels.hmc._travel`` on the K-class cone):
     travel for ``TRAVEL`` from x with velocity v, both updated in place; returns the
     bounces."""
     m, P = Z.shape
     F = K - 1
     r = x.shape[0]
-    fx, fv, ratio = work[0], work[1], work[2]  # (K, m) each
     flat = ratio.reshape(K * m)
     ag, at, row = scratch[0], scratch[1], scratch[2]
     e = np.zeros(K)
@@ -182,15 +196,7 @@ def _travel(Z, y, K, Gz, g_diag, x, v, work, sx, scratch, max_events):
             ag[i] = alpha * Ga[i]
             at[i] = e[y[i]]
         for k in range(K):
-            ek = e[k]
-            fxk, fvk, rk = fx[k], fv[k], ratio[k]
-            for i in range(m):
-                fxi = fxk[i] * cs + fvk[i] * sn
-                fvi = fvk[i] * cs - fxk[i] * sn - ag[i] * (ek - at[i])
-                fxi = fxi if fxi >= TINY else TINY
-                fxk[i] = fxi
-                fvk[i] = fvi
-                rk[i] = fvi / fxi
+            _rotate(fx[k], fv[k], ratio[k], ag, at, e[k], cs, sn)
         for i in range(m):  # the entries (y_i, i): no row
             fx[y[i], i] = 1.0
             fv[y[i], i] = 0.0
