@@ -66,7 +66,8 @@ def stamp_name() -> str:
 def compile_all() -> None:
     """Call each compiled loop once on tiny inputs of a run's types (numba compiles it, or
     loads it from its cache): the training-set draws, the models' seeds, the score counts,
-    the separable-set sampler and the sparse Newton products."""
+    the separable-set sampler and the sparse Newton products, and for K > 2 classes the
+    counts and the cone sampler."""
     import numpy as np
 
     from nbvslr.data.dataset import Dataset
