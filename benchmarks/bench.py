@@ -23,7 +23,11 @@ wall time, on a shared one still the work done). Then the rate of LR's Newton st
 adult-discrete (FLOPs counted from the shapes) against a one-thread matmul peak measured in
 the same run; and, in full mode, a whole
 Figure-1 run (all panels, 1000 splits, ``jobs = 2``) in a fresh process, with its wall time
-and the peak resident memory of the process tree.
+and the peak resident memory of the process tree. The multiclass section
+(``benchmarks/multiclass.py``): optdigits-10 and lymphography-4 against a per-split
+scikit-learn loop (quick: one small line), and in full mode the whole
+``configs/multiclass.yaml`` run at 1000 splits with ``jobs = 2``, its wall time and peak
+memory.
 
 Nothing here asserts a timing; a crash exits non-zero.
 """
@@ -49,7 +53,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # run as a script: make ``benchmarks`` importable
     sys.path.insert(0, str(REPO))
 
-from benchmarks import harness, panels  # noqa: E402
+from benchmarks import harness, multiclass, panels  # noqa: E402
 from nbvslr.data.dataset import Dataset  # noqa: E402
 from nbvslr.models import ModelSpec, resolve_options, score_splits  # noqa: E402
 from nbvslr.models.budget import DEFAULT_BUDGET  # noqa: E402
@@ -457,6 +461,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--synthetic", action="store_true", help="use synthetic panels")
     ap.add_argument("--no-figure1", action="store_true", help="skip the timed Figure-1 run")
     ap.add_argument("--jobs", type=int, default=2, help="workers of the Figure-1 run")
+    ap.add_argument("--no-multiclass", action="store_true",
+                    help="skip the multiclass section (benchmarks/multiclass.py)")
     ap.add_argument("--no-whole", action="store_true",
                     help="skip the whole-process runs against the scikit-learn loop")
     ap.add_argument("--figure1-child", type=Path, help=argparse.SUPPRESS)
@@ -580,6 +586,13 @@ def main(argv: list[str] | None = None) -> int:
               f"{fig['rows']} result rows; peak RSS of the process tree "
               f"{fig['peak_rss_total_mib']:.0f} MiB (largest process "
               f"{fig['peak_rss_single_mib']:.0f} MiB)")
+    if args.no_multiclass or synthetic:
+        print("\nmulticlass section: skipped")
+    else:
+        # optdigits-10 (and lymphography-4) against scikit-learn's per-split loop; in full
+        # mode the whole configs/multiclass.yaml run with its peak memory
+        report["multiclass"] = multiclass.main_section(quick, args.splits, args.jobs,
+                                                       run=not args.no_figure1)
     if args.no_whole or synthetic:
         print("\nwhole-process runs: skipped")
     else:

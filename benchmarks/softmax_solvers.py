@@ -17,6 +17,9 @@ Both solvers stop at ``max |grad| / m <= 1e-10``; the script prints the ratios (
 newton-cg, sklearn / newton-cg) and the largest difference of the class probabilities on
 the training rows between the two solvers.
 
+``--preconditioner`` prints only Newton-CG with and without its preconditioner (time,
+Hessian-vector products per split, the largest weight difference).
+
 Then, whole splits (fit and held-out error): ``nbvslr.models.score_splits`` for ``nb`` and
 ``lr`` with C against a per-split loop of scikit-learn's ``GaussianNB`` and
 ``LogisticRegression`` fitted on the training rows and scored on every other row.
@@ -87,12 +90,59 @@ def dense_newton(Z1: np.ndarray, y: np.ndarray, K: int, C: float, tol: float = 1
     return W
 
 
+def preconditioner_table(args: argparse.Namespace) -> None:
+    """Newton-CG with and without its preconditioner (``softmax.PC_MIN_INV_C``): CPU
+    seconds of the fit of every split, Hessian-vector products per split (the rows of the
+    stacks they were made on, over the splits) and the largest weight difference."""
+    from nbvslr.models import softmax
+
+    data = load_task(TaskSpec("optdigits-10"), DataSettings())
+    design = get_design(data, "x")
+    K = data.n_classes
+    count = [0]
+    plain_hvp = softmax._hvp
+
+    def counted(Z1, p, V, inv_c):
+        count[0] += Z1.shape[0]
+        return plain_hvp(Z1, p, V, inv_c)
+
+    print(f"optdigits-10, C = {args.C:g}, {args.splits} splits: Newton-CG with and without "
+          "the preconditioner")
+    print("m  preconditioned s  plain s  plain/pc  products/split pc  plain  max|dtheta|")
+    softmax._hvp = counted
+    limit = softmax.PC_MIN_INV_C
+    try:
+        with threadpool_limits(1):
+            for m in args.sizes:
+                draw, _ = split_seeds(0, "optdigits-10", m, range(args.splits))
+                idx = draw_train_sets(data.y, m, draw)
+                Z1, y = design.rows(idx), np.asarray(data.y)[idx]
+                out = {}
+                for label, bound in (("pc", limit), ("plain", np.inf)):
+                    softmax.PC_MIN_INV_C = bound
+                    count[0] = 0
+                    t0 = time.process_time()
+                    theta = fit_softmax(Z1, y, K, C=args.C).theta
+                    out[label] = (time.process_time() - t0, count[0] / args.splits, theta)
+                (t_pc, n_pc, th_pc), (t_pl, n_pl, th_pl) = out["pc"], out["plain"]
+                print(f"{m}  {t_pc:.2f}  {t_pl:.2f}  {t_pl / t_pc:.1f}x  {n_pc:.0f}  {n_pl:.0f}  "
+                      f"{np.abs(th_pc - th_pl).max():.1e}")
+    finally:
+        softmax._hvp = plain_hvp
+        softmax.PC_MIN_INV_C = limit
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--splits", type=int, default=20)
     ap.add_argument("--sizes", type=int, nargs="+", default=[50, 200, 500])
     ap.add_argument("--C", type=float, default=1.0)
+    ap.add_argument("--preconditioner", action="store_true",
+                    help="only: Newton-CG with and without its preconditioner")
     args = ap.parse_args()
+    if args.preconditioner:
+        preconditioner_table(args)
+        return
     from sklearn.linear_model import LogisticRegression
 
     data = load_task(TaskSpec("optdigits-10"), DataSettings())

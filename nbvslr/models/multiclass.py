@@ -11,10 +11,11 @@ the split's error is the mean test error of weight matrices drawn uniformly from
 ``(w_y - w_k) . z > 0`` (every training row, every k != y) in the (K - 1) P coordinates of
 the reference-class form (``w_{K-1} = 0``). Each constraint is linear in those coordinates
 (``+z`` in block y, ``-z`` in block k), so the cone is ``{A theta > 0}`` with ``m (K - 1)``
-rows, and the binary sampler (exact HMC or hit-and-run, ``hmc``) draws from it unchanged;
-its Gram matrix has ``(m (K - 1))^2`` entries, so at large m and K (optdigits-10 at m = 500:
-4,500 rows) ``separable: l2`` (a refit with ``C = C_separable``) is the practical choice;
-``mle`` keeps the capped Newton iterate.
+rows. Exact HMC (the default) runs the binary sampler's steps on that cone from the
+training rows alone (``cone_hmc``: never the cone's rows nor their ``(m (K - 1))^2`` Gram
+matrix); hit-and-run (``mcmc_method``) draws from ``cone_rows`` unchanged. ``separable:
+l2`` refits the split with ``C = C_separable`` instead, ``mle`` keeps the capped Newton
+iterate.
 """
 
 from __future__ import annotations
@@ -27,10 +28,10 @@ import numpy as np
 from nbvslr.data.dataset import Dataset
 from nbvslr.errors import ConfigError
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
+from nbvslr.models.cone_hmc import per_row, sample_cone_hmc
 from nbvslr.models.design import Design
 from nbvslr.models.family import Family, Fit
 from nbvslr.models.hit_and_run import sample_separating
-from nbvslr.models.hmc import sample_separating_hmc
 from nbvslr.models.lr import LR_OPTIONS, LogisticRegression
 from nbvslr.models.multiclass_nb import fit_categorical_nb_multi, fit_gaussian_nb_multi
 from nbvslr.models.naive_bayes import NB_OPTIONS, rescale_to_training, theta_to_original
@@ -183,7 +184,16 @@ class SoftmaxRegression:
 
     def planned(self, data: Dataset, opts: Mapping[str, Any]) -> tuple[int, int]:
         width, kept = self.binary.planned(data, opts)
-        return width + 4 * data.n_classes, kept
+        width += 4 * data.n_classes  # the fit's scores and probabilities
+        if kept and opts["mcmc_method"] == "hmc":
+            # the K-class sampler (cone_hmc): per training row its work arrays and its row
+            # of the Gram matrix, as columns of the width, whose plan counts each row's
+            # width about 3.5 times (a few copies of the stacks)
+            width += -(-per_row(data.n_rows, data.n_classes) // 3)
+        elif kept:
+            # hit-and-run on the cone's m (K - 1) rows of (K - 1) P numbers each
+            width += (data.n_classes - 1) ** 2 * width
+        return width, kept
 
     def fit(self, data: Dataset, design: Design, idx: np.ndarray, opts: Mapping[str, Any],
             seeds: Sequence[np.random.SeedSequence] = (),
@@ -206,16 +216,16 @@ class SoftmaxRegression:
         todo = np.flatnonzero(res.separable) if C is None else np.empty(0, dtype=np.int64)
         draws = np.empty((0, 1, K, theta.shape[2]))
         if todo.size and rule == "sample":
-            sampler = (sample_separating_hmc if opts["mcmc_method"] == "hmc"
-                       else sample_separating)
-            A = cone_rows(Z1[todo], y[todo], K)  # (s, m (K - 1), (K - 1) P)
-            flat = sampler(
-                A, np.ones(A.shape[:2]),
-                res.theta[todo, : K - 1].reshape(todo.size, -1),
-                seeds.take(todo) if isinstance(seeds, SplitSeeds) else [seeds[i] for i in todo],
-                chains=opts["mcmc_chains"], draws=opts["mcmc_draws"],
-                burn_in=opts["mcmc_burn_in"], thin=opts["mcmc_thin"], budget=budget,
-            )  # (s, n, (K - 1) P)
+            start = res.theta[todo, : K - 1].reshape(todo.size, -1)
+            picked = seeds.take(todo) if isinstance(seeds, SplitSeeds) else [seeds[i] for i in todo]
+            mcmc = dict(chains=opts["mcmc_chains"], draws=opts["mcmc_draws"],
+                        burn_in=opts["mcmc_burn_in"], thin=opts["mcmc_thin"], budget=budget)
+            if opts["mcmc_method"] == "hmc":  # from the rows, never the cone's Gram matrix
+                flat = sample_cone_hmc(Z1[todo], y[todo], K, start, picked, **mcmc)
+            else:
+                A = cone_rows(Z1[todo], y[todo], K)  # (s, m (K - 1), (K - 1) P)
+                flat = sample_separating(A, np.ones(A.shape[:2]), start, picked, **mcmc)
+            # flat: (s, n, (K - 1) P)
             s_, n = flat.shape[:2]
             draws = np.concatenate(
                 [flat.reshape(s_, n, K - 1, -1), np.zeros((s_, n, 1, flat.shape[2] // (K - 1)))],

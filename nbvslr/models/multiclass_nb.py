@@ -97,7 +97,10 @@ def fit_gaussian_nb_multi(
     Y = _onehot(y, K)  # (S, m, K)
     n = Y.sum(axis=1)  # (S, K)
     mu = np.matmul(Y.transpose(0, 2, 1), X) / n[:, :, None]  # (S, K, d)
-    dev2 = X - np.matmul(Y, mu)  # (S, m, d) deviation from the row's own class mean
+    # (S, m, d) deviation from the row's own class mean (a gather: the product with the
+    # one-hot labels it replaces gave the same numbers, 1 * mu + 0 * ...)
+    own = (np.arange(S)[:, None] * K + np.asarray(y, dtype=np.int64)).ravel()  # (S m,)
+    dev2 = X - np.take(mu.reshape(S * K, d), own, axis=0).reshape(S, m, d)
     dev2 *= dev2
     v_max = X.var(axis=1).max(axis=1)  # (S,) largest total ML variance
     eps = _epsilon(v_max, var_smoothing, var_floor, epsilon_form)[:, :, None]  # (S, 1, 1)

@@ -66,12 +66,15 @@ def stamp_name() -> str:
 def compile_all() -> None:
     """Call each compiled loop once on tiny inputs of a run's types (numba compiles it, or
     loads it from its cache): the training-set draws, the models' seeds, the score counts,
-    the separable-set sampler and the sparse Newton products."""
+    the separable-set sampler and the sparse Newton products, and for K > 2 classes the
+    counts and the cone sampler."""
     import numpy as np
 
     from nbvslr.data.dataset import Dataset
+    from nbvslr.models.cone_hmc import sample_cone_hmc
     from nbvslr.models.design import get_design
     from nbvslr.models.evaluate import count_mistakes
+    from nbvslr.models.evaluate_multi import count_mistakes_multi
     from nbvslr.models.hmc import sample_separating_hmc
     from nbvslr.models.logistic import fit_newton
     from nbvslr.splits import draw_train_sets, each_generator, split_seeds
@@ -88,6 +91,12 @@ def compile_all() -> None:
     Z[0, np.arange(8), np.arange(8)] = 1.0
     Z[0, :, 8] = 1.0
     fit_newton(Z, np.array([[1.0, -1.0] * 4]), C=1.0)
+    # three classes: the K-class counts and the K-class cone sampler
+    three = Dataset(name="t3", title="t3", X=np.array([[0.0], [0.5], [1.0]]),
+                    y=np.array([0, 1, 2]), kind="continuous", classes=("a", "b", "c"))
+    count_mistakes_multi(get_design(three, "x"), three, np.ones((1, 3, 2)), np.array([[0, 1, 2]]))
+    sample_cone_hmc(np.array([[[0.0, 1.0], [0.5, 1.0], [1.0, 1.0]]]), np.array([[0, 1, 2]]), 3,
+                    np.array([[-4.0, 2.0, -2.0, 1.5]]), [np.random.SeedSequence(0)])
 
 
 def ensure_compiled(say: Callable[[str], None] | None = None) -> float | None:

@@ -189,7 +189,7 @@ def test_cone_sampler_is_uniform_on_a_small_cone():
     two-sample KS test of each coordinate does not reject at 0.1 %."""
     from scipy.stats import ks_2samp
 
-    from nbvslr.models.hmc import sample_separating_hmc
+    from nbvslr.models.cone_hmc import sample_cone_hmc
     from nbvslr.models.multiclass import cone_rows
 
     Z1 = np.array([[0.0, 1.0], [0.5, 1.0], [1.0, 1.0]])[None]  # one feature, intercept
@@ -202,12 +202,71 @@ def test_cone_sampler_is_uniform_on_a_small_cone():
     start = ref[0]
     S = 300
     seeds = [np.random.SeedSequence(7, spawn_key=(i,)) for i in range(S)]
-    draws = sample_separating_hmc(np.repeat(A[None], S, 0), np.ones((S, 6)),
-                                  np.repeat(start[None], S, 0), seeds, chains=1, draws=5,
-                                  burn_in=20, thin=5).reshape(-1, 4)
+    draws = sample_cone_hmc(np.repeat(Z1, S, 0), np.repeat(y, S, 0), 3,
+                            np.repeat(start[None], S, 0), seeds, chains=1, draws=5,
+                            burn_in=20, thin=5).reshape(-1, 4)
     assert (draws @ A.T > 0).all()
     for j in range(4):
         assert ks_2samp(draws[:, j], ref[:2000, j]).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("K, m, d", [(3, 6, 2), (4, 12, 5), (10, 30, 20)])
+def test_cone_sampler_is_the_binary_sampler_on_the_cone_rows(K, m, d):
+    """The K-class sampler, which never forms the cone's rows, takes the binary sampler's
+    steps on them (``cone_rows``): the same seeds give the same draws up to rounding, each
+    classifying its training rows correctly."""
+    from nbvslr.models.cone_hmc import sample_cone_hmc, separates
+    from nbvslr.models.hmc import sample_separating_hmc
+    from nbvslr.models.multiclass import cone_rows
+
+    rng = np.random.default_rng(1)
+    Z1 = np.concatenate([rng.random((8, m, d)), np.ones((8, m, 1))], axis=2)
+    y = np.tile(np.arange(m) % K, (8, 1))
+    res = fit_softmax(Z1, y, K, stop_when_separable=True)
+    sep = np.flatnonzero(res.separable)
+    assert sep.size >= 4
+    seeds = [np.random.SeedSequence(3, spawn_key=(int(i),)) for i in sep]
+    start = res.theta[sep, : K - 1].reshape(sep.size, -1)
+    kw = dict(chains=2, draws=3, burn_in=5, thin=2)
+    A = cone_rows(Z1[sep], y[sep], K)
+    binary = sample_separating_hmc(A, np.ones(A.shape[:2]), start, seeds, **kw)
+    ours = sample_cone_hmc(Z1[sep], y[sep], K, start, seeds, **kw)
+    np.testing.assert_allclose(ours, binary, atol=1e-9)
+    assert separates(np.repeat(Z1[sep], 6, 0), np.repeat(y[sep], 6, 0), K,
+                     ours.reshape(-1, (K - 1) * (d + 1))).all()
+    with pytest.raises(ValueError, match="classify every training row"):
+        sample_cone_hmc(Z1[sep], y[sep], K, -start, seeds, **kw)
+
+
+def _correct_reference(scores, counts, tau):
+    """Rows counted correct per rule by numpy: ``sum_u sum_{k top} c_uk / t_u``."""
+    top = scores >= scores.max(axis=2, keepdims=True) - tau[None, :, None]  # (R, n, K)
+    t = top.sum(axis=2)
+    hit = np.where(top, counts if counts.ndim == 3 else counts[:, None, :], 0.0).sum(axis=2)
+    return (hit / t).sum(axis=0)
+
+
+def test_compiled_counts_are_numpys_to_the_last_bit():
+    """The compiled pass counts ties among t classes as numpy's sums do, bit for bit
+    (scores with many ties: integers)."""
+    from nbvslr.kernels.classes import add_correct, add_train_correct
+
+    rng = np.random.default_rng(5)
+    scores = rng.integers(0, 3, (500, 7, 5)).astype(np.float64)  # ties among 1 .. 5
+    counts = rng.integers(0, 4, (500, 5)).astype(np.float64)
+    tau = np.full(7, 1e-9)
+    out = np.zeros(7)
+    add_correct(scores, counts, tau, out)
+    assert np.array_equal(out, _correct_reference(scores, counts, tau))
+    rows = rng.integers(0, 500, (7, 60))  # each rule's training rows among the 500
+    labels = rng.integers(0, 5, (7, 60))
+    onehot = np.zeros((60, 7, 5))
+    np.put_along_axis(onehot, labels.T[:, :, None], 1.0, axis=2)
+    got = np.zeros(7)
+    add_train_correct(scores, rows, labels, tau, got)
+    own = scores[rows.T, np.arange(7)[None, :], :]  # (60, 7, 5) each rule's rows' scores
+    assert np.array_equal(got, _correct_reference(own, onehot, tau))
+    assert not np.array_equal(got, np.round(got))  # thirds and fifths were counted
 
 
 def test_nb_ties_option_other_than_half_is_refused_for_k_classes():
@@ -238,3 +297,21 @@ def test_memory_plan_bounds_the_k_class_entries(kind, family, options):
     assert width >= entry.width(data, get_design(data, entry.design(data, opts)))
     sampled = family == "lr" and opts["C"] is None and opts["separable"] == "sample"
     assert kept == (opts["mcmc_chains"] * opts["mcmc_draws"] if sampled else 0)
+
+
+def test_memory_plan_counts_the_k_class_sampler():
+    """The paper's rule adds the K-class sampler's holdings per training row to the plan
+    (its work arrays and a row of the Gram matrix it may hold), hit-and-run the cone's
+    m (K - 1) rows; a penalised fit samples nothing."""
+    from nbvslr.models.cone_hmc import gram_rows, per_row
+
+    rng = np.random.default_rng(4)
+    data = _task(rng.random((900, 5)), np.arange(900) % 3, 3)
+    entry = lookup("lr", "continuous", multiclass=True)
+    penalised, kept_c = entry.planned(data, resolve_options("lr", "lr", {"C": 1.0}))
+    sampled, kept = entry.planned(data, resolve_options("lr", "lr", {}))
+    assert kept_c == 0 and kept > 0
+    assert per_row(900, 3) == 15 + gram_rows() and gram_rows() < 900
+    assert sampled == penalised + -(-per_row(900, 3) // 3)
+    walk, _ = entry.planned(data, resolve_options("lr", "lr", {"mcmc_method": "hit-and-run"}))
+    assert walk == penalised * 5  # (K - 1)^2 + 1 times the fit's width

@@ -1,0 +1,206 @@
+"""The compiled inner loop of ``nbvslr.models.cone_hmc``: exact HMC on the K-class cone,
+one chain at a time, without the cone's rows or their Gram matrix.
+
+The cone of a training set of K classes (``nbvslr.models.multiclass``) has a row per
+training row i and class k != y_i: ``+z_i`` in the block of y_i, ``-z_i`` in the block of k,
+in the (K - 1) P coordinates of the reference-class form (class K - 1's block is absent).
+Held as a matrix it has ``m (K - 1)`` rows of ``(K - 1) P`` numbers and a Gram matrix of
+``(m (K - 1))^2`` entries (162 MB a split for optdigits-10 at m = 500). This kernel runs the
+binary sampler's iterations (``nbvslr.kernels.hmc``: the same travel, the same bounces, the
+same cap) on that cone from the training rows alone:
+
+* ``F x`` is the score difference ``s_{i y_i} - s_{i k}`` with ``s = Z W^T`` (O(m P K));
+* a reflection off row (j, l) changes v by ``alpha z_j`` in two blocks (O(P));
+* the Gram entry of rows (j, l) and (i, k) is ``(z_j . z_i) c`` with
+  ``c = d(y_j, y_i) - d(y_j, k) - d(l, y_i) + d(l, k)`` (``d(a, b)`` is 1 when a = b and a
+  is not the reference class), so a bounce updates the m (K - 1) velocities' margins from
+  one row of the m x m Gram matrix of the training rows.
+
+The margins are held class-major, ``(K, m)``: entry (k, i) is the cone's row (i, k); the
+entries (y_i, i), no row of the cone, are held at ``F x = 1, F v = 0`` (never a wall).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nbvslr.kernels.jit import compiled
+
+#: Travel time per iteration (a quarter turn of the ellipse: x and v swap roles).
+TRAVEL = np.pi / 2
+#: Margins are kept >= TINY (a particle on a wall, or pushed past it by rounding).
+TINY = 1e-300
+
+
+@compiled
+def run_cone_chains(Z, y, n_classes, Gz, x0, velocities, burn_in, thin, max_events, kept,
+                    events):
+    """Every chain of every split, one after the other: ``n_iter`` HMC iterations each.
+
+    Z : (S, m, P) training rows; y : (S, m) int64 labels ``0 .. K - 1``; Gz : (S, m, m)
+    ``Z Z^T``, or (S, 0, 0) to make each row of it when a bounce needs it (O(m P)); x0 :
+    (S, (K - 1) P) the start of every chain of a split; velocities : (S, n_iter, C,
+    (K - 1) P). Fills kept : (S, C, draws, (K - 1) P), the positions after iterations
+    ``burn_in + thin``, ``burn_in + 2 thin``, ..., and events : (S, C, n_iter), the bounces
+    of every iteration.
+
+    The margins are held class-major, ``(K, m)``: entry (k, i) is row (i, k) of the cone,
+    and entry (y_i, i), which is no row, is held at ``fx = 1, fv = 0`` (never a wall).
+    """
+    S, m, P = Z.shape
+    K = n_classes
+    n_iter, C = velocities.shape[1], velocities.shape[2]
+    r = x0.shape[1]
+    x = np.empty(r)
+    v = np.empty(r)
+    fx = np.empty((K, m))
+    fv = np.empty((K, m))
+    ratio = np.empty((K, m))
+    sx = np.empty((2, m, K))
+    scratch = np.empty((3, m))
+    g_diag = np.empty((K, m))
+    for s in range(S):
+        for i in range(m):
+            zz = 0.0
+            for p in range(P):
+                zz += Z[s, i, p] * Z[s, i, p]
+            for k in range(K):
+                g_diag[k, i] = max(zz * ((y[s, i] < K - 1) + (k < K - 1)), 1e-300)
+        for c in range(C):
+            x[:] = x0[s]
+            for it in range(n_iter):
+                v[:] = velocities[s, it, c]
+                events[s, c, it] = _travel(Z[s], y[s], K, Gz[s], g_diag, x, v, fx, fv, ratio,
+                                           sx, scratch, max_events)
+                done = it + 1 - burn_in
+                if done > 0 and done % thin == 0:
+                    kept[s, c, done // thin - 1] = x
+
+
+@compiled
+def _first_wall(ratio):
+    """``(j, ratio[j])`` for the smallest ``ratio[j]`` (the first such j; (0, inf) if none)."""
+    k_min = np.inf
+    for i in range(ratio.shape[0]):
+        k_min = min(k_min, ratio[i])
+    for i in range(ratio.shape[0]):
+        if ratio[i] == k_min:
+            return i, k_min
+    return 0, np.inf
+
+
+@compiled
+def _margins(Z, y, K, x, v, sx, fx, fv, ratio):
+    """``fx = F x`` (at least TINY), ``fv = F v`` and their ratios, (K, m), from the
+    scores; the entries (y_i, i) at 1, 0 and 0."""
+    m, P = Z.shape
+    F = K - 1
+    for i in range(m):
+        for k in range(F):
+            a, b = 0.0, 0.0
+            for p in range(P):
+                a += Z[i, p] * x[k * P + p]
+                b += Z[i, p] * v[k * P + p]
+            sx[0, i, k] = a
+            sx[1, i, k] = b
+        sx[0, i, F] = 0.0
+        sx[1, i, F] = 0.0
+    for k in range(K):
+        for i in range(m):
+            if k == y[i]:
+                fx[k, i] = 1.0
+                fv[k, i] = 0.0
+                ratio[k, i] = 0.0
+            else:
+                a = sx[0, i, y[i]] - sx[0, i, k]
+                fx[k, i] = a if a >= TINY else TINY
+                fv[k, i] = sx[1, i, y[i]] - sx[1, i, k]
+                ratio[k, i] = fv[k, i] / fx[k, i]
+
+
+@compiled
+def _rotate(fxk, fvk, rk, ag, at, ek, cs, sn):
+    """One class's margins moved along the ellipse by (cs, sn) and reflected: the walls
+    (i, k) for every i."""
+    for i in range(fxk.shape[0]):
+        fxi = fxk[i] * cs + fvk[i] * sn
+        fvi = fvk[i] * cs - fxk[i] * sn - ag[i] * (ek - at[i])
+        fxi = fxi if fxi >= TINY else TINY
+        fxk[i] = fxi
+        fvk[i] = fvi
+        rk[i] = fvi / fxi
+
+
+@compiled
+def _travel(Z, y, K, Gz, g_diag, x, v, fx, fv, ratio, sx, scratch, max_events):
+    """One HMC iteration of one chain (``nbvslr.kernels.hmc._travel`` on the K-class cone):
+    travel for ``TRAVEL`` from x with velocity v, both updated in place; returns the
+    bounces."""
+    m, P = Z.shape
+    F = K - 1
+    r = x.shape[0]
+    flat = ratio.reshape(K * m)
+    ag, at, row = scratch[0], scratch[1], scratch[2]
+    e = np.zeros(K)
+    _margins(Z, y, K, x, v, sx, fx, fv, ratio)
+    jq, k_min = _first_wall(flat)
+    left = TRAVEL
+    n_events = 0
+    while True:
+        t_hit = np.arctan(-1.0 / min(k_min, -TINY)) if k_min < 0 else np.inf
+        if n_events == max_events:
+            dt = min(0.5 * t_hit, left)
+            cs, sn = np.cos(dt), np.sin(dt)
+            for q in range(r):
+                x[q] = x[q] * cs + v[q] * sn
+            return n_events
+        hit = t_hit < left
+        dt = min(t_hit, left)
+        cs, sn = np.cos(dt), np.sin(dt)
+        for q in range(r):
+            xq = x[q]
+            x[q] = xq * cs + v[q] * sn
+            v[q] = v[q] * cs - xq * sn
+        left -= dt
+        if not hit:
+            return n_events
+        n_events += 1
+        # the wall met: row a of the training set, against class l
+        l, a = jq // m, jq % m
+        ya = y[a]
+        # specular reflection: v -= alpha (e_ya - e_l) (x) z_a (no block for class K - 1)
+        alpha = 2.0 * (fv[l, a] * cs - fx[l, a] * sn) / g_diag[l, a]
+        if ya < F:
+            for p in range(P):
+                v[ya * P + p] -= alpha * Z[a, p]
+        if l < F:
+            for p in range(P):
+                v[l * P + p] += alpha * Z[a, p]
+        # the Gram entry of rows (a, l) and (i, k) is (z_a . z_i) (e_k - e_{y_i}) with
+        # e = e_l - e_ya (no entry for class K - 1)
+        e[:] = 0.0
+        if ya < F:
+            e[ya] -= 1.0
+        if l < F:
+            e[l] += 1.0
+        if Gz.shape[0] == m:
+            Ga = Gz[a]
+        else:  # the Gram matrix not held: its row a, z_i . z_a
+            for i in range(m):
+                acc = 0.0
+                for p in range(P):
+                    acc += Z[i, p] * Z[a, p]
+                row[i] = acc
+            Ga = row
+        for i in range(m):
+            ag[i] = alpha * Ga[i]
+            at[i] = e[y[i]]
+        for k in range(K):
+            _rotate(fx[k], fv[k], ratio[k], ag, at, e[k], cs, sn)
+        for i in range(m):  # the entries (y_i, i): no row
+            fx[y[i], i] = 1.0
+            fv[y[i], i] = 0.0
+            ratio[y[i], i] = 0.0
+        fx[l, a] = TINY
+        ratio[l, a] = fv[l, a] / TINY
+        jq, k_min = _first_wall(flat)
