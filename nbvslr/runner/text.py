@@ -4,7 +4,7 @@
 does (``nbvslr.splits``: seeded, every class in every training set, the test set every other
 document), keeps each split's vocabulary (``nbvslr.data.text.split_vocabulary``), fits every
 model on all splits of a size at once (``nbvslr.models.text``) and scores the held-out
-documents by sparse products. With ``out`` a folder it writes ``<out>/<task>/splits.csv.gz``
+documents (``heldout_errors``). With ``out`` a folder it writes ``<out>/<task>/splits.csv.gz``
 (``results.SPLIT_COLUMNS``) and ``summary.csv`` (``results.SUMMARY_COLUMNS``).
 
 A model is ``{"model": "nb", "event": "multinomial" | "bernoulli", "smoothing": l}`` or
@@ -22,7 +22,7 @@ import pandas as pd
 from nbvslr.analysis.stats import summarize
 from nbvslr.data.text import TEXT_TASKS, TextTask, count_matrix, load_sms_spam, split_vocabulary
 from nbvslr.errors import ConfigError, did_you_mean
-from nbvslr.models.text import design_of, fit_lr_text, fit_nb_text, scores
+from nbvslr.models.text import design_of, fit_lr_text, fit_nb_text, heldout_errors
 from nbvslr.results.layout import SPLIT_COLUMNS
 from nbvslr.splits import check_size, draw_train_sets, split_seeds
 
@@ -71,22 +71,16 @@ def run_text(
         idx = draw_train_sets(task.y, int(m), draw)  # (S, m)
         keep = split_vocabulary(X, idx, features.get("vocabulary", "training"),
                                 features.get("min_df", 1), features.get("max_features"))
-        test = np.ones((splits, N), dtype=bool)
-        test[np.arange(splits)[:, None], idx] = False
-        wrong_sign = np.where(task.y == 1, 1.0, -1.0)
         for name, spec in models.items():
             n_iter = np.zeros(splits, dtype=np.int64)
             converged = np.ones(splits, dtype=bool)
             if spec["model"] == "nb":
                 event = spec.get("event", "multinomial")
                 theta = fit_nb_text(X, task.y, idx, keep, event, float(spec.get("smoothing", 1.0)))
-                z = scores(design_of(X, event), theta)
+                error = heldout_errors(design_of(X, event), task.y, theta, idx)
             else:
                 theta, n_iter, converged = fit_lr_text(X, task.y, idx, keep, spec.get("C"))
-                z = scores(X, theta)
-            signed = z * wrong_sign  # > 0 right, < 0 wrong, 0 a tie (half an error)
-            err = np.where(signed < 0, 1.0, np.where(signed == 0, 0.5, 0.0))
-            error = (err * test).sum(axis=1) / (N - int(m))
+                error = heldout_errors(X, task.y, theta, idx)
             frames.append(pd.DataFrame({
                 "task": task.name, "model": name, "family": spec["model"], "m": int(m),
                 "split": np.arange(splits), "error": error, "separable": False,

@@ -1,0 +1,321 @@
+"""Compiled loops of the text models (``nbvslr.models.text``): class sums of each split's
+training rows, L2 logistic regression on word counts one split at a time, and the held-out
+mistakes of many hyperplanes over a sparse (N, V) matrix.
+
+``split_class_sums`` adds each split's training rows into dense (S, V) sums per class,
+O(the splits' non-zeros); the sums of counts are exact, so naive Bayes built on them does
+not depend on the order.
+
+``lr_newton_cg`` fits every split in turn, each on its own rows and words only: the split's
+training rows are copied out of the task's CSR counts with their columns renumbered to the
+words the split keeps (first-seen order), so a split costs O(its non-zeros) per pass and
+never touches the others' words. Newton-CG per split (``models.text`` states the objective
+and the stopping rule): the gradient in one pass over the rows; each conjugate-gradient step
+one fused pass (``u_i = x_i . p``, then ``H p += D_i u_i x_i``), which also sums ``X d``
+(``X p`` times CG's step), so the backtracking line search tries each step in O(m) (the
+margins are ``z + step X d``). A split's result does not depend on which other splits share
+the call.
+
+``heldout_mistakes`` scores each hyperplane on all N rows of a CSR matrix and counts its
+mistakes there minus those on its own training rows (a tie, ``|score| <= tau``, counts one
+half; a training row's score is computed by the same loop as on all rows, so the difference
+is exact).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nbvslr.kernels.jit import compiled
+
+
+@compiled
+def _split_rows(indptr, indices, data, rows, keep_row, word_of, local, sp_ptr, sp_col, sp_val):
+    """The CSR of one split's training rows over its kept words, columns renumbered.
+
+    ``local`` (V,) must hold -1 everywhere on entry; on return it holds the new number of
+    each word seen (reset it from ``word_of[:n_words]`` afterwards). Returns (n_words, nnz).
+    """
+    n_words = 0
+    k = 0
+    sp_ptr[0] = 0
+    for r in range(rows.shape[0]):
+        i = rows[r]
+        for q in range(indptr[i], indptr[i + 1]):
+            j = indices[q]
+            if keep_row[j]:
+                c = local[j]
+                if c < 0:
+                    c = n_words
+                    local[j] = c
+                    word_of[c] = j
+                    n_words += 1
+                sp_col[k] = c
+                sp_val[k] = data[q]
+                k += 1
+        sp_ptr[r + 1] = k
+    return n_words, k
+
+
+@compiled
+def _log1pexp(a):
+    """log(1 + exp(a)), stable."""
+    if a > 0.0:
+        return a + np.log1p(np.exp(-a))
+    return np.log1p(np.exp(a))
+
+
+@compiled
+def _sigma(a):
+    if a >= 0.0:
+        return 1.0 / (1.0 + np.exp(-a))
+    e = np.exp(a)
+    return e / (1.0 + e)
+
+
+@compiled
+def _dot(a, b, n):
+    """sum(a[:n] * b[:n]) in four running sums (no chain of dependent adds)."""
+    s0 = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    s3 = 0.0
+    q = 0
+    while q + 3 < n:
+        s0 += a[q] * b[q]
+        s1 += a[q + 1] * b[q + 1]
+        s2 += a[q + 2] * b[q + 2]
+        s3 += a[q + 3] * b[q + 3]
+        q += 4
+    while q < n:
+        s0 += a[q] * b[q]
+        q += 1
+    return (s0 + s1) + (s2 + s3)
+
+
+@compiled
+def _row_dot(ptr, col, val, i, v):
+    """x_i . v over row i's non-zeros, in two running sums."""
+    k = ptr[i]
+    end = ptr[i + 1]
+    s0 = 0.0
+    s1 = 0.0
+    while k + 1 < end:
+        s0 += val[k] * v[col[k]]
+        s1 += val[k + 1] * v[col[k + 1]]
+        k += 2
+    if k < end:
+        s0 += val[k] * v[col[k]]
+    return s0 + s1
+
+
+@compiled
+def _newton_cg(ptr, col, val, t, P, C, tol, max_iter, w, cg_iter):
+    """Newton-CG on one split: ``w`` (P,) (words, then the intercept) in place; returns
+    (Newton steps, converged). ``cg_iter`` (1,) accumulates the CG steps taken."""
+    m = t.shape[0]
+    nw = P - 1
+    z = np.zeros(m)
+    D = np.empty(m)
+    zd = np.empty(m)
+    g = np.empty(P)
+    d = np.empty(P)
+    r = np.empty(P)
+    p = np.empty(P)
+    Hp = np.empty(P)
+    xp = np.empty(m)
+    # start: the words at 0, the intercept at the log-odds of the classes' counts
+    n1 = 0.0
+    for i in range(m):
+        if t[i] > 0.0:
+            n1 += 1.0
+    for q in range(P):
+        w[q] = 0.0
+    if 0.0 < n1 < m:
+        w[nw] = np.log(n1 / (m - n1))
+    loss = 0.0
+    for i in range(m):
+        z[i] = w[nw]
+        loss += _log1pexp(-t[i] * z[i])
+    f = C * loss
+    steps = 0
+    converged = False
+    for _ in range(max_iter + 1):
+        # gradient: C X^T q + w (the intercept unpenalised), and the Hessian's weights D
+        for q in range(nw):
+            g[q] = w[q]
+        g[nw] = 0.0
+        for i in range(m):
+            s = _sigma(t[i] * z[i])
+            qi = -C * t[i] * (1.0 - s)
+            D[i] = C * s * (1.0 - s)
+            for k in range(ptr[i], ptr[i + 1]):
+                g[col[k]] += qi * val[k]
+            g[nw] += qi
+        gmax = 0.0
+        for q in range(P):
+            gmax = max(gmax, abs(g[q]))
+        gg = _dot(g, g, P)
+        if gmax <= tol:
+            converged = True
+            break
+        if steps >= max_iter:
+            break
+        # conjugate gradients on H d = -g, to a residual of min(0.5, sqrt|g|) |g|
+        # (never below tol / 10: a smaller residual would not move max |g| below tol sooner)
+        gnorm = np.sqrt(gg)
+        eta = min(0.5, np.sqrt(gnorm))
+        stop = max(eta * gnorm, 0.1 * tol) ** 2
+        for i in range(m):
+            zd[i] = 0.0
+        for q in range(P):
+            d[q] = 0.0
+            r[q] = -g[q]
+            p[q] = r[q]
+        rr = gg
+        for _k in range(P):
+            if rr <= stop:
+                break
+            cg_iter[0] += 1
+            # H p = C X^T D X p + p (the intercept unpenalised), one pass over the rows
+            for q in range(nw):
+                Hp[q] = p[q]
+            Hp[nw] = 0.0
+            pb = p[nw]
+            hb = 0.0
+            for i in range(m):
+                u = pb + _row_dot(ptr, col, val, i, p)
+                xp[i] = u
+                u *= D[i]
+                for k in range(ptr[i], ptr[i + 1]):
+                    Hp[col[k]] += u * val[k]
+                hb += u
+            Hp[nw] = hb
+            pHp = _dot(p, Hp, P)
+            if not pHp > 0.0:
+                break
+            alpha = rr / pHp
+            for q in range(P):
+                d[q] += alpha * p[q]
+                r[q] -= alpha * Hp[q]
+            rr_new = _dot(r, r, P)
+            for i in range(m):
+                zd[i] += alpha * xp[i]
+            beta = rr_new / rr
+            rr = rr_new
+            for q in range(P):
+                p[q] = r[q] + beta * p[q]
+        # backtracking (Armijo): the margins along d are z + step X d, X d summed by CG
+        slope = _dot(g, d, P)
+        ww = _dot(w, w, nw)
+        wd = _dot(w, d, nw)
+        dd = _dot(d, d, nw)
+        # A rise below ROUNDING * |f| is the objective's rounding, not a rise: near the
+        # optimum the fall a step brings is smaller than that and the full step is right.
+        step = 1.0
+        f_try = f
+        for _ls in range(30):
+            loss = 0.0
+            for i in range(m):
+                loss += _log1pexp(-t[i] * (z[i] + step * zd[i]))
+            f_try = C * loss + 0.5 * (ww + 2.0 * step * wd + step * step * dd)
+            if f_try <= f + 1e-4 * step * slope + 1e-12 * abs(f):
+                break
+            step *= 0.5
+        for q in range(P):
+            w[q] += step * d[q]
+        for i in range(m):
+            z[i] += step * zd[i]
+        f = f_try
+        steps += 1
+    return steps, converged
+
+
+@compiled
+def lr_newton_cg(indptr, indices, data, sign, idx, keep, C, tol, max_iter, theta, n_iter,
+                 converged, cg_iter):
+    """L2 LR on the counts of S splits, each alone (see the module).
+
+    indptr, indices, data : the task's CSR counts (N, V); sign : (N,) +-1 class signs;
+    idx : (S, m) training rows; keep : (S, V) bool words kept; theta : (S, V + 1) zeros,
+    filled (words, then the intercept); n_iter : (S,) int64; converged : (S,) bool;
+    cg_iter : (1,) int64, the CG steps of all splits added.
+    """
+    S, m = idx.shape
+    V = theta.shape[1] - 1
+    local = -np.ones(V, dtype=np.int64)
+    word_of = np.empty(V, dtype=np.int64)
+    t = np.empty(m)
+    for s in range(S):
+        nnz = 0
+        for r in range(m):
+            i = idx[s, r]
+            nnz += indptr[i + 1] - indptr[i]
+            t[r] = sign[i]
+        sp_ptr = np.empty(m + 1, dtype=np.int64)
+        sp_col = np.empty(nnz, dtype=np.int32)
+        sp_val = np.empty(nnz, dtype=data.dtype)
+        n_words, _ = _split_rows(indptr, indices, data, idx[s], keep[s], word_of, local,
+                                 sp_ptr, sp_col, sp_val)
+        w = np.empty(n_words + 1)
+        steps, ok = _newton_cg(sp_ptr, sp_col, sp_val, t, n_words + 1, C, tol, max_iter, w,
+                               cg_iter)
+        for c in range(n_words):
+            theta[s, word_of[c]] = w[c]
+            local[word_of[c]] = -1
+        theta[s, V] = w[n_words]
+        n_iter[s] = steps
+        converged[s] = ok
+
+
+@compiled
+def heldout_mistakes(indptr, indices, data, sign, theta, tau, idx):
+    """Mistakes of S hyperplanes (S, V + 1) on the N rows of a CSR matrix, minus those on
+    each one's training rows ``idx`` (S, m): the held-out mistakes (S,), ties (``|score| <=
+    tau[s]``) one half each. ``sign`` (N,) is +1 for class 1, -1 for class 0."""
+    S = theta.shape[0]
+    N = indptr.shape[0] - 1
+    V = theta.shape[1] - 1
+    m = idx.shape[1]
+    out = np.zeros(S)
+    for s in range(S):
+        b = theta[s, V]
+        bad = 0.0
+        for i in range(N):
+            z = b
+            for k in range(indptr[i], indptr[i + 1]):
+                z += data[k] * theta[s, indices[k]]
+            z *= sign[i]
+            if z < -tau[s]:
+                bad += 1.0
+            elif z <= tau[s]:
+                bad += 0.5
+        for r in range(m):
+            i = idx[s, r]
+            z = b
+            for k in range(indptr[i], indptr[i + 1]):
+                z += data[k] * theta[s, indices[k]]
+            z *= sign[i]
+            if z < -tau[s]:
+                bad -= 1.0
+            elif z <= tau[s]:
+                bad -= 0.5
+        out[s] = bad
+    return out
+
+
+@compiled
+def split_class_sums(indptr, indices, data, idx, cls, keep, out):
+    """``out[cls[i], s, j] += data`` over the non-zeros (i, j) of every training row i of
+    every split s, for the words the split keeps: each class's column sums of the split's
+    rows (S splits, idx (S, m); cls (N,) int64 in 0 .. out.shape[0] - 1; keep (S, V) bool;
+    out (K, S, V) zeros, filled). Sums of counts: exact whatever the order."""
+    S, m = idx.shape
+    for s in range(S):
+        for r in range(m):
+            i = idx[s, r]
+            c = cls[i]
+            for k in range(indptr[i], indptr[i + 1]):
+                j = indices[k]
+                if keep[s, j]:
+                    out[c, s, j] += data[k]
