@@ -161,11 +161,14 @@ def _newton_cg(ptr, col, val, t, P, C, tol, max_iter, w, cg_iter):
             break
         if steps >= max_iter:
             break
-        # conjugate gradients on H d = -g, to a residual of min(0.5, sqrt|g|) |g|
-        # (never below tol / 10: a smaller residual would not move max |g| below tol sooner)
+        # conjugate gradients on H d = -g until the residual r (the gradient the quadratic
+        # model predicts after the step) is below min(0.5, |g|) |g| (a forcing term that
+        # makes the steps converge quadratically) or its largest component below tol / 2
+        # (the step then meets the stopping rule up to the model's error: solving further
+        # would not stop the fit sooner)
         gnorm = np.sqrt(gg)
-        eta = min(0.5, np.sqrt(gnorm))
-        stop = max(eta * gnorm, 0.1 * tol) ** 2
+        stop = (min(0.5, gnorm) * gnorm) ** 2
+        rinf = gmax
         for i in range(m):
             zd[i] = 0.0
         for q in range(P):
@@ -174,7 +177,7 @@ def _newton_cg(ptr, col, val, t, P, C, tol, max_iter, w, cg_iter):
             p[q] = r[q]
         rr = gg
         for _k in range(P):
-            if rr <= stop:
+            if rr <= stop or rinf <= 0.5 * tol:
                 break
             cg_iter[0] += 1
             # H p = C X^T D X p + p (the intercept unpenalised), one pass over the rows
@@ -195,9 +198,11 @@ def _newton_cg(ptr, col, val, t, P, C, tol, max_iter, w, cg_iter):
             if not pHp > 0.0:
                 break
             alpha = rr / pHp
+            rinf = 0.0
             for q in range(P):
                 d[q] += alpha * p[q]
                 r[q] -= alpha * Hp[q]
+                rinf = max(rinf, abs(r[q]))
             rr_new = _dot(r, r, P)
             for i in range(m):
                 zd[i] += alpha * xp[i]
