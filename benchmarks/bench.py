@@ -23,7 +23,8 @@ wall time, on a shared one still the work done). Then the rate of LR's Newton st
 adult-discrete (FLOPs counted from the shapes) against a one-thread matmul peak measured in
 the same run; and, in full mode, a whole
 Figure-1 run (all panels, 1000 splits, ``jobs = 2``) in a fresh process, with its wall time
-and the peak resident memory of the process tree.
+and the peak resident memory of the process tree. Last, the text models on sms-spam
+against a per-split scikit-learn loop (``benchmarks/text.py``, its quick mode in quick).
 
 Nothing here asserts a timing; a crash exits non-zero.
 """
@@ -50,6 +51,7 @@ if str(REPO) not in sys.path:  # run as a script: make ``benchmarks`` importable
     sys.path.insert(0, str(REPO))
 
 from benchmarks import harness, panels  # noqa: E402
+from benchmarks import text as text_bench  # noqa: E402
 from nbvslr.data.dataset import Dataset  # noqa: E402
 from nbvslr.models import ModelSpec, resolve_options, score_splits  # noqa: E402
 from nbvslr.models.budget import DEFAULT_BUDGET  # noqa: E402
@@ -593,6 +595,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{w['task']}: ours {w['ours']['wall_s']:.1f} s wall ({w['ours']['cpu_s']:.1f} "
                   f"s CPU), peer {w['peer']['wall_s']:.1f} s wall ({w['peer']['cpu_s']:.1f} s "
                   f"CPU): x{w['x_wall']:.1f} wall, x{w['x_cpu']:.1f} CPU")
+    # the text models on sms-spam against a per-split scikit-learn loop (benchmarks/text.py;
+    # quick: 2 sizes, 50 splits, no whole run)
+    report["text"] = text_bench.run(quick, whole=not args.no_whole)
     print(f"\nthis process: peak RSS {harness.max_rss_mib():.0f} MiB")
     if args.json:
         args.json.write_text(json.dumps(harness.to_jsonable(report), indent=1))

@@ -94,22 +94,6 @@ def _dot(a, b, n):
 
 
 @compiled
-def _row_dot(ptr, col, val, i, v):
-    """x_i . v over row i's non-zeros, in two running sums."""
-    k = ptr[i]
-    end = ptr[i + 1]
-    s0 = 0.0
-    s1 = 0.0
-    while k + 1 < end:
-        s0 += val[k] * v[col[k]]
-        s1 += val[k + 1] * v[col[k + 1]]
-        k += 2
-    if k < end:
-        s0 += val[k] * v[col[k]]
-    return s0 + s1
-
-
-@compiled
 def _newton_cg(ptr, col, val, t, P, C, tol, max_iter, w, cg_iter):
     """Newton-CG on one split: ``w`` (P,) (words, then the intercept) in place; returns
     (Newton steps, converged). ``cg_iter`` (1,) accumulates the CG steps taken."""
@@ -171,45 +155,59 @@ def _newton_cg(ptr, col, val, t, P, C, tol, max_iter, w, cg_iter):
         rinf = gmax
         for i in range(m):
             zd[i] = 0.0
+        # Hp holds p's penalty term (its words) before each pass adds C X^T D X p; pHp is
+        # |p_words|^2 + sum_i D_i (x_i . p)^2, summed in the same sweeps
         for q in range(P):
             d[q] = 0.0
             r[q] = -g[q]
             p[q] = r[q]
+            Hp[q] = r[q]
+        Hp[nw] = 0.0
+        pp = gg - g[nw] * g[nw]
         rr = gg
         for _k in range(P):
             if rr <= stop or rinf <= 0.5 * tol:
                 break
             cg_iter[0] += 1
             # H p = C X^T D X p + p (the intercept unpenalised), one pass over the rows
-            for q in range(nw):
-                Hp[q] = p[q]
-            Hp[nw] = 0.0
             pb = p[nw]
             hb = 0.0
+            quad = 0.0
             for i in range(m):
-                u = pb + _row_dot(ptr, col, val, i, p)
-                xp[i] = u
-                u *= D[i]
+                u = pb
                 for k in range(ptr[i], ptr[i + 1]):
-                    Hp[col[k]] += u * val[k]
-                hb += u
+                    u += val[k] * p[col[k]]
+                xp[i] = u
+                du = D[i] * u
+                quad += du * u
+                for k in range(ptr[i], ptr[i + 1]):
+                    Hp[col[k]] += du * val[k]
+                hb += du
             Hp[nw] = hb
-            pHp = _dot(p, Hp, P)
+            pHp = pp + quad
             if not pHp > 0.0:
                 break
             alpha = rr / pHp
             rinf = 0.0
+            rr_new = 0.0
             for q in range(P):
                 d[q] += alpha * p[q]
-                r[q] -= alpha * Hp[q]
-                rinf = max(rinf, abs(r[q]))
-            rr_new = _dot(r, r, P)
+                a = r[q] - alpha * Hp[q]
+                r[q] = a
+                rr_new += a * a
+                rinf = max(rinf, abs(a))
             for i in range(m):
                 zd[i] += alpha * xp[i]
             beta = rr_new / rr
             rr = rr_new
-            for q in range(P):
-                p[q] = r[q] + beta * p[q]
+            pp = 0.0
+            for q in range(nw):
+                a = r[q] + beta * p[q]
+                p[q] = a
+                Hp[q] = a
+                pp += a * a
+            p[nw] = r[nw] + beta * p[nw]
+            Hp[nw] = 0.0
         # backtracking (Armijo): the margins along d are z + step X d, X d summed by CG
         slope = _dot(g, d, P)
         ww = _dot(w, w, nw)

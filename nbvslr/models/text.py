@@ -117,22 +117,47 @@ def fit_nb_text(
     sums = np.zeros((2, S, X.shape[1]))
     split_class_sums(*_csr_arrays(Z), _rows(idx), np.asarray(y, dtype=np.int64),
                      np.ascontiguousarray(keep, dtype=bool), sums)
-    sum0, sum1 = sums[0], sums[1]
-    kf = keep.astype(np.float64)
     log_prior = np.log((n1 + l) / (m + 2 * l)) - np.log((n0 + l) / (m + 2 * l))
     theta = np.zeros((S, X.shape[1] + 1))
+    if keep.mean() > 0.5:  # most words kept (vocabulary: all): the dense formulas
+        sum0, sum1 = sums[0], sums[1]
+        kf = keep.astype(np.float64)
+        if event == "multinomial":
+            V_s = kf.sum(axis=1)  # (S,)
+            lp1 = np.log(sum1 + l) - np.log(sum1.sum(axis=1) + l * V_s)[:, None]
+            lp0 = np.log(sum0 + l) - np.log(sum0.sum(axis=1) + l * V_s)[:, None]
+            theta[:, :-1] = (lp1 - lp0) * kf
+            theta[:, -1] = log_prior
+        else:
+            p1 = (sum1 + l) / (n1 + 2 * l)[:, None]
+            p0 = (sum0 + l) / (n0 + 2 * l)[:, None]
+            absent = (np.log1p(-p1) - np.log1p(-p0)) * kf  # (S, V)
+            theta[:, :-1] = (np.log(p1) - np.log(p0)) * kf - absent
+            theta[:, -1] = log_prior + absent.sum(axis=1)
+        return theta
+    # Else the same formulas at each split's kept words only (w = 0 at the others): numpy's
+    # elementwise logs give an entry the value they give it in the dense array, and sums of
+    # counts are exact in any order, so theta is the dense formulas' bit for bit (but for
+    # the sign of a zero). Bernoulli's intercept sums its terms over the dense row, in the
+    # dense formula's order.
+    s_of, j_of = np.nonzero(keep)
+    a0 = sums[0][s_of, j_of]
+    a1 = sums[1][s_of, j_of]
     if event == "multinomial":
-        V_s = kf.sum(axis=1)  # (S,)
-        lp1 = np.log(sum1 + l) - np.log(sum1.sum(axis=1) + l * V_s)[:, None]
-        lp0 = np.log(sum0 + l) - np.log(sum0.sum(axis=1) + l * V_s)[:, None]
-        theta[:, :-1] = (lp1 - lp0) * kf
+        V_s = keep.sum(axis=1).astype(np.float64)  # (S,)
+        lp1 = np.log(a1 + l) - np.log(sums[1].sum(axis=1) + l * V_s)[s_of]
+        lp0 = np.log(a0 + l) - np.log(sums[0].sum(axis=1) + l * V_s)[s_of]
+        theta[s_of, j_of] = lp1 - lp0
         theta[:, -1] = log_prior
     else:
-        p1 = (sum1 + l) / (n1 + 2 * l)[:, None]
-        p0 = (sum0 + l) / (n0 + 2 * l)[:, None]
-        absent = (np.log1p(-p1) - np.log1p(-p0)) * kf  # (S, V)
-        theta[:, :-1] = (np.log(p1) - np.log(p0)) * kf - absent
-        theta[:, -1] = log_prior + absent.sum(axis=1)
+        p1 = (a1 + l) / (n1 + 2 * l)[s_of]
+        p0 = (a0 + l) / (n0 + 2 * l)[s_of]
+        absent = np.log1p(-p1) - np.log1p(-p0)
+        theta[s_of, j_of] = (np.log(p1) - np.log(p0)) - absent
+        row = sums[0]  # reused: (S, V), absent's terms at the kept words, 0 elsewhere
+        row[:] = 0.0
+        row[s_of, j_of] = absent
+        theta[:, -1] = log_prior + row.sum(axis=1)
     return theta
 
 
