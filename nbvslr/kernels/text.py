@@ -16,10 +16,8 @@ one fused pass (``u_i = x_i . p``, then ``H p += D_i u_i x_i``), which also sums
 margins are ``z + step X d``). A split's result does not depend on which other splits share
 the call.
 
-``heldout_mistakes`` scores each hyperplane on all N rows of a CSR matrix and counts its
-mistakes there minus those on its own training rows (a tie, ``|score| <= tau``, counts one
-half; a training row's score is computed by the same loop as on all rows, so the difference
-is exact).
+``heldout_mistakes`` scores each hyperplane on the rows of a CSR matrix outside its own
+training rows and counts its mistakes (a tie, ``|score| <= tau``, counts one half).
 """
 
 from __future__ import annotations
@@ -273,18 +271,23 @@ def lr_newton_cg(indptr, indices, data, sign, idx, keep, C, tol, max_iter, theta
 
 @compiled
 def heldout_mistakes(indptr, indices, data, sign, theta, tau, idx):
-    """Mistakes of S hyperplanes (S, V + 1) on the N rows of a CSR matrix, minus those on
-    each one's training rows ``idx`` (S, m): the held-out mistakes (S,), ties (``|score| <=
-    tau[s]``) one half each. ``sign`` (N,) is +1 for class 1, -1 for class 0."""
+    """Mistakes of S hyperplanes (S, V + 1) on the rows of a CSR matrix outside each one's
+    training rows ``idx`` (S, m): the held-out mistakes (S,), ties (``|score| <= tau[s]``)
+    one half each. ``sign`` (N,) is +1 for class 1, -1 for class 0."""
     S = theta.shape[0]
     N = indptr.shape[0] - 1
     V = theta.shape[1] - 1
     m = idx.shape[1]
     out = np.zeros(S)
+    train = np.zeros(N, dtype=np.bool_)
     for s in range(S):
+        for r in range(m):
+            train[idx[s, r]] = True
         b = theta[s, V]
         bad = 0.0
         for i in range(N):
+            if train[i]:
+                continue
             z = b
             for k in range(indptr[i], indptr[i + 1]):
                 z += data[k] * theta[s, indices[k]]
@@ -294,15 +297,7 @@ def heldout_mistakes(indptr, indices, data, sign, theta, tau, idx):
             elif z <= tau[s]:
                 bad += 0.5
         for r in range(m):
-            i = idx[s, r]
-            z = b
-            for k in range(indptr[i], indptr[i + 1]):
-                z += data[k] * theta[s, indices[k]]
-            z *= sign[i]
-            if z < -tau[s]:
-                bad -= 1.0
-            elif z <= tau[s]:
-                bad -= 0.5
+            train[idx[s, r]] = False
         out[s] = bad
     return out
 

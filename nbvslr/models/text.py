@@ -32,9 +32,9 @@ rounding, is no rise). A split stops when ``max_j |g_j| <= tol`` (``GRADIENT_TOL
 default), the largest component of the objective's gradient over its words and intercept:
 the fits agree with any other solver's to that tolerance, not bit for bit.
 
-Held-out errors (``heldout_errors``): each hyperplane's mistakes on all N documents minus
-those on its own training documents (as ``nbvslr.models.evaluate`` counts them for the
-other tasks), a score within ``TIE_RTOL * ||theta||_1`` of zero a tie counting one half.
+Held-out errors (``heldout_errors``): each hyperplane's mistakes on the documents outside
+its training set, a score within ``TIE_RTOL * ||theta||_1`` of zero a tie counting one half
+(``nbvslr.models.evaluate``'s rule for the other tasks).
 """
 
 from __future__ import annotations
@@ -140,23 +140,25 @@ def fit_nb_text(
     # counts are exact in any order, so theta is the dense formulas' bit for bit (but for
     # the sign of a zero). Bernoulli's intercept sums its terms over the dense row, in the
     # dense formula's order.
-    s_of, j_of = np.nonzero(keep)
-    a0 = sums[0][s_of, j_of]
-    a1 = sums[1][s_of, j_of]
+    flat = np.flatnonzero(keep)  # (split, word) pairs kept, as s V + j
+    s_of = np.repeat(np.arange(S), keep.sum(axis=1))
+    at = flat + s_of  # the same pairs in theta (S, V + 1): s (V + 1) + j
+    a0 = sums[0].ravel()[flat]
+    a1 = sums[1].ravel()[flat]
     if event == "multinomial":
         V_s = keep.sum(axis=1).astype(np.float64)  # (S,)
         lp1 = np.log(a1 + l) - np.log(sums[1].sum(axis=1) + l * V_s)[s_of]
         lp0 = np.log(a0 + l) - np.log(sums[0].sum(axis=1) + l * V_s)[s_of]
-        theta[s_of, j_of] = lp1 - lp0
+        theta.ravel()[at] = lp1 - lp0
         theta[:, -1] = log_prior
     else:
         p1 = (a1 + l) / (n1 + 2 * l)[s_of]
         p0 = (a0 + l) / (n0 + 2 * l)[s_of]
         absent = np.log1p(-p1) - np.log1p(-p0)
-        theta[s_of, j_of] = (np.log(p1) - np.log(p0)) - absent
+        theta.ravel()[at] = (np.log(p1) - np.log(p0)) - absent
         row = sums[0]  # reused: (S, V), absent's terms at the kept words, 0 elsewhere
         row[:] = 0.0
-        row[s_of, j_of] = absent
+        row.ravel()[flat] = absent
         theta[:, -1] = log_prior + row.sum(axis=1)
     return theta
 
@@ -185,8 +187,7 @@ def heldout_errors(Z: sp.csr_matrix, y: np.ndarray, theta: np.ndarray,
     ndarray of shape (S,)
         Mistakes on the N - m held-out documents over N - m; a tie (a score within
         ``TIE_RTOL * ||theta_s||_1`` of zero) counts one half. No (S, N) matrix is made: each
-        split's N scores are summed row by row in compiled code, and its training rows'
-        mistakes subtracted (exact: the same loop scores them).
+        split's held-out scores are summed row by row in compiled code and counted at once.
     """
     from nbvslr.kernels.text import heldout_mistakes  # compiled: imported where it runs
 
