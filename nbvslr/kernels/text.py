@@ -56,22 +56,6 @@ def _split_rows(indptr, indices, data, rows, keep_row, word_of, local, sp_ptr, s
 
 
 @compiled
-def _log1pexp(a):
-    """log(1 + exp(a)), stable."""
-    if a > 0.0:
-        return a + np.log1p(np.exp(-a))
-    return np.log1p(np.exp(a))
-
-
-@compiled
-def _sigma(a):
-    if a >= 0.0:
-        return 1.0 / (1.0 + np.exp(-a))
-    e = np.exp(a)
-    return e / (1.0 + e)
-
-
-@compiled
 def _dot(a, b, n):
     """sum(a[:n] * b[:n]) in four running sums (no chain of dependent adds)."""
     s0 = 0.0
@@ -115,10 +99,15 @@ def _newton_cg(ptr, col, val, t, P, C, tol, max_iter, w, cg_iter):
         w[q] = 0.0
     if 0.0 < n1 < m:
         w[nw] = np.log(n1 / (m - n1))
+    # e_i = exp(-|a_i|), a_i = -t_i z_i: the loss's exponential, kept for the next
+    # gradient's sigma(t_i z_i) (the same values as computing them anew)
+    e = np.empty(m)
     loss = 0.0
     for i in range(m):
         z[i] = w[nw]
-        loss += _log1pexp(-t[i] * z[i])
+        a = -t[i] * z[i]
+        e[i] = np.exp(-abs(a))
+        loss += max(a, 0.0) + np.log1p(e[i])
     f = C * loss
     steps = 0
     converged = False
@@ -128,7 +117,8 @@ def _newton_cg(ptr, col, val, t, P, C, tol, max_iter, w, cg_iter):
             g[q] = w[q]
         g[nw] = 0.0
         for i in range(m):
-            s = _sigma(t[i] * z[i])
+            # sigma(t z) from e: 1 / (1 + e) when t z >= 0, else e / (1 + e)
+            s = 1.0 / (1.0 + e[i]) if t[i] * z[i] >= 0.0 else e[i] / (1.0 + e[i])
             qi = -C * t[i] * (1.0 - s)
             D[i] = C * s * (1.0 - s)
             for k in range(ptr[i], ptr[i + 1]):
@@ -215,12 +205,14 @@ def _newton_cg(ptr, col, val, t, P, C, tol, max_iter, w, cg_iter):
         # optimum the fall a step brings is smaller than that and the full step is right.
         step = 1.0
         f_try = f
-        for _ls in range(30):
+        for ls in range(30):  # the 30th trial is taken as it is
             loss = 0.0
             for i in range(m):
-                loss += _log1pexp(-t[i] * (z[i] + step * zd[i]))
+                a = -t[i] * (z[i] + step * zd[i])
+                e[i] = np.exp(-abs(a))
+                loss += max(a, 0.0) + np.log1p(e[i])
             f_try = C * loss + 0.5 * (ww + 2.0 * step * wd + step * step * dd)
-            if f_try <= f + 1e-4 * step * slope + 1e-12 * abs(f):
+            if f_try <= f + 1e-4 * step * slope + 1e-12 * abs(f) or ls == 29:
                 break
             step *= 0.5
         for q in range(P):
