@@ -180,7 +180,9 @@ def measure(task, X, vocab, m: int, n_splits: int, name: str, budget: float,
 # --------------------------------------------------------------------------- whole run
 def whole_child(sizes: tuple[int, ...], n_splits: int) -> None:
     """In a fresh process: ``run_text`` with the three models over ``sizes`` (everything a
-    text run does but write files), then its times and peak RSS as JSON."""
+    text run does but write files), then its times and peak RSS as JSON. (``run_text`` is
+    the in-memory text driver until text tasks run through ``nbvslr run``; then this is
+    that run.)"""
     from nbvslr.runner.text import load_text_task, run_text
 
     t0, c0 = time.perf_counter(), time.process_time()
@@ -284,6 +286,8 @@ def run(quick: bool, n_splits: int | None = None, whole: bool = True) -> dict[st
               f"{done['rows']} rows; peak RSS {done['max_rss_mib']:.0f} MiB (sampled "
               f"{done['peak_rss_sampled_mib']:.0f} MiB)")
     print()
+    if quick:
+        print("(quick: 2 sizes, 50 splits; issue 25's targets are judged on the full run)")
     print(verdict(rows, done))
     return report
 
