@@ -27,7 +27,9 @@ and the peak resident memory of the process tree. The multiclass section
 (``benchmarks/multiclass.py``): optdigits-10 and lymphography-4 against a per-split
 scikit-learn loop (quick: one small line), and in full mode the whole
 ``configs/multiclass.yaml`` run at 1000 splits with ``jobs = 2``, its wall time and peak
-memory.
+memory. Last, the text models on
+sms-spam against a per-split scikit-learn loop (``benchmarks/text.py``, its quick mode in
+quick).
 
 Nothing here asserts a timing; a crash exits non-zero.
 """
@@ -54,6 +56,7 @@ if str(REPO) not in sys.path:  # run as a script: make ``benchmarks`` importable
     sys.path.insert(0, str(REPO))
 
 from benchmarks import harness, multiclass, panels  # noqa: E402
+from benchmarks import text as text_bench  # noqa: E402
 from nbvslr.data.dataset import Dataset  # noqa: E402
 from nbvslr.models import ModelSpec, resolve_options, score_splits  # noqa: E402
 from nbvslr.models.budget import DEFAULT_BUDGET  # noqa: E402
@@ -606,6 +609,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{w['task']}: ours {w['ours']['wall_s']:.1f} s wall ({w['ours']['cpu_s']:.1f} "
                   f"s CPU), peer {w['peer']['wall_s']:.1f} s wall ({w['peer']['cpu_s']:.1f} s "
                   f"CPU): x{w['x_wall']:.1f} wall, x{w['x_cpu']:.1f} CPU")
+    # the text models on sms-spam against a per-split scikit-learn loop (benchmarks/text.py;
+    # quick: 2 sizes, 50 splits, no whole run)
+    report["text"] = text_bench.run(quick, whole=not args.no_whole)
     print(f"\nthis process: peak RSS {harness.max_rss_mib():.0f} MiB")
     if args.json:
         args.json.write_text(json.dumps(harness.to_jsonable(report), indent=1))

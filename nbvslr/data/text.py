@@ -69,6 +69,9 @@ TEXT_FEATURES: tuple[tuple[str, Any, str, str], ...] = (
 )
 TEXT_DEFAULTS: Mapping[str, Any] = {name: default for name, default, _, _ in TEXT_FEATURES}
 
+#: ``split_vocabulary`` sums a split's rows through a dense selector from m >= N / this.
+DENSE_SELECTOR = 8
+
 
 def tokenize(document: str) -> list[str]:
     """The tokens of one document, as ``CountVectorizer()`` makes them."""
@@ -135,19 +138,31 @@ def split_vocabulary(
         df = np.broadcast_to(np.asarray(present.sum(axis=0)).ravel(), (S, V))
         tf = np.broadcast_to(np.asarray(X.sum(axis=0)).ravel(), (S, V))
     else:
-        # (S, N) sparse selector: row s has a 1 at each training row of split s.
+        # Sums over each split's training rows (of counts: exact in any order). Small
+        # training sets: an (S, N) sparse selector times X (O(the splits' non-zeros)). Large
+        # ones (m >= N / DENSE_SELECTOR): X^T (V, N) times the selector held dense (N, S),
+        # O(nonzeros of X x S) with a contiguous inner loop, where the sparse product would
+        # sort nearly S x V entries.
         m = idx.shape[1]
-        sel = sp.csr_matrix((np.ones(S * m), idx.ravel(), np.arange(0, S * m + 1, m)),
-                            shape=(S, X.shape[0]))
-        df = (sel @ present).toarray()
-        tf = (sel @ X).toarray() if max_features is not None else None
+        if m * DENSE_SELECTOR >= X.shape[0]:
+            sel = np.zeros((X.shape[0], S))
+            sel[idx, np.arange(S)[:, None]] = 1.0
+            df = (present.T.tocsr() @ sel).T
+            tf = (X.T.tocsr() @ sel).T if max_features is not None else None
+        else:
+            sel = sp.csr_matrix((np.ones(S * m), idx.ravel(), np.arange(0, S * m + 1, m)),
+                                shape=(S, X.shape[0]))
+            df = (sel @ present).toarray()
+            tf = (sel @ X).toarray() if max_features is not None else None
     keep = df >= max(min_df, 1)
     if max_features is not None:
-        for s in range(S):
-            if keep[s].sum() > max_features:
-                order = np.argsort(-np.where(keep[s], tf[s], -1.0), kind="stable")
-                keep[s] = False
-                keep[s, order[:max_features]] = True
+        over = np.flatnonzero(keep.sum(axis=1) > max_features)
+        if over.size:
+            # per split, the max_features kept words of most occurrences (stable: ties by
+            # the sorted vocabulary's order)
+            order = np.argsort(-np.where(keep[over], tf[over], -1.0), axis=1, kind="stable")
+            keep[over] = False
+            keep[over[:, None], order[:, :max_features]] = True
     return keep
 
 

@@ -21,11 +21,20 @@ Naive Bayes, with Laplace smoothing ``l`` and class prior ``(n_c + l) / (m + 2 l
   ``b = log pi_1 - log pi_0 + sum_j [log(1 - p_1j) - log(1 - p_0j)]``.
 
 Logistic regression with L2 penalty, the intercept unpenalised (scikit-learn's objective):
-``min_w  C sum_i log(1 + exp(-t_i (x_i w + b))) + ||w||^2 / 2``, ``t_i = +-1``, by Newton-CG:
-each Newton step solves ``H d = -g`` by conjugate gradients whose Hessian-vector products
-``H v = C X^T D X v + v`` are two sparse products over the training rows (O(nonzeros)), all
-S splits at once, then backtracks (Armijo) where the objective did not fall. It stops when
-``max_j |g_j| <= tol`` (``GRADIENT_TOL`` by default) for every split.
+``min_w  C sum_i log(1 + exp(-t_i (x_i w + b))) + ||w||^2 / 2``, ``t_i = +-1``, by Newton-CG,
+one split at a time in compiled code (``nbvslr.kernels.text.lr_newton_cg``) on the split's
+own training rows and words. It starts from ``w = 0`` and ``b`` = the log-odds of the
+training classes; each Newton step solves ``H d = -g`` by conjugate gradients (Hessian-vector
+products ``H v = C X^T D X v + v``, one pass over the split's non-zeros each) to a residual
+of ``max(min(0.5, sqrt|g|) |g|, tol / 10)`` (truncated Newton's forcing term), then
+backtracks (Armijo, sufficient decrease 1e-4; a rise within 1e-12 |f|, the objective's own
+rounding, is no rise). A split stops when ``max_j |g_j| <= tol`` (``GRADIENT_TOL`` by
+default), the largest component of the objective's gradient over its words and intercept:
+the fits agree with any other solver's to that tolerance, not bit for bit.
+
+Held-out errors (``heldout_errors``): each hyperplane's mistakes on the documents outside
+its training set, a score within ``TIE_RTOL * ||theta||_1`` of zero a tie counting one half
+(``nbvslr.models.evaluate``'s rule for the other tasks).
 """
 
 from __future__ import annotations
@@ -34,6 +43,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from nbvslr.errors import ConfigError
+from nbvslr.models.evaluate import TIE_RTOL
 
 #: Stopping rule of ``fit_lr_text``: the largest gradient component of every split.
 GRADIENT_TOL = 1e-8
@@ -50,11 +60,16 @@ def design_of(X: sp.csr_matrix, event: str) -> sp.csr_matrix:
     return X
 
 
-def _selector(rows: np.ndarray, n: int, S: int, lengths: np.ndarray) -> sp.csr_matrix:
-    """(S, n) sparse: row ``s`` has a 1 at each of its ``lengths[s]`` entries of ``rows``."""
-    indptr = np.zeros(S + 1, dtype=np.int64)
-    np.cumsum(lengths, out=indptr[1:])
-    return sp.csr_matrix((np.ones(rows.shape[0]), rows, indptr), shape=(S, n))
+def _csr_arrays(X: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """indptr, indices (int64) and data (float64) of a CSR matrix, as the compiled loops
+    take them (one compiled version whatever scipy's index type)."""
+    X = sp.csr_matrix(X)
+    return (X.indptr.astype(np.int64, copy=False), X.indices.astype(np.int64, copy=False),
+            X.data.astype(np.float64, copy=False))
+
+
+def _rows(idx: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(idx, dtype=np.int64)
 
 
 def fit_nb_text(
@@ -90,35 +105,61 @@ def fit_nb_text(
                           "'multinomial', 'bernoulli'")
     if not smoothing > 0:
         raise ConfigError(f"nb option 'smoothing' = {smoothing!r} is invalid; it must be > 0")
+    from nbvslr.kernels.text import split_class_sums  # compiled: imported where it runs
+
     S, m = idx.shape
-    N = X.shape[0]
-    Z = design_of(X, event)
     l = float(smoothing)
     lab = y[idx]  # (S, m)
     n1 = lab.sum(axis=1).astype(np.float64)  # (S,)
     n0 = m - n1
-    # Class sums (S, V): a sparse (S, N) selector of each class's training rows times Z.
-    rows1 = idx[lab == 1]
-    rows0 = idx[lab == 0]
-    sum1 = np.asarray((_selector(rows1, N, S, n1.astype(np.int64)) @ Z).todense())
-    sum0 = np.asarray((_selector(rows0, N, S, n0.astype(np.int64)) @ Z).todense())
-    kf = keep.astype(np.float64)
-    sum1 *= kf
-    sum0 *= kf
+    # Class sums (S, V) of each split's kept words: exact sums of counts (or presences).
+    Z = design_of(X, event)
+    sums = np.zeros((2, S, X.shape[1]))
+    split_class_sums(*_csr_arrays(Z), _rows(idx), np.asarray(y, dtype=np.int64),
+                     np.ascontiguousarray(keep, dtype=bool), sums)
     log_prior = np.log((n1 + l) / (m + 2 * l)) - np.log((n0 + l) / (m + 2 * l))
     theta = np.zeros((S, X.shape[1] + 1))
+    if keep.mean() > 0.5:  # most words kept (vocabulary: all): the dense formulas
+        sum0, sum1 = sums[0], sums[1]
+        kf = keep.astype(np.float64)
+        if event == "multinomial":
+            V_s = kf.sum(axis=1)  # (S,)
+            lp1 = np.log(sum1 + l) - np.log(sum1.sum(axis=1) + l * V_s)[:, None]
+            lp0 = np.log(sum0 + l) - np.log(sum0.sum(axis=1) + l * V_s)[:, None]
+            theta[:, :-1] = (lp1 - lp0) * kf
+            theta[:, -1] = log_prior
+        else:
+            p1 = (sum1 + l) / (n1 + 2 * l)[:, None]
+            p0 = (sum0 + l) / (n0 + 2 * l)[:, None]
+            absent = (np.log1p(-p1) - np.log1p(-p0)) * kf  # (S, V)
+            theta[:, :-1] = (np.log(p1) - np.log(p0)) * kf - absent
+            theta[:, -1] = log_prior + absent.sum(axis=1)
+        return theta
+    # Else the same formulas at each split's kept words only (w = 0 at the others): numpy's
+    # elementwise logs give an entry the value they give it in the dense array, and sums of
+    # counts are exact in any order, so theta is the dense formulas' bit for bit (but for
+    # the sign of a zero). Bernoulli's intercept sums its terms over the dense row, in the
+    # dense formula's order.
+    flat = np.flatnonzero(keep)  # (split, word) pairs kept, as s V + j
+    s_of = np.repeat(np.arange(S), keep.sum(axis=1))
+    at = flat + s_of  # the same pairs in theta (S, V + 1): s (V + 1) + j
+    a0 = sums[0].ravel()[flat]
+    a1 = sums[1].ravel()[flat]
     if event == "multinomial":
-        V_s = kf.sum(axis=1)  # (S,)
-        lp1 = np.log(sum1 + l) - np.log(sum1.sum(axis=1) + l * V_s)[:, None]
-        lp0 = np.log(sum0 + l) - np.log(sum0.sum(axis=1) + l * V_s)[:, None]
-        theta[:, :-1] = (lp1 - lp0) * kf
+        V_s = keep.sum(axis=1).astype(np.float64)  # (S,)
+        lp1 = np.log(a1 + l) - np.log(sums[1].sum(axis=1) + l * V_s)[s_of]
+        lp0 = np.log(a0 + l) - np.log(sums[0].sum(axis=1) + l * V_s)[s_of]
+        theta.ravel()[at] = lp1 - lp0
         theta[:, -1] = log_prior
     else:
-        p1 = (sum1 + l) / (n1 + 2 * l)[:, None]
-        p0 = (sum0 + l) / (n0 + 2 * l)[:, None]
-        absent = (np.log1p(-p1) - np.log1p(-p0)) * kf  # (S, V)
-        theta[:, :-1] = (np.log(p1) - np.log(p0)) * kf - absent
-        theta[:, -1] = log_prior + absent.sum(axis=1)
+        p1 = (a1 + l) / (n1 + 2 * l)[s_of]
+        p0 = (a0 + l) / (n0 + 2 * l)[s_of]
+        absent = np.log1p(-p1) - np.log1p(-p0)
+        theta.ravel()[at] = (np.log(p1) - np.log(p0)) - absent
+        row = sums[0]  # reused: (S, V), absent's terms at the kept words, 0 elsewhere
+        row[:] = 0.0
+        row.ravel()[flat] = absent
+        theta[:, -1] = log_prior + row.sum(axis=1)
     return theta
 
 
@@ -127,16 +168,34 @@ def scores(Z: sp.csr_matrix, theta: np.ndarray) -> np.ndarray:
     return (Z @ theta[:, :-1].T).T + theta[:, -1:]
 
 
-def _training_rows(
-    X: sp.csr_matrix, idx: np.ndarray, keep: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The S m training rows as COO entries restricted to each split's words: (row in 0 ..
-    S m - 1, split, word, value), the row of ``idx`` flattened in split-major order."""
-    S, m = idx.shape
-    A = X[idx.ravel()].tocoo()
-    split = A.row // m
-    ok = keep[split, A.col]
-    return A.row[ok].astype(np.int64), split[ok], A.col[ok].astype(np.int64), A.data[ok]
+def heldout_errors(Z: sp.csr_matrix, y: np.ndarray, theta: np.ndarray,
+                   idx: np.ndarray) -> np.ndarray:
+    """The 0-1 error of each hyperplane on the documents outside its training set.
+
+    Parameters
+    ----------
+    Z : csr_matrix of shape (N, V)
+        What the model reads of every document (``design_of``).
+    y : ndarray of shape (N,)
+        Classes 0/1.
+    theta : ndarray of shape (S, V + 1)
+    idx : ndarray of shape (S, m)
+        The training rows of each split (distinct).
+
+    Returns
+    -------
+    ndarray of shape (S,)
+        Mistakes on the N - m held-out documents over N - m; a tie (a score within
+        ``TIE_RTOL * ||theta_s||_1`` of zero) counts one half. No (S, N) matrix is made: each
+        split's held-out scores are summed row by row in compiled code and counted at once.
+    """
+    from nbvslr.kernels.text import heldout_mistakes  # compiled: imported where it runs
+
+    theta = np.ascontiguousarray(theta, dtype=np.float64)
+    tau = np.maximum(TIE_RTOL * np.abs(theta).sum(axis=1), 1e-300)
+    sign = np.where(np.asarray(y) == 1, 1.0, -1.0)
+    mistakes = heldout_mistakes(*_csr_arrays(Z), sign, theta, tau, _rows(idx))
+    return mistakes / (Z.shape[0] - idx.shape[1])
 
 
 def fit_lr_text(
@@ -172,77 +231,14 @@ def fit_lr_text(
             "available for text yet; set C: (e.g. C: 1)")
     if not C > 0:
         raise ConfigError(f"lr option 'C' = {C!r} is invalid; it must be > 0")
+    from nbvslr.kernels.text import lr_newton_cg  # compiled: imported where it runs
+
     S, m = idx.shape
-    V = X.shape[1]
-    P = V + 1
-    row, split, col, val = _training_rows(X, idx, keep)
-    # Append the intercept's column of ones to every training row.
-    ones = np.arange(S * m, dtype=np.int64)
-    row = np.concatenate([row, ones])
-    split = np.concatenate([split, ones // m])
-    col = np.concatenate([col, np.full(S * m, V, dtype=np.int64)])
-    val = np.concatenate([val, np.ones(S * m)])
-    flat = split * P + col  # index into the (S, P) parameters
-    t = 2.0 * y[idx.ravel()] - 1.0  # (S m,)
-    reg = np.ones(P)
-    reg[-1] = 0.0  # the intercept is unpenalised
-
-    def margins(W: np.ndarray) -> np.ndarray:  # X_s w_s for every training row, (S m,)
-        return np.bincount(row, val * W.ravel()[flat], minlength=S * m)
-
-    def xt(r: np.ndarray) -> np.ndarray:  # X_s^T r_s, (S, P)
-        return np.bincount(flat, val * r[row], minlength=S * P).reshape(S, P)
-
-    def objective(W: np.ndarray, z: np.ndarray) -> np.ndarray:
-        loss = np.logaddexp(0.0, -t * z).reshape(S, m).sum(axis=1)
-        return C * loss + 0.5 * (W * W * reg).sum(axis=1)
-
-    W = np.zeros((S, P))
-    z = margins(W)
-    f = objective(W, z)
+    theta = np.zeros((S, X.shape[1] + 1))
     n_iter = np.zeros(S, dtype=np.int64)
-    done = np.zeros(S, dtype=bool)
-    for _ in range(max_iter):
-        sig = 0.5 * (1.0 + np.tanh(0.5 * t * z))  # sigma(t z), stable
-        g = C * xt(-t * (1.0 - sig)) + W * reg  # (S, P)
-        gmax = np.abs(g).max(axis=1)
-        done = gmax <= tol
-        if done.all():
-            break
-        D = C * sig * (1.0 - sig)  # (S m,)
-
-        # Conjugate gradients on H d = -g, batched; a split stops at a relative residual of
-        # min(0.5, sqrt(|g|)) (truncated Newton's forcing term).
-        d = np.zeros_like(W)
-        r = -g.copy()
-        p = r.copy()
-        rr = (r * r).sum(axis=1)
-        gnorm = np.sqrt((g * g).sum(axis=1))
-        stop = (np.minimum(0.5, np.sqrt(gnorm)) * gnorm) ** 2
-        for _ in range(max(P, 1)):
-            active = (rr > stop) & ~done
-            if not active.any():
-                break
-            Hp = xt(D * margins(p)) + p * reg  # H p, two sparse products
-            pHp = (p * Hp).sum(axis=1)
-            alpha = np.where(active, rr / np.where(pHp > 0, pHp, 1.0), 0.0)
-            d += alpha[:, None] * p
-            r -= alpha[:, None] * Hp
-            rr_new = (r * r).sum(axis=1)
-            beta = np.where(active, rr_new / np.where(rr > 0, rr, 1.0), 0.0)
-            p = np.where(active[:, None], r + beta[:, None] * p, p)
-            rr = np.where(active, rr_new, rr)
-        # Backtracking (Armijo) per split: halve the step where the objective did not fall.
-        step = np.where(done, 0.0, 1.0)
-        slope = (g * d).sum(axis=1)
-        for _ in range(30):
-            W_try = W + step[:, None] * d
-            z_try = margins(W_try)
-            f_try = objective(W_try, z_try)
-            bad = (f_try > f + 1e-4 * step * slope) & (step > 0)
-            if not bad.any():
-                break
-            step = np.where(bad, 0.5 * step, step)
-        W, z, f = W_try, z_try, f_try
-        n_iter += ~done
-    return W, n_iter, done
+    converged = np.zeros(S, dtype=bool)
+    sign = np.where(np.asarray(y) == 1, 1.0, -1.0)
+    lr_newton_cg(*_csr_arrays(X), sign, _rows(idx), np.ascontiguousarray(keep, dtype=bool),
+                 float(C), float(tol), int(max_iter), theta, n_iter, converged,
+                 np.zeros(1, dtype=np.int64))
+    return theta, n_iter, converged

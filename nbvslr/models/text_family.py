@@ -42,7 +42,7 @@ from nbvslr.models.family import Fit, Option, choice, integer, one_of
 from nbvslr.models.lr import LR_OPTIONS, fit_lr
 from nbvslr.models.naive_bayes import NB_OPTIONS
 from nbvslr.models.nb import TIES
-from nbvslr.models.text import EVENTS, GRADIENT_TOL, fit_lr_text, fit_nb_text
+from nbvslr.models.text import EVENTS, GRADIENT_TOL, fit_lr_text, fit_nb_text, heldout_errors
 
 #: The most words of the shared vocabulary the paper's unpenalised LR takes on a text task
 #: (its separable-set sampler works in that many dimensions).
@@ -154,6 +154,9 @@ def text_errors(design: SparseDesign, theta: np.ndarray, train_idx: np.ndarray |
     them and 1 otherwise. Returns (n,).
     """
     theta = np.asarray(theta, dtype=np.float64)
+    if theta.ndim == 2 and ties == 0 and train_idx is not None:
+        # the binary rule with ties counted half: compiled, no (n, N) matrix
+        return heldout_errors(design.Z, design.y, theta, np.asarray(train_idx, dtype=np.int64))
     n = theta.shape[0]
     N = design.n_rows
     test = np.ones((n, N), dtype=bool)
