@@ -102,7 +102,7 @@ def csv_bytes(df: pd.DataFrame) -> bytes:
     if fields is None:
         return df.to_csv(index=False, lineterminator="\n").encode("utf-8")
     lines = [",".join(map(str, df.columns))]
-    lines.extend(map(",".join, zip(*fields)))
+    lines.extend(map(",".join, zip(*fields, strict=True)))
     lines.append("")
     return "\n".join(lines).encode("utf-8")
 
