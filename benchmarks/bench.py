@@ -5,6 +5,7 @@ Usage::
     python benchmarks/bench.py            # full: every panel, 1000 splits, + a Figure-1 run
     python benchmarks/bench.py --quick    # CI smoke run (well under a minute)
     python benchmarks/bench.py --json out.json
+    python benchmarks/bench.py --whole-only   # the whole-process runs alone (about 4 min)
 
 For each (task, m) and model (nb, lr) it prints, per 1000 splits:
 
@@ -456,6 +457,19 @@ def machine() -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- main
+def print_whole(n_whole: int) -> list[dict[str, Any]]:
+    """The whole-process runs of ``WHOLE_TASKS`` (``whole_process``), printed."""
+    print(f"\n## Whole process, one core: `nbvslr run TASK --splits {n_whole} --jobs 1` vs a "
+          "per-split scikit-learn loop (GaussianNB + LogisticRegression) over the same "
+          "sizes and splits, each a fresh process (imports, data, fits)", flush=True)
+    whole = [whole_process(task, n_whole) for task in WHOLE_TASKS]
+    for w in whole:
+        print(f"{w['task']}: ours {w['ours']['wall_s']:.1f} s wall ({w['ours']['cpu_s']:.1f} "
+              f"s CPU), peer {w['peer']['wall_s']:.1f} s wall ({w['peer']['cpu_s']:.1f} s "
+              f"CPU): x{w['x_wall']:.1f} wall, x{w['x_cpu']:.1f} CPU")
+    return whole
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="small CI smoke run")
@@ -468,6 +482,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help="skip the multiclass section (benchmarks/multiclass.py)")
     ap.add_argument("--no-whole", action="store_true",
                     help="skip the whole-process runs against the scikit-learn loop")
+    ap.add_argument("--whole-only", action="store_true",
+                    help="only the whole-process runs against the scikit-learn loop")
     ap.add_argument("--figure1-child", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--peer-child", metavar="TASK", help=argparse.SUPPRESS)
     return ap.parse_args(argv)
@@ -496,6 +512,12 @@ def main(argv: list[str] | None = None) -> int:
         print("data: the real tasks, from the UCI files shipped with nbvslr")
     report: dict[str, Any] = {"mode": "quick" if quick else "full", "machine": info,
                               "synthetic": synthetic, "splits": n_splits}
+
+    if args.whole_only:
+        report["whole"] = print_whole(args.splits or (20 if quick else WHOLE_SPLITS))
+        if args.json:
+            args.json.write_text(json.dumps(harness.to_jsonable(report), indent=1))
+        return 0
 
     peak1 = harness.matmul_peak(1, n=1000 if quick else 2000)
     peak2 = harness.matmul_peak(2, n=1000 if quick else 2000)
@@ -599,16 +621,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.no_whole or synthetic:
         print("\nwhole-process runs: skipped")
     else:
-        n_whole = args.splits or (20 if quick else WHOLE_SPLITS)
-        print(f"\n## Whole process, one core: `nbvslr run TASK --splits {n_whole} --jobs 1` vs a "
-              "per-split scikit-learn loop (GaussianNB + LogisticRegression) over the same "
-              "sizes and splits, each a fresh process (imports, data, fits)")
-        whole = [whole_process(task, n_whole) for task in WHOLE_TASKS]
-        report["whole"] = whole
-        for w in whole:
-            print(f"{w['task']}: ours {w['ours']['wall_s']:.1f} s wall ({w['ours']['cpu_s']:.1f} "
-                  f"s CPU), peer {w['peer']['wall_s']:.1f} s wall ({w['peer']['cpu_s']:.1f} s "
-                  f"CPU): x{w['x_wall']:.1f} wall, x{w['x_cpu']:.1f} CPU")
+        report["whole"] = print_whole(args.splits or (20 if quick else WHOLE_SPLITS))
     # the text models on sms-spam against a per-split scikit-learn loop (benchmarks/text.py;
     # quick: 2 sizes, 50 splits, no whole run)
     report["text"] = text_bench.run(quick, whole=not args.no_whole)

@@ -42,10 +42,13 @@ def read_rows(content: bytes, name: str, parse: Parse) -> list[list[str]]:
     text = content.decode("utf-8", errors="strict")
     rows: list[list[str]] = []
     width = len(parse.columns)
+    junk, sep, strip = parse.junk_prefixes, parse.sep, str.strip
+    plain = sep is not None and not parse.id_suffix and not parse.strip_dot
     for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip() or line.startswith(parse.junk_prefixes):
+        if not line or line.isspace() or (junk and line.startswith(junk)):
             continue
-        fields = split_line(line, parse)
+        # split_line, inlined for the common case (about half the time of a large file)
+        fields = list(map(strip, line.split(sep))) if plain else split_line(line, parse)
         if len(fields) != width:
             raise DataError(
                 f"{name} line {number}: {len(fields)} fields where the recipe expects "

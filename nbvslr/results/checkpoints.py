@@ -36,6 +36,9 @@ from nbvslr.results.files import atomic_write_bytes, csv_gz_bytes, remove_temp_f
 from nbvslr.results.layout import CHECKPOINTS, FINGERPRINT_FILE, SPLIT_COLUMNS, sort_splits
 
 _CHECKPOINT = re.compile(r"m=(\d+)\.csv\.gz")
+CHECKPOINT_LEVEL = 1
+"""gzip's level for checkpoints: they are read back once, by this code, so speed counts
+more than size (the task's splits.csv.gz keeps level 6)."""
 FIX = "delete it to recompute that size, or rerun with --force"
 """The fix named by every error about a checkpoint."""
 
@@ -113,7 +116,7 @@ class Checkpoints:
 
     def save(self, m: int, df: pd.DataFrame) -> None:
         """Write the checkpoint of size ``m``, then record its sha256."""
-        data = csv_gz_bytes(sort_splits(df))
+        data = csv_gz_bytes(sort_splits(df), level=CHECKPOINT_LEVEL)
         self._no_link()
         atomic_write_bytes(self.path(m), data)
         self.digests[self.path(m).name] = hashlib.sha256(data).hexdigest()
@@ -175,15 +178,20 @@ def check_rows(df: pd.DataFrame, path: Path, m: int, expected: Expected) -> None
     sizes = pd.to_numeric(df["m"], errors="coerce")
     if not (sizes == m).all():
         raise wrong(f"rows of m = {df['m'][sizes != m].iloc[0]}")
-    distinct = df[["model", "family"]].drop_duplicates()
-    pairs = set(zip(distinct["model"].map(str), distinct["family"].map(str), strict=True))
+    # the distinct (model, family) pairs, from each column's codes
+    model_codes, models = pd.factorize(df["model"], use_na_sentinel=False)
+    family_codes, families = pd.factorize(df["family"], use_na_sentinel=False)
+    combined = np.unique(model_codes * max(len(families), 1) + family_codes)
+    pairs = {(str(models[c // len(families)]), str(families[c % len(families)]))
+             for c in combined}
     if pairs != set(expected.models):
         show = ", ".join(f"{n} ({f})" for n, f in sorted(pairs))
         raise wrong(f"models {show}, not {', '.join(f'{n} ({f})' for n, f in expected.models)}")
     want = np.arange(expected.splits)
+    model_names = np.array([str(v) for v in models], dtype=object)
+    every_split = pd.to_numeric(df["split"], errors="coerce").to_numpy(dtype=np.float64)
     for name, _ in expected.models:
-        splits = pd.to_numeric(df.loc[df["model"].astype(str) == name, "split"],
-                               errors="coerce").to_numpy(dtype=np.float64)
+        splits = every_split[np.isin(model_codes, np.flatnonzero(model_names == name))]
         if splits.shape != want.shape or not np.array_equal(np.sort(splits), want):
             raise wrong(f"model {name} has {len(splits)} rows, not the splits 0 to "
                         f"{expected.splits - 1} once each")
@@ -216,7 +224,7 @@ class MemoryCheckpoints:
         return set(self._data)
 
     def save(self, m: int, df: pd.DataFrame) -> None:
-        self._data[m] = csv_gz_bytes(sort_splits(df))
+        self._data[m] = csv_gz_bytes(sort_splits(df), level=CHECKPOINT_LEVEL)
 
     def check(self, sizes: Sequence[int]) -> None:
         """Nothing to check: no size is ever reused."""

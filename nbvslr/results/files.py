@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from nbvslr.results.layout import FLOAT_FORMAT
@@ -91,13 +92,62 @@ def remove_temp_files(folder: Path) -> list[Path]:
 
 
 def csv_bytes(df: pd.DataFrame) -> bytes:
-    """A table as CSV bytes; floats as shortest round-trip text (the raw split errors)."""
-    return df.to_csv(index=False, lineterminator="\n").encode("utf-8")
+    """A table as CSV bytes; floats as shortest round-trip text (the raw split errors).
+
+    The bytes of pandas' ``df.to_csv(index=False, lineterminator="\\n")``. A table of the
+    plain columns of a splits table (integers, floats, booleans, strings with nothing to
+    quote) is written here, each distinct value formatted once as pandas formats it, several
+    times faster than pandas' writer; any other table goes through pandas itself."""
+    fields = _plain_fields(df)
+    if fields is None:
+        return df.to_csv(index=False, lineterminator="\n").encode("utf-8")
+    lines = [",".join(map(str, df.columns))]
+    lines.extend(map(",".join, zip(*fields, strict=True)))
+    lines.append("")
+    return "\n".join(lines).encode("utf-8")
 
 
-def csv_gz_bytes(df: pd.DataFrame) -> bytes:
-    """A table as gzipped CSV with a fixed header (mtime 0, no name): same rows, same bytes."""
-    return gzip.compress(csv_bytes(df), compresslevel=6, mtime=0)
+_QUOTED = re.compile(r'[,"\r\n]')
+"""What makes pandas' CSV writer quote a field (``csv.QUOTE_MINIMAL``, delimiter ``,``)."""
+
+
+def _plain_fields(df: pd.DataFrame) -> list[list[str]] | None:
+    """Each column of ``df`` as the list of its CSV fields, as pandas writes them (its
+    ``get_values_for_csv``: ``astype(str)`` of numbers and booleans, strings as they are),
+    or None when a column is anything else or holds a value pandas would write otherwise (a
+    missing value, a negative zero, a string to quote or empty), or ``df`` has an index."""
+    if not isinstance(df.index, pd.RangeIndex) or df.columns.empty or not all(
+            isinstance(c, str) and c and not _QUOTED.search(c) for c in df.columns):
+        return None
+    fields = []
+    for _, column in df.items():
+        dtype = column.dtype
+        kind = dtype.kind if isinstance(dtype, np.dtype) else "?"
+        if kind in "iub" or (kind == "f" and dtype.itemsize == 8):
+            values = column.to_numpy()
+            if kind == "f" and (np.isnan(values).any() or np.signbit(values[values == 0]).any()):
+                return None
+            # each distinct value formatted once, by numpy's astype(str) as pandas does
+            distinct, where = np.unique(values, return_inverse=True)
+            text = np.array(distinct.astype(str).tolist() + [""], dtype=object)
+        elif kind == "O" or isinstance(dtype, pd.StringDtype):
+            codes, distinct = pd.factorize(column, use_na_sentinel=True)
+            if (codes < 0).any() or not all(
+                    type(v) is str and v and not _QUOTED.search(v) for v in distinct):
+                return None
+            where = codes
+            text = np.array(list(distinct) + [""], dtype=object)
+        else:
+            return None
+        fields.append(text[where].tolist())
+    return fields
+
+
+def csv_gz_bytes(df: pd.DataFrame, level: int = 6) -> bytes:
+    """A table as gzipped CSV with a fixed header (mtime 0, no name): same rows, same bytes.
+    ``level`` is gzip's (6, its default, for the files a run leaves; a checkpoint, read
+    back once by the same code, takes 1: about 4x faster, 30% larger)."""
+    return gzip.compress(csv_bytes(df), compresslevel=level, mtime=0)
 
 
 def table_bytes(df: pd.DataFrame) -> bytes:

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from nbvslr.errors import ResultsError
@@ -84,7 +85,21 @@ def task_dir(out: Path, task: str) -> Path:
 def sort_splits(df: pd.DataFrame) -> pd.DataFrame:
     """Rows in file order (model, m, split) and columns in ``SPLIT_COLUMNS`` order."""
     df = df.loc[:, list(SPLIT_COLUMNS)]
-    return df.sort_values(["model", "m", "split"], kind="mergesort").reset_index(drop=True)
+    model = df["model"]
+    if (not _integers(df["m"]) or not _integers(df["split"])
+            or pd.api.types.infer_dtype(model, skipna=False) != "string"):
+        return df.sort_values(["model", "m", "split"], kind="mergesort").reset_index(drop=True)
+    # the same stable order from integer keys: the models' ranks among their sorted
+    # distinct names (a sort by name), then m, then split; a table in order is kept as is
+    codes, _ = pd.factorize(model, sort=True)
+    order = np.lexsort((df["split"].to_numpy(), df["m"].to_numpy(), codes))
+    if (order == np.arange(len(order))).all():
+        return df.reset_index(drop=True)
+    return df.take(order).reset_index(drop=True)
+
+
+def _integers(column: pd.Series) -> bool:
+    return isinstance(column.dtype, np.dtype) and column.dtype.kind in "iu"
 
 
 def pick_pairs(models: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:

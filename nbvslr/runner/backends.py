@@ -1,8 +1,8 @@
 """Parallel backends: joblib's (loky, threading, ...) and dask's, and Ctrl-C.
 
 ``unit_stream(config, units)`` runs the units on the configured backend and yields their
-results as they finish; it owns the lifecycle of a dask client it starts and the
-one-BLAS-thread limit of the calling process.
+results as they finish (one worker: in this process, without joblib); it owns the
+lifecycle of a dask client it starts and the one-BLAS-thread limit of the calling process.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from joblib import Parallel, delayed, parallel_config
 from threadpoolctl import threadpool_limits
 
 import nbvslr.runner.lifeline as lifeline
@@ -215,6 +214,15 @@ def unit_stream(config: Config, units: Sequence[Unit]) -> Iterator[Iterator[Unit
     Closing the context cancels the units still queued and closes a dask client (and its
     local cluster) that this run started.
     """
+    if config.backend != "dask" and n_workers(config.jobs) == 1:
+        # One worker: the units run here, in order, as joblib runs them with one job, but
+        # without importing joblib and its process machinery or starting trackers.
+        with threadpool_limits(limits=BLAS_THREADS):
+            yield (run_unit(u) for u in units)
+        return
+    # joblib (and its process machinery), imported when a pool is used
+    from joblib import Parallel, delayed, parallel_config
+
     client, owned = (
         _dask_client(config, n_workers(config.jobs)) if config.backend == "dask"
         else (None, False)

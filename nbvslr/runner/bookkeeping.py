@@ -174,23 +174,38 @@ def work_units(config: Config, tasks: list[_Task]) -> Iterator[Unit]:
 # --------------------------------------------------------------------------- collection
 
 
-def _rows(result: UnitResult, config: Config) -> pd.DataFrame:
-    frames = []
-    splits = np.arange(result.start, result.start + unit_splits(result))
-    for spec in config.models:
-        out = result.rows[spec.name]
-        frames.append(pd.DataFrame({
-            "task": result.task,
-            "model": spec.name,
-            "family": spec.family,
-            "m": result.m,
-            "split": splits,
-            "error": np.asarray(out["error"], dtype=np.float64),
-            "separable": np.asarray(out["separable"], dtype=bool),
-            "n_iter": np.asarray(out["n_iter"], dtype=np.int64),
-            "converged": np.asarray(out["converged"], dtype=bool),
-        }))
-    return pd.concat(frames, ignore_index=True)
+def _size_rows(results: list[UnitResult], config: Config) -> pd.DataFrame:
+    """The rows of one size's blocks: per block, each model's splits in order (the file
+    order comes from ``sort_splits`` when the checkpoint is written). One frame from whole
+    columns, not one per block and model."""
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in
+                                          ("model", "family", "split", "error", "separable",
+                                           "n_iter", "converged")}
+    for result in results:
+        n = unit_splits(result)
+        splits = np.arange(result.start, result.start + n)
+        for spec in config.models:
+            out = result.rows[spec.name]
+            parts["model"].append(np.full(n, spec.name, dtype=object))
+            parts["family"].append(np.full(n, spec.family, dtype=object))
+            parts["split"].append(splits)
+            parts["error"].append(np.asarray(out["error"], dtype=np.float64))
+            parts["separable"].append(np.asarray(out["separable"], dtype=bool))
+            parts["n_iter"].append(np.asarray(out["n_iter"], dtype=np.int64))
+            parts["converged"].append(np.asarray(out["converged"], dtype=bool))
+    columns = {k: np.concatenate(v) for k, v in parts.items()}
+    rows = len(columns["split"])
+    return pd.DataFrame({
+        "task": np.full(rows, results[0].task, dtype=object),
+        "model": columns["model"],
+        "family": columns["family"],
+        "m": np.full(rows, results[0].m, dtype=np.int64),
+        "split": columns["split"],
+        "error": columns["error"],
+        "separable": columns["separable"],
+        "n_iter": columns["n_iter"],
+        "converged": columns["converged"],
+    })
 
 
 def unit_splits(result: UnitResult) -> int:
@@ -212,7 +227,7 @@ def collect(task: _Task, result: UnitResult, config: Config) -> bool:
     task.seconds[result.m] = task.seconds.get(result.m, 0.0) + result.seconds
     task.todo[result.m] -= 1
     if task.todo[result.m] == 0:
-        frame = pd.concat([_rows(r, config) for r in task.blocks.pop(result.m)])
+        frame = _size_rows(task.blocks.pop(result.m), config)
         task.checkpoints.save(result.m, frame)
         return True
     return False
