@@ -66,8 +66,8 @@ def stamp_name() -> str:
 def compile_all() -> None:
     """Call each compiled loop once on tiny inputs of a run's types (numba compiles it, or
     loads it from its cache): the training-set draws, the models' seeds, the score counts,
-    the separable-set sampler and the sparse Newton products, and for K > 2 classes the
-    counts and the cone sampler."""
+    the separable-set sampler and the sparse Newton products, for K > 2 classes the
+    counts and the cone sampler, and the text models' loops."""
     import numpy as np
 
     from nbvslr.data.dataset import Dataset
@@ -97,6 +97,16 @@ def compile_all() -> None:
     count_mistakes_multi(get_design(three, "x"), three, np.ones((1, 3, 2)), np.array([[0, 1, 2]]))
     sample_cone_hmc(np.array([[[0.0, 1.0], [0.5, 1.0], [1.0, 1.0]]]), np.array([[0, 1, 2]]), 3,
                     np.array([[-4.0, 2.0, -2.0, 1.5]]), [np.random.SeedSequence(0)])
+    # text: the class sums, the per-split Newton-CG and the held-out counts
+    import scipy.sparse as sp
+
+    from nbvslr.models.text import fit_lr_text, fit_nb_text, heldout_errors
+
+    counts = sp.csr_matrix(np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0], [0.0, 1.0]]))
+    labels, rows, keep = np.array([0, 1, 0, 1]), np.array([[0, 1]]), np.ones((1, 2), dtype=bool)
+    theta = fit_nb_text(counts, labels, rows, keep, "multinomial", 1.0)
+    heldout_errors(counts, labels, theta, rows)
+    fit_lr_text(counts, labels, rows, keep, 1.0)
 
 
 def ensure_compiled(say: Callable[[str], None] | None = None) -> float | None:
