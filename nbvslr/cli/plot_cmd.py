@@ -44,7 +44,10 @@ Examples:
                    "Default: on with --figure1, off otherwise.")
 @click.option("--log-m", is_flag=True,
               help="A logarithmic m axis, from the smallest m to the largest (the theorem's "
-                   "log n, the logarithmic grids of nbvslr sample-complexity).")
+                   "log n, the logarithmic grids of nbvslr sample-complexity). Without it, "
+                   "a panel whose grid is spaced by ratios over a wide range (10, 20, 50, "
+                   "..., 2000) is drawn on one too, and Figure 1's evenly spaced grids on a "
+                   "linear axis.")
 @click.option("--dpi", type=click.IntRange(min=30, max=1200), default=150, show_default=True,
               help="Resolution of PNG output.")
 def plot(results_dirs, outputs, figure1, paper, log_m, dpi):
@@ -64,7 +67,7 @@ def plot(results_dirs, outputs, figure1, paper, log_m, dpi):
     if figure1:
         fig = plots.figure1(tasks, paper=paper, log_m=log_m)
     else:
-        fig = plots.figure_of_tasks(tasks, paper=paper, log_m=log_m)
+        fig = plots.figure_of_tasks(tasks, paper=paper, log_m=log_m or None)
     for path, fmt in zip(outputs, formats, strict=True):
         data = plots.render(fig, fmt, dpi=dpi)
         with _task_lock(Path(path).parent):

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from nbvslr.analysis.crossovers import DEFAULT_N_BOOT, Crossovers, crossovers, task_crossovers
 from nbvslr.analysis.fidelity import panel_order, paper_curve
@@ -129,6 +130,27 @@ def _note_clipped(ax: Axes, starts: Mapping[str, tuple[float, float]], top: floa
                 bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.8})
 
 
+#: A grid whose largest m is at least this many times its smallest, and not evenly spaced,
+#: is drawn on a logarithmic m axis unless told otherwise (``log_axis``).
+LOG_SPAN = 20.0
+
+
+#: A panel's own legend of more entries than this is drawn beside the panel, where it hides
+#: no curve and no label (a run of several models and pairs).
+LEGEND_INSIDE = 4
+
+
+def log_axis(sizes: Sequence[float]) -> bool:
+    """Whether a grid of m is drawn on a logarithmic axis by default: sizes spaced by
+    ratios (not by one step) over a wide range (``LOG_SPAN``), as the text and K-class grids
+    (10, 15, 20, 30, 50, ...). The paper's grids are evenly spaced: a linear axis."""
+    m = np.unique(np.asarray(sizes, dtype=float))
+    if m.size < 3 or m[0] <= 0 or m[-1] / m[0] < LOG_SPAN:
+        return False
+    steps = np.diff(m)
+    return bool(steps.max() > 1.5 * steps.min())
+
+
 def plot_task(
     ax: Axes,
     summary: pd.DataFrame,
@@ -140,7 +162,7 @@ def plot_task(
     legend: bool = True,
     xlabel: str = "m",
     ylabel: str = "mean test error",
-    log_m: bool = False,
+    log_m: bool | None = False,
 ) -> Axes:
     """Draw one task's learning curves on ``ax``: error vs m, one line per model.
 
@@ -166,8 +188,9 @@ def plot_task(
         Draw the legend in the panel (a figure of many panels shares one instead).
     xlabel, ylabel : str
         Axis labels ("" for none).
-    log_m : bool
-        A logarithmic m axis (from the smallest m to the largest).
+    log_m : bool or None
+        A logarithmic m axis (from the smallest m to the largest); None: by the grid
+        (``log_axis``).
 
     Returns ``ax``. A curve with a single split per m (no interval) is drawn without band.
     """
@@ -204,9 +227,15 @@ def plot_task(
     if crossover is None and paired is not None and not paired.empty:
         crossover = _crossover_of(paired)
     sizes = summary["m"].tolist()
+    if log_m is None:
+        log_m = log_axis(sizes)
     if log_m:
         ax.set_xscale("log")
         ax.set_xlim(min(float(v) for v in sizes), max(float(v) for v in sizes))
+        # ticks at 1, 2, 5 times a power of ten, written as plain numbers (20, not 2x10^1)
+        ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
     else:
         ax.set_xlim(*x_limits(run_info, sizes))
     ylim = y_limits(drawn)
@@ -221,7 +250,11 @@ def plot_task(
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if legend:
-        ax.legend(fontsize="small", frameon=False)
+        if len(ax.get_legend_handles_labels()[1]) > LEGEND_INSIDE:  # beside the panel
+            ax.legend(fontsize="small", frameon=False, loc="upper left",
+                      bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+        else:
+            ax.legend(fontsize="small", frameon=False)
     return ax
 
 
@@ -396,7 +429,7 @@ def caption(tasks: Sequence[Any], *, paper: bool, intervals: bool = True,
 
 def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | None = None,
                     panel_size: tuple[float, float] = PANEL_SIZE, paper: bool = False,
-                    n_boot: int = DEFAULT_N_BOOT, seed: int = 0, log_m: bool = False
+                    n_boot: int = DEFAULT_N_BOOT, seed: int = 0, log_m: bool | None = None
                     ) -> Figure:
     """One panel per task, in the given order, ``ncols`` panels a row.
 
@@ -404,7 +437,8 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | Non
     ``nbvslr.results.TaskResults``); a ``saved_paired()`` method, when present, supplies the
     crossover mark, and a task folder with ``splits.csv.gz`` its bootstrap interval (``n_boot``
     resamples, seeded as in the report by ``seed``). ``paper`` overlays the paper's curves
-    on the panels of Figure 1; ``log_m`` draws m on a log scale. Several panels share one
+    on the panels of Figure 1; ``log_m`` draws m on a log scale (None: each panel by its
+    grid, ``log_axis``; False: linear). Several panels share one
     legend; every figure has a caption below its panels.
     """
     n = len(tasks)
@@ -433,13 +467,16 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | Non
                   ylabel="mean test error" if k % ncols == 0 or not shared else "")
     for ax in axes[n:]:
         fig.delaxes(ax)
+    if not shared and len(axes[0].get_legend_handles_labels()[1]) > LEGEND_INSIDE:
+        fig.set_figwidth(panel_size[0] * 1.7)  # room for the legend beside the panel
     if shared:
         _shared_legend(fig, axes[:n])
     clipped = any(t.get_gid() == "clipped-start" for ax in axes[:n] for t in ax.texts)
     text = caption(tasks, paper=drawn_paper, intervals=intervals, nb_ahead=nb_ahead,
                    clipped=clipped, short=not shared, lr_ahead=lr_ahead)
     per_inch = 14 if shared else 17  # characters of the caption's font per inch
-    fig.supxlabel("\n".join(textwrap.wrap(text, width=int(per_inch * panel_size[0] * ncols))),
+    width = fig.get_figwidth()
+    fig.supxlabel("\n".join(textwrap.wrap(text, width=int(per_inch * width))),
                   fontsize="medium" if shared else "small", ha="left", x=0.01)
     if suptitle:
         fig.suptitle(suptitle)

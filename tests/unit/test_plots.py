@@ -384,3 +384,14 @@ def test_log_m_axis_from_the_smallest_to_the_largest_m(tmp_path):
                                        "-o", str(tmp_path / name)])
         assert res.exit_code == 0, res.output
     assert (tmp_path / "log.png").read_bytes() != (tmp_path / "lin.png").read_bytes()
+
+
+def test_a_grid_spaced_by_ratios_is_drawn_on_a_log_axis():
+    """Text and K-class grids (10, 15, 20, 30, 50, ...) get a log m axis by default; the
+    paper's evenly spaced grids, and short ranges, stay linear."""
+    from nbvslr.views.plots import log_axis
+
+    assert log_axis([10, 15, 20, 30, 50, 75, 100, 200, 500, 1000, 2000])
+    assert not log_axis(list(range(2, 383, 20)))  # adult (discrete): 2..382 step 20
+    assert not log_axis([2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 30])  # ratios, but 15x only
+    assert not log_axis([1, 100])  # two sizes: no grid to judge
