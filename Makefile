@@ -13,6 +13,7 @@ PANELS  := pima adult-continuous boston optdigits-0v1 optdigits-2v3 ionosphere l
 
 .PHONY: install test test-fast lint docs run figures draw reference refresh-reference \
         redraw-committed compare bench bench-quick sample-complexity refresh-sample-complexity \
+        refresh-multiclass refresh-text \
         clean
 
 # The install ends by compiling the numba loops once for this machine (about 9 s, which a
@@ -72,12 +73,25 @@ refresh-reference: $(STAMP)
 	    --out results/reference --force
 	$(MAKE) draw RESULTS=results/reference
 
+# The committed K-class and text runs (docs/multiclass.md, docs/text.md), at 1000 splits,
+# with their figure and report.
+refresh-multiclass: $(STAMP)
+	$(BIN)/nbvslr run configs/multiclass.yaml --out results/multiclass --force
+	$(BIN)/nbvslr plot $(wildcard results/multiclass/*/) \
+	    -o results/multiclass/figure.png -o results/multiclass/figure.pdf
+	$(BIN)/nbvslr report results/multiclass -o results/multiclass/report.md
+
+refresh-text: $(STAMP)
+	$(BIN)/nbvslr run configs/sms-spam.yaml --out results/text --force
+	$(BIN)/nbvslr report results/text -o results/text/report.md
+
 reference:
 	@echo "make reference is now 'make refresh-reference' (it rewrites the committed" \
 	      "results/reference); 'make figures' runs Figure 1 into $(RESULTS)/, which git ignores" >&2
 	@false
 
-# The committed figures (results/reference, results/as-published) drawn again from their
+# The committed figures (results/reference, results/as-published, results/multiclass,
+# results/text) drawn again from their
 # committed tables by the current code, after a change to the drawing; nothing is run
 # (tests/system/test_committed_figures.py checks that they match the code).
 redraw-committed: $(STAMP)
