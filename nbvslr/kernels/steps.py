@@ -5,6 +5,9 @@ A tile of scores (rows x models) is turned into predicted signs (+1, -1, or a ti
 (scale, clip, truncate, replace the ties, a product with the weights); here it is one, while
 the tile is in the CPU cache. The sums are sums of small integers, exact in any order, so the
 counts are bit-identical to the numpy passes (tests/unit/test_evaluate.py compares them).
+A model's mistakes on its own training rows are counted the same way, each row's score made
+from the distinct rows in the loop (``train_row_agreement``) instead of from a gathered
+stack of the training rows.
 """
 
 from __future__ import annotations
@@ -43,14 +46,22 @@ def add_agreement(tile, inv_tau, weight, ties, agree):
 
 
 @compiled
-def train_agreement(scores, inv_tau, sign, ties):
-    """``sum_i sign[a, i] * step(scores[a, i])`` per model a: scores, sign (A, m); (A,)."""
-    A, m = scores.shape
+def train_row_agreement(Zu, rows, theta, inv_tau, sign, ties):
+    """``sum_i sign[a, i] * step(Zu[rows[a, i]] @ theta[a])`` per model a (its training
+    rows' agreement), each score summed here in order: Zu (U, P) the distinct rows, rows
+    (A, m) int64 indices into them, theta (A, P), inv_tau (A,), sign (A, m); (A,)."""
+    A, m = rows.shape
+    P = Zu.shape[1]
     out = np.zeros(A)
     for a in range(A):
         t = inv_tau[a]
+        th = theta[a]
         acc = 0.0
         for i in range(m):
-            acc += sign[a, i] * _step(scores[a, i], t, ties)
+            z = Zu[rows[a, i]]
+            score = 0.0
+            for j in range(P):
+                score += z[j] * th[j]
+            acc += sign[a, i] * _step(score, t, ties)
         out[a] = acc
     return out

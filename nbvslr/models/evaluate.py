@@ -28,9 +28,6 @@ TIE_RTOL = 1e-10
 #: Entries of one tile of scores (rows x models), and the most models in a tile.
 TILE = 1 << 17
 MODEL_TILE = 256
-#: Bytes of one stack of gathered training rows (models x m x (D + 1)); the products are
-#: per model, so any tiling gives the same scores.
-TRAIN_TILE = 16 << 20
 
 
 def _tie_band(theta: np.ndarray) -> np.ndarray:
@@ -70,7 +67,7 @@ def count_mistakes(
     or models).
     """
     # compiled (numba) where it runs: a process that only plans and writes never loads it
-    from nbvslr.kernels.steps import add_agreement, train_agreement
+    from nbvslr.kernels.steps import add_agreement, train_row_agreement
 
     theta = np.asarray(theta, dtype=np.float64)
     n = theta.shape[0]
@@ -92,15 +89,11 @@ def count_mistakes(
     train_rows = np.zeros(n)
     if train_idx is not None:
         idx = np.asarray(train_idx, dtype=np.int64)  # (n, m)
-        # models per gathered stack: TRAIN_TILE bytes of training rows at most
-        per_model = 8 * max(1, idx.shape[1]) * Zu.shape[1]
-        train_cols = max(1, min(cols, TRAIN_TILE // per_model))
-        for lo in range(0, n, train_cols):
-            hi = min(n, lo + train_cols)
-            Ztr = design.rows(idx[lo:hi])  # (c, m, D+1)
-            s = np.matmul(Ztr, theta[lo:hi, :, None])[:, :, 0]  # (c, m)
-            agree_tr = train_agreement(s, inv_tau[lo:hi], design.sign[idx[lo:hi]], ties)
-            train_rows[lo:hi] = 0.5 * (idx.shape[1] - agree_tr)
+        # each training row's score from its distinct row, in order (no gathered stack)
+        agree_tr = train_row_agreement(Zu, design.row_to_unique[idx].astype(np.int64),
+                                       np.ascontiguousarray(theta), inv_tau,
+                                       design.sign[idx], ties)
+        train_rows = 0.5 * (idx.shape[1] - agree_tr)
     return all_rows, train_rows
 
 

@@ -31,8 +31,15 @@ Penalised fits started at 0 with ``4 (m + 1) <= 3 (D + 1)`` do the same in the s
 training rows' weight parts plus the intercept direction, which holds every iterate and the
 optimum (``w = C X^T a``): ``(m + 1, m + 1)`` systems.
 
-Splits are fitted in blocks of about ``budget.cache`` bytes of training rows: every operation
-acts on each split separately, so a split's fit does not depend on the block it shares.
+Each Newton system (the Hessian plus a tiny ridge, positive definite) is solved by Cholesky
+factorisation (``kernels.cholesky``). Unpenalised fits on a sparse (one-hot) design work on
+the columns each split's training rows use: a column no row uses has a zero gradient and a
+zero Hessian row, so it never moves; the others are packed to the front, and each split
+factors only its own columns.
+
+Splits are fitted in blocks of about ``budget.cache`` bytes of training rows (of their
+non-zeros, for a sparse design): every operation acts on each split separately, so a split's
+fit does not depend on the block it shares.
 """
 
 from __future__ import annotations
@@ -59,6 +66,9 @@ DUAL = True
 #: share of a block's entries is non-zero: faster than the dense product on every discrete
 #: panel, the densest (voting) included (benchmarks/RESULTS.md).
 SPARSE_DENSITY = 0.3
+#: A sparse stack's blocks hold this many times the splits of a dense one (fewer passes of
+#: the Newton loop; 15% less CPU on adult (discrete) than equal blocks, benchmarks/RESULTS.md).
+SPARSE_BLOCK = 4
 
 
 # ----------------------------------------------------------------------------- pure functions
@@ -163,36 +173,36 @@ class NewtonResult:
     separable: np.ndarray
 
 
-def _ridge(trace: np.ndarray, n_params: int) -> np.ndarray:
-    """The tiny ridge of every Newton system: 1e-10 of H's mean diagonal, plus 1e-30."""
-    return 1e-10 * trace / n_params + 1e-30
+def _solve(
+    H: np.ndarray, rhs: np.ndarray, n_params: int | None = None, k: np.ndarray | None = None
+) -> np.ndarray:
+    """Solve ``(H + r I) x = rhs`` for a stack, H (A, n, n) symmetric PSD, rhs (A, n).
 
-
-def _solve_stack(M: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """Solve ``M x = rhs`` for a stack, M (A, n, n), rhs (A, n); a split whose M LAPACK
-    finds singular falls back to a least-squares solution."""
-    try:
-        return np.linalg.solve(M, rhs[:, :, None])[:, :, 0]
-    except np.linalg.LinAlgError:
-        out = np.empty_like(rhs)
-        for a in range(M.shape[0]):
-            try:
-                out[a] = np.linalg.solve(M[a], rhs[a])
-            except np.linalg.LinAlgError:
-                out[a] = np.linalg.lstsq(M[a], rhs[a], rcond=None)[0]
-        return out
-
-
-def _solve(H: np.ndarray, rhs: np.ndarray, n_params: int | None = None) -> np.ndarray:
-    """Solve ``H x = rhs`` for a stack, H (A, n, n) symmetric PSD, rhs (A, n).
-
-    A tiny ridge (``_ridge`` of H's trace and ``n_params``, default n) is always added:
-    one-hot columns plus an intercept, a constant column or m < D + 1 make H singular. The
-    ridge changes the step, not the fixed point (the gradient is 0 there whatever the ridge).
+    The tiny ridge ``r = 1e-10 trace(H) / n_params + 1e-30`` (``n_params`` default n) is
+    always added: one-hot columns plus an intercept, a constant column or m < D + 1 make H
+    singular. The ridge changes the step, not the fixed point (the gradient is 0 there
+    whatever the ridge), and makes the system positive definite: Cholesky factors
+    (``kernels.cholesky``), one split at a time. With ``k`` (A,), split a's system is the
+    leading ``k[a] x k[a]`` block of ``H[a]`` and ``x[a, k[a]:] = 0``. A split whose system
+    is not numerically positive definite is solved by LU instead, and by least squares when
+    LAPACK finds it singular.
     """
-    n = H.shape[1]
-    ridge = _ridge(np.trace(H, axis1=1, axis2=2), n_params or n)  # (A,)
-    return _solve_stack(H + ridge[:, None, None] * np.eye(n), rhs)
+    # compiled (numba): imported where it runs, as the other kernels
+    from nbvslr.kernels.cholesky import cholesky_solve
+
+    A, n = rhs.shape
+    k = np.full(A, n, dtype=np.int64) if k is None else np.asarray(k, dtype=np.int64)
+    out = np.empty((A, n))
+    H = np.ascontiguousarray(H)
+    ok = cholesky_solve(H, k, n_params or n, np.ascontiguousarray(rhs), out)
+    for a in np.flatnonzero(~ok):
+        q = int(k[a])
+        M = H[a, :q, :q] + (1e-10 * np.trace(H[a, :q, :q]) / (n_params or n) + 1e-30) * np.eye(q)
+        try:
+            out[a, :q] = np.linalg.solve(M, rhs[a, :q])
+        except np.linalg.LinAlgError:
+            out[a, :q] = np.linalg.lstsq(M, rhs[a, :q], rcond=None)[0]
+    return out
 
 
 def fit_newton(
@@ -241,7 +251,10 @@ def fit_newton(
     check_both_classes(sign > 0)
     S, m, P = Z1.shape
     th0 = np.zeros((S, P)) if theta0 is None else np.asarray(theta0, dtype=np.float64)
-    step = budget.step(budget.cache, 8.0 * m * P, MIN_BLOCK)
+    # a sparse stack's blocks work on its non-zeros (``kernels.sparse_gram``), a fraction of
+    # the dense rows' bytes: SPARSE_BLOCK times as many splits per block
+    sparse = np.count_nonzero(Z1) <= SPARSE_DENSITY * Z1.size
+    step = budget.step(budget.cache, 8.0 * m * P / (SPARSE_BLOCK if sparse else 1), MIN_BLOCK)
     parts = [
         _fit_block(
             Z1[lo : lo + step],
@@ -274,6 +287,9 @@ def _fit_block(
     stop_when_separable: bool,
 ) -> NewtonResult:
     """``fit_newton`` on one block of splits (arguments as there, theta0 given)."""
+    # compiled (numba): imported where it runs, as the other kernels
+    from nbvslr.kernels.cholesky import row_dots
+
     Z1 = np.ascontiguousarray(Z1)
     S, m, P = Z1.shape
     pen = _penalty_diag(P, C)  # (P,)
@@ -312,6 +328,25 @@ def _fit_block(
         )
 
         SP = sparse_rows(Z)
+    # unpenalised and sparse: a column no training row of a split uses never moves (its
+    # gradient and its Hessian row are 0), so each split works on the columns its rows use,
+    # packed into the block's first W <= P columns (``_packed``); POS maps them back
+    POS, KU, W = None, None, P
+    if SP is not None and C is None:
+        SP, POS, th = _packed(SP, Z, th)
+        KU = (POS < P).sum(axis=1)  # (A,) the columns each split uses
+        W = POS.shape[1]
+        pen = np.zeros(W)
+    if SP is not None:
+        Z = Z[:, :0]  # the stack itself is not read again: nothing to copy as splits finish
+
+    def store(sel: np.ndarray) -> None:  # theta_out[act[sel]] = th[sel], mapped back
+        if POS is None:
+            theta_out[act[sel]] = th[sel]
+            return
+        full = np.concatenate([theta_out[act[sel]], np.zeros((int(sel.sum()), 1))], axis=1)
+        np.put_along_axis(full, POS[sel], th[sel], axis=1)  # the padding goes to column P
+        theta_out[act[sel]] = full[:, :P]
 
     def times_Z(x: np.ndarray) -> np.ndarray:  # (A, P) -> (A, m)
         if SP is not None:
@@ -320,7 +355,7 @@ def _fit_block(
 
     def Z_times(r: np.ndarray) -> np.ndarray:  # (A, m) -> (A, P)
         if SP is not None:
-            return sparse_rmatvec(*SP, r, P)
+            return sparse_rmatvec(*SP, r, W)
         return np.matmul(r[:, None, :], Z)[:, 0, :]
 
     mu = s * times_Z(th)  # (A, m)
@@ -342,7 +377,7 @@ def _fit_block(
         if it == max_iter:
             done[:] = True
         if done.any():
-            theta_out[act[done]] = th[done]
+            store(done)
             n_iter[act[done]] = it
             keep = ~done
             act, Z, s, th = act[keep], Z[keep], s[keep], th[keep]
@@ -350,6 +385,7 @@ def _fit_block(
             QR = None if QR is None else (QR[0][keep], QR[1][keep])
             QP = None if QP is None else tuple(a[keep] for a in QP)
             SP = None if SP is None else tuple(a[keep] for a in SP)
+            POS, KU = (None, None) if POS is None else (POS[keep], KU[keep])
             if not act.size:
                 break
         # Newton direction
@@ -366,12 +402,12 @@ def _fit_block(
             delta = np.matmul(Qp, v[:, :, None])[:, :, 0]  # (A, P)
         else:
             if SP is not None:  # hessian_at from the non-zeros
-                H = np.empty((act.size, P, P))
-                weighted_gram(*SP, p * (1.0 - p), H)  # (A, P, P)
-                H[:, np.arange(P), np.arange(P)] += pen
+                H = np.empty((act.size, W, W))
+                weighted_gram(*SP, p * (1.0 - p), H)  # (A, W, W)
+                H[:, np.arange(W), np.arange(W)] += pen
             else:
                 H = hessian_at(p, Z, pen)  # (A, P, P)
-            delta = _solve(H, -g)  # (A, P)
+            delta = _solve(H, -g, P, KU)  # (A, W)
         dmu = s * times_Z(delta)  # (A, m) margins are linear in t
         # guard: a nearly singular H can give a huge step; no margin moves by more than
         # MAX_MARGIN_STEP in one step (the loss saturates long before), and exp stays finite
@@ -381,7 +417,7 @@ def _fit_block(
         dmu *= scale[:, None]
         # backtracking line search, O(m) per trial
         f0 = loss_at(mu, th, pen)  # (A,)
-        slope = (g * delta).sum(axis=1)  # (A,) directional derivative, < 0 for descent
+        slope = row_dots(g, delta)  # (A,) directional derivative, < 0 for descent
         pen_lin = (pen * th * delta).sum(axis=1)  # (A,)
         pen_quad = 0.5 * (pen * delta * delta).sum(axis=1)  # (A,)
         # rounding slack: near the optimum f(t) - f(0) is at the level of rounding errors
@@ -407,11 +443,37 @@ def _fit_block(
         it += 1
         stalled = ~ok  # ...and stops, not converged
         if stalled.any():
-            theta_out[act[stalled]] = th[stalled]
+            store(stalled)
             n_iter[act[stalled]] = it
             keep = ~stalled
             act, Z, s, th, mu = act[keep], Z[keep], s[keep], th[keep], mu[keep]
             QR = None if QR is None else (QR[0][keep], QR[1][keep])
             QP = None if QP is None else tuple(a[keep] for a in QP)
             SP = None if SP is None else tuple(a[keep] for a in SP)
+            POS, KU = (None, None) if POS is None else (POS[keep], KU[keep])
     return NewtonResult(theta=theta_out, n_iter=n_iter, converged=converged, separable=separable)
+
+
+def _packed(
+    SP: tuple[np.ndarray, np.ndarray, np.ndarray], Z: np.ndarray, th: np.ndarray
+) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, np.ndarray]:
+    """The columns each split's rows use, packed: ``sparse_rows`` of Z (A, m, P) with the
+    column indices renumbered, POS (A, W) the column of Z of each packed column (P for the
+    padding of splits that use fewer than W), and th (A, P) packed (A, W).
+
+    A split's used columns keep their order, so each row's packed indices still increase
+    (``weighted_gram`` relies on it); the padding columns are 0 in every row.
+    """
+    cols, vals, nnz = SP
+    A, _, P = Z.shape
+    used = (Z != 0.0).any(axis=1)  # (A, P)
+    slot = np.cumsum(used, axis=1) - 1  # (A, P) packed index of each used column
+    W = max(1, int(used.sum(axis=1).max()))
+    pos = np.full((A, W), P, dtype=np.int64)
+    a_i, j_i = np.nonzero(used)
+    pos[a_i, slot[a_i, j_i]] = j_i
+    # the slots past a row's nnz hold column 0, which a split may not use: any index will do
+    packed = np.maximum(np.take_along_axis(slot, cols.reshape(A, -1), axis=1), 0)
+    th_ext = np.concatenate([th, np.zeros((A, 1))], axis=1)  # (A, P + 1), column P is 0
+    return ((packed.reshape(cols.shape), vals, nnz), pos,
+            np.take_along_axis(th_ext, pos, axis=1))

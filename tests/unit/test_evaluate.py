@@ -91,7 +91,7 @@ def test_compiled_count_equals_numpy_passes():
         assert np.isnan(got[0][4]) and not np.isnan(got[0][:4]).any()
         if not ties:
             assert got[0][0] == 0.5 * design.n_rows  # theta = 0: every row a tie
-    tiled = dict(TILE=7, MODEL_TILE=3, TRAIN_TILE=1)
+    tiled = dict(TILE=7, MODEL_TILE=3)
     old = {k: getattr(evaluate, k) for k in tiled}
     try:
         for k, v in tiled.items():

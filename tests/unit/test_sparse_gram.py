@@ -80,3 +80,52 @@ def test_sparse_products_equal_the_dense_ones():
                                np.matmul(Z, x[:, :, None])[:, :, 0], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(sparse_rmatvec(cols, vals, nnz, r, 9),
                                np.matmul(r[:, None, :], Z)[:, 0, :], rtol=1e-12, atol=1e-12)
+
+
+def test_unpenalised_sparse_fit_on_the_columns_each_split_uses(monkeypatch):
+    """Unpenalised sparse fits work on the columns each split's rows use (``_packed``): the
+    same steps, loss and weights as the dense path, and a column a split never uses keeps
+    its starting value, whatever the other splits of the block use."""
+    Z1, sign = _onehot_problem(S=30, m=120, seed=5)
+    rng = np.random.default_rng(6)
+    # rare levels: each split drops a few columns of its own (rows moved to the reference)
+    for a in range(30):
+        Z1[a][:, rng.choice(Z1.shape[2] - 1, size=4, replace=False)] = 0.0
+    unused = ~(Z1 != 0).any(axis=1)  # (S, P)
+    assert unused.any(axis=1).all() and not unused.all(axis=0).any()
+    theta0 = np.where(unused, rng.standard_normal(unused.shape), 0.0)
+    _, pos, th = logistic._packed(sparse_rows(Z1), Z1, theta0)
+    assert pos.shape[1] == (~unused).sum(axis=1).max() < Z1.shape[2]
+    assert not th.any()  # the starting values of the used columns: 0
+    sparse = logistic.fit_newton(Z1, sign, theta0=theta0, max_iter=30)
+    np.testing.assert_array_equal(sparse.theta[unused], theta0[unused])
+    monkeypatch.setattr(logistic, "SPARSE_DENSITY", 0.0)
+    dense = logistic.fit_newton(Z1, sign, theta0=theta0, max_iter=30)
+    assert (sparse.n_iter == dense.n_iter).all()
+    assert (sparse.converged == dense.converged).all()
+    assert (sparse.separable == dense.separable).all()
+    loss = [logistic.logistic_loss(r.theta, Z1, sign) for r in (sparse, dense)]
+    np.testing.assert_allclose(loss[0], loss[1], rtol=1e-9, atol=1e-12)
+    # splits not running off to a separation (as in the test above)
+    steady = np.abs(np.where(unused, 0.0, dense.theta)).max(axis=1) < 10
+    assert steady.sum() >= 10
+    np.testing.assert_allclose(sparse.theta[steady], dense.theta[steady], rtol=1e-6, atol=1e-8)
+
+
+def test_packed_fits_do_not_depend_on_the_block():
+    """A split's packed fit is the same, bit for bit, whichever splits share its block (so
+    whatever the block's widest split): blocks of 8 against one block of all 24, and the
+    split alone."""
+    from nbvslr.models.budget import Budget
+
+    Z1, sign = _onehot_problem(S=24, m=60, seed=7)
+    rng = np.random.default_rng(8)
+    for a in range(0, 24, 3):  # every third split loses a few columns
+        Z1[a][:, rng.choice(Z1.shape[2] - 1, size=5, replace=False)] = 0.0
+    whole = logistic.fit_newton(Z1, sign, stop_when_separable=True, budget=Budget(memory=1e14))
+    blocks = logistic.fit_newton(Z1, sign, stop_when_separable=True, budget=Budget(memory=1.0))
+    alone = logistic.fit_newton(Z1[3:4], sign[3:4], stop_when_separable=True)
+    np.testing.assert_array_equal(blocks.theta, whole.theta)
+    np.testing.assert_array_equal(blocks.n_iter, whole.n_iter)
+    np.testing.assert_array_equal(alone.theta[0], whole.theta[3])
+    assert (whole.n_iter > 3).any()
