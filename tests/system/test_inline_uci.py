@@ -178,9 +178,11 @@ def test_uci_timeout_is_a_download_error(uci, tmp_path):
     import time
 
     start = time.monotonic()
-    with pytest.raises(DownloadError, match=r"UCI dataset 6: no answer within 0.3 s"):
+    # the socket's own timeout, or on a busy machine the whole fetch's deadline, comes first
+    with pytest.raises(DownloadError, match=r"UCI dataset 6: (no answer within 0.3 s|"
+                                            r"the fetch did not finish within)"):
         inline.load(_spec(6), _settings(tmp_path, timeout=0.3))
-    assert time.monotonic() - start < 3.0
+    assert time.monotonic() - start < 10.0  # never the default minutes of a socket
     assert not (tmp_path / "cache" / "uci-6").exists()
 
 

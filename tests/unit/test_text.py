@@ -7,6 +7,7 @@ import pytest
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import BernoulliNB, MultinomialNB
+from text_corpus import DOCS, Y
 
 from nbvslr.data import BUILTIN_TASKS
 from nbvslr.data.text import (
@@ -19,22 +20,6 @@ from nbvslr.data.text import (
 from nbvslr.errors import ConfigError, DataError
 from nbvslr.models.text import design_of, fit_lr_text, fit_nb_text, scores
 from nbvslr.results.layout import SPLIT_COLUMNS
-
-DOCS = [
-    "Free entry in a weekly competition, win cash now!",
-    "Hey, are we still on for lunch today?",
-    "WINNER!! You have won a free prize; call now",
-    "I'll call you later about the lunch plans",
-    "Claim your free cash prize now, text WIN to 80086",
-    "Can you pick up milk on the way home?",
-    "Urgent: your mobile number has won cash, call today",
-    "See you at home, the plans changed again",
-    "Free ringtone offer: reply WIN now",
-    "Are you home yet? Dinner is ready",
-    "Congratulations you won a free holiday call now",
-    "Let me know when you get home today",
-]
-Y = np.array([1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0])
 
 
 def _split_data(seed: int, S: int, m: int):

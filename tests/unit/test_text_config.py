@@ -9,6 +9,7 @@ import pytest
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import BernoulliNB, MultinomialNB
+from text_corpus import DOCS as CORPUS
 
 import nbvslr
 from nbvslr.config import parse_config
@@ -21,18 +22,7 @@ from nbvslr.models.text_family import PAPER_MAX_FEATURES, MulticlassTextNB, Text
 from nbvslr.splits import draw_train_sets, split_seeds
 
 DOCS = [
-    "Free entry in a weekly competition, win cash now!",
-    "Hey, are we still on for lunch today?",
-    "WINNER!! You have won a free prize; call now",
-    "I'll call you later about the lunch plans",
-    "Claim your free cash prize now, text WIN to 80086",
-    "Can you pick up milk on the way home?",
-    "Urgent: your mobile number has won cash, call today",
-    "See you at home, the plans changed again",
-    "Free ringtone offer: reply WIN now",
-    "Are you home yet? Dinner is ready",
-    "Congratulations you won a free holiday call now",
-    "Let me know when you get home today",
+    *CORPUS,
     "Win a brand new phone, text now to claim",
     "Lunch at noon? The usual place",
 ]

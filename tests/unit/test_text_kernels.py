@@ -7,6 +7,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.linear_model import LogisticRegression
+from text_corpus import DOCS, Y
 
 from nbvslr.data.text import count_matrix, split_vocabulary
 from nbvslr.models.text import (
@@ -17,22 +18,6 @@ from nbvslr.models.text import (
     heldout_errors,
     scores,
 )
-
-DOCS = [
-    "Free entry in a weekly competition, win cash now!",
-    "Hey, are we still on for lunch today?",
-    "WINNER!! You have won a free prize; call now",
-    "I'll call you later about the lunch plans",
-    "Claim your free cash prize now, text WIN to 80086",
-    "Can you pick up milk on the way home?",
-    "Urgent: your mobile number has won cash, call today",
-    "See you at home, the plans changed again",
-    "Free ringtone offer: reply WIN now",
-    "Are you home yet? Dinner is ready",
-    "Congratulations you won a free holiday call now",
-    "Let me know when you get home today",
-]
-Y = np.array([1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0])
 
 
 def _splits(seed: int, S: int, m: int) -> np.ndarray:

@@ -56,7 +56,8 @@ def test_a_folder_task_runs_from_a_relative_path_and_matches_scikit_learn(tmp_pa
         vec = CountVectorizer().fit([docs[i] for i in train])
         n1 = int(y[train].sum())  # the prior (count + 1) / (m + 2), as nbvslr's
         nb = MultinomialNB(alpha=1.0, force_alpha=True,
-                           class_prior=[(5 - n1) / 6, (n1 + 1) / 6]).fit(vec.transform([docs[i] for i in train]), y[train])
+                           class_prior=[(5 - n1) / 6, (n1 + 1) / 6])
+        nb.fit(vec.transform([docs[i] for i in train]), y[train])
         test = np.setdiff1d(np.arange(12), train)
         joint = nb.predict_joint_log_proba(vec.transform([docs[i] for i in test]))
         gap = (joint[:, 1] - joint[:, 0]) * np.where(y[test] == 1, 1, -1)
