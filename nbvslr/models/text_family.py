@@ -303,9 +303,9 @@ class MulticlassTextNB(TextNB):
 
 MULTICLASS_PAPER_LR = (
     "the paper's unpenalised lr is not run on a text task of more than two classes (its "
-    "training sets are separable, and the separable-set rule would sample hyperplanes in "
-    "K (V + 1) dimensions, 20 020 for 20 classes on 1000 words); set C: (e.g. C: 1), or use "
-    "a two-class target (target: {positive: [...]})")
+    "training sets are separable until m nears the vocabulary's size, and the separable-set "
+    "rule would sample hyperplanes in K (V + 1) dimensions, 20 020 for 20 classes on 1000 "
+    "words); set C: (e.g. C: 1), or use a two-class target (target: {positive: [...]})")
 
 
 class MulticlassTextLR(TextLR):
