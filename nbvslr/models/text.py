@@ -32,6 +32,10 @@ rounding, is no rise). A split stops when ``max_j |g_j| <= tol`` (``GRADIENT_TOL
 default), the largest component of the objective's gradient over its words and intercept:
 the fits agree with any other solver's to that tolerance, not bit for bit.
 
+K > 2 classes (``fit_lr_text_multi``): softmax LR with the same penalty on all K weight
+vectors, theta (S, K, V + 1), fitted one split at a time in numpy and scipy on the same
+rows and words, by the same Newton-CG rules (its docstring states the objective).
+
 Held-out errors (``heldout_errors``): each hyperplane's mistakes on the documents outside
 its training set, a score within ``TIE_RTOL * ||theta||_1`` of zero a tie counting one half
 (``nbvslr.models.evaluate``'s rule for the other tasks).
@@ -41,6 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg.blas import daxpy as _axpy
 
 from nbvslr.errors import ConfigError
 from nbvslr.models.evaluate import TIE_RTOL
@@ -241,4 +246,190 @@ def fit_lr_text(
     lr_newton_cg(*_csr_arrays(X), sign, _rows(idx), np.ascontiguousarray(keep, dtype=bool),
                  float(C), float(tol), int(max_iter), theta, n_iter, converged,
                  np.zeros(1, dtype=np.int64))
+    return theta, n_iter, converged
+
+
+def _split_counts(X: sp.csr_matrix, rows: np.ndarray, keep: np.ndarray
+                  ) -> tuple[sp.csr_matrix, np.ndarray]:
+    """One split's training rows (m, n_w) over the words it keeps that they hold, and
+    those words' numbers in X (n_w,): O(the rows' non-zeros), never O(V) per row."""
+    Xs = X[rows]
+    mask = keep[Xs.indices]
+    if not mask.all():
+        Xs = sp.csr_matrix((Xs.data * mask, Xs.indices, Xs.indptr), shape=Xs.shape)
+        Xs.eliminate_zeros()
+    words, col = np.unique(Xs.indices, return_inverse=True)
+    Xs = sp.csr_matrix((Xs.data.astype(np.float64), col.ravel(), Xs.indptr),
+                       shape=(Xs.shape[0], words.size))
+    return Xs, words
+
+
+def _softmax_loss(s: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
+    """The summed loss ``sum_i [log sum_k exp(s_ik) - s_{i y_i}]`` and the probabilities
+    (m, K) of scores s (m, K)."""
+    top = s.max(axis=1, keepdims=True)
+    e = np.exp(s - top)
+    tot = e.sum(axis=1, keepdims=True)
+    lse = np.log(tot[:, 0]) + top[:, 0]
+    return float((lse - s[np.arange(s.shape[0]), y]).sum()), e / tot
+
+
+def _newton_cg_multi(Xs: sp.csr_matrix, y: np.ndarray, K: int, C: float, tol: float,
+                     max_iter: int) -> tuple[np.ndarray, int, bool]:
+    """Softmax LR on one split's rows Xs (m, n_w), classes y (m,): the weights (n_w + 1, K)
+    (the intercepts last), the Newton steps taken and whether ``max |g| <= tol`` was met.
+
+    The rows carry a column of ones (the intercepts), so a parameter is one (n_w + 1, K)
+    array and the penalty is every row but the last. CG is preconditioned by the
+    Hessian's diagonal, ``C sum_i x_ij^2 p_ik (1 - p_ik) (+ 1 off the intercepts)``: one
+    more sparse product per Newton step, which cuts the CG steps where words' counts differ
+    in scale; its stopping rule reads the residual itself, as ``fit_lr_text``'s."""
+    m, nw = Xs.shape
+    X1 = sp.hstack([Xs, np.ones((m, 1))], format="csr")
+    XT = X1.T.tocsr()
+    X2T = XT.multiply(XT).tocsr()  # x_ij^2, for the diagonal
+    Y = np.zeros((m, K))
+    Y[np.arange(m), y] = 1.0
+    W = np.zeros((nw + 1, K))
+    n_k = Y.sum(axis=0)
+    W[-1] = np.log(np.maximum(n_k, 1.0) / m)  # every class is in every training set
+    W[-1] -= W[-1].mean()
+    s = np.broadcast_to(W[-1], (m, K)).copy()
+    loss, p = _softmax_loss(s, y)
+    f = C * loss
+    steps = 0
+    converged = False
+    pen = np.ones((nw + 1, 1))
+    pen[-1] = 0.0  # the penalty's rows: every word's, not the intercepts'
+    for _ in range(max_iter + 1):
+        g = XT @ (C * (p - Y))
+        g[:-1] += W[:-1]
+        gmax = float(np.abs(g).max())
+        if gmax <= tol:
+            converged = True
+            break
+        if steps >= max_iter:
+            break
+        # preconditioned conjugate gradients on H d = -g, stopped as fit_lr_text's CG: the
+        # residual below min(0.5, |g|) |g|, or its largest component below tol / 2.
+        # H v = C X1^T U + v (words), U = p * A - p (p . A)_row, A = X1 v: O(nnz K).
+        gv = g.ravel()
+        gg = float(gv @ gv)
+        gnorm = np.sqrt(gg)
+        stop = (min(0.5, gnorm) * gnorm) ** 2
+        inv_diag = 1.0 / (X2T @ (C * p * (1.0 - p)) + pen + 1e-12)
+        d = np.zeros_like(W)
+        dv = d.ravel()
+        Xd = np.zeros((m, K))  # X1 d, summed along CG for the line search
+        r = -g
+        rv = r.ravel()
+        z = r * inv_diag
+        q = z.copy()
+        rz = float(r.ravel() @ z.ravel())
+        rr = gg
+        rinf = gmax
+        for _k in range(W.size):
+            if rr <= stop or rinf <= 0.5 * tol:
+                break
+            A = X1 @ q  # (m, K)
+            U = p * A
+            U -= p * U.sum(axis=1, keepdims=True)
+            U *= C
+            h = XT @ U
+            h[:-1] += q[:-1]
+            qh = float(q.ravel() @ h.ravel())
+            if not qh > 0.0:
+                break  # no curvature left (a shift of every intercept)
+            alpha = rz / qh
+            _axpy(q.ravel(), dv, a=alpha)
+            _axpy(A.ravel(), Xd.ravel(), a=alpha)
+            _axpy(h.ravel(), rv, a=-alpha)
+            rr = float(rv @ rv)
+            rinf = float(np.abs(rv).max())
+            np.multiply(r, inv_diag, out=z)
+            rz_new = float(rv @ z.ravel())
+            q *= rz_new / rz
+            _axpy(z.ravel(), q.ravel())
+            rz = rz_new
+        # backtracking (Armijo) along d, the scores s + step X1 d; a rise below 1e-12 |f|
+        # is the objective's rounding (fit_lr_text's rule)
+        slope = float(gv @ d.ravel())
+        w, dw = W[:-1].ravel(), d[:-1].ravel()
+        ww, wd, dd = float(w @ w), float(w @ dw), float(dw @ dw)
+        step = 1.0
+        for ls in range(30):  # the 30th trial is taken as it is
+            loss, p_try = _softmax_loss(s + step * Xd, y)
+            f_try = C * loss + 0.5 * (ww + 2.0 * step * wd + step * step * dd)
+            if f_try <= f + 1e-4 * step * slope + 1e-12 * abs(f) or ls == 29:
+                break
+            step *= 0.5
+        W += step * d
+        s += step * Xd
+        p = p_try
+        f = f_try
+        steps += 1
+    return W, steps, converged
+
+
+def fit_lr_text_multi(
+    X: sp.csr_matrix,
+    y: np.ndarray,
+    idx: np.ndarray,
+    keep: np.ndarray,
+    n_classes: int,
+    C: float | None,
+    tol: float = GRADIENT_TOL,
+    max_iter: int = 100,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """L2-penalised softmax (K-class) logistic regression on the counts, one split at a time.
+
+    The objective of ``nbvslr.models.softmax`` with ``C`` times C (scikit-learn's multinomial
+    ``LogisticRegression(C=C)``): ``C sum_i [log sum_k exp(s_ik) - s_{i y_i}] + sum_k
+    ||w_k||^2 / 2``, all K weight vectors penalised alike, the intercepts not, ``s_ik =
+    x_i w_k + b_k``. Each split is fitted on its own training rows and the words it keeps
+    that they hold (a word it does not keep, or that no training row holds, weighs 0), by
+    Newton-CG from ``w = 0`` and ``b_k`` = the log class shares (centred): Hessian-vector
+    products by two sparse products, O(nnz K); CG's and the line search's rules are
+    ``fit_lr_text``'s. A split stops when the largest component of the objective's gradient
+    (words and intercepts) is at most ``tol``, or after ``max_iter`` Newton steps.
+
+    Parameters
+    ----------
+    X, idx, keep : as ``fit_nb_text``
+    y : ndarray of shape (N,)
+        Classes ``0 .. K - 1``; each training set holds every class.
+    n_classes : int
+        K.
+    C : float
+        The inverse penalty; None is refused.
+    tol, max_iter : the stopping rules.
+
+    Returns
+    -------
+    theta : ndarray of shape (S, K, V + 1)
+        Class k's weights over the V words, its intercept last.
+    n_iter : ndarray of shape (S,), int64
+    converged : ndarray of shape (S,), bool
+    """
+    if C is None:
+        raise ConfigError(
+            "lr on a text task of more than two classes needs a penalty; set C: (e.g. C: 1)")
+    if not C > 0:
+        raise ConfigError(f"lr option 'C' = {C!r} is invalid; it must be > 0")
+    X = sp.csr_matrix(X)
+    y = np.asarray(y, dtype=np.int64)
+    keep = np.asarray(keep, dtype=bool)
+    S, m = idx.shape
+    K = int(n_classes)
+    V = X.shape[1]
+    theta = np.zeros((S, K, V + 1))
+    n_iter = np.zeros(S, dtype=np.int64)
+    converged = np.zeros(S, dtype=bool)
+    for s in range(S):
+        rows = np.asarray(idx[s], dtype=np.int64)
+        Xs, words = _split_counts(X, rows, keep[s])
+        W, n_iter[s], converged[s] = _newton_cg_multi(Xs, y[rows], K, float(C), float(tol),
+                                                      int(max_iter))
+        theta[s, :, words] = W[:-1]
+        theta[s, :, -1] = W[-1]
     return theta, n_iter, converged

@@ -11,14 +11,17 @@ weighs 0 in its hyperplane, and a held-out document's score is a sparse product.
   ``(n_c + l) / (m + K l)``, one weight vector per class, the class of highest score
   predicted, ties as ``evaluate_multi`` counts them).
 - ``lr`` with ``C``: L2-penalised, by ``fit_lr_text`` (Newton-CG on sparse products, stopped
-  at ``GRADIENT_TOL``; ``max_iter`` is the options'). Two classes only for now.
+  at ``GRADIENT_TOL``; ``max_iter`` is the options'); K > 2 classes by ``fit_lr_text_multi``
+  (softmax, all K weight vectors penalised, the intercepts not; the class of highest score
+  predicted, ties as for nb).
 - ``lr`` without ``C`` (the paper's rule: maximum likelihood, hyperplanes sampled on a
   separable training set): only on a vocabulary every split shares (``vocabulary: all``)
   of at most ``PAPER_MAX_FEATURES`` words (``max_features``). Its counts are then one dense
   design (``"text_shared"``) handed to the dense LR of every other task. On a split's own
   vocabulary every training set is separable until m nears the vocabulary's size, and the
   sampled hyperplanes live in thousands of dimensions; the config refuses it
-  (``check_text_model``) in one line naming the fix.
+  (``check_text_model``) in one line naming the fix. On K > 2 classes it is refused
+  (``MULTICLASS_PAPER_LR``).
 
 Test errors: ``text_errors``: a binary score within ``TIE_RTOL * ||theta||_1`` of 0 is a tie
 (the ``ties`` option of nb; half an error for lr), as for every other task.
@@ -42,7 +45,14 @@ from nbvslr.models.family import Fit, Option, choice, integer, one_of
 from nbvslr.models.lr import LR_OPTIONS, fit_lr
 from nbvslr.models.naive_bayes import NB_OPTIONS
 from nbvslr.models.nb import TIES
-from nbvslr.models.text import EVENTS, GRADIENT_TOL, fit_lr_text, fit_nb_text, heldout_errors
+from nbvslr.models.text import (
+    EVENTS,
+    GRADIENT_TOL,
+    fit_lr_text,
+    fit_lr_text_multi,
+    fit_nb_text,
+    heldout_errors,
+)
 
 #: The most words of the shared vocabulary the paper's unpenalised LR takes on a text task
 #: (its separable-set sampler works in that many dimensions).
@@ -76,6 +86,9 @@ SCORE_BYTES = 8.0 * 4
 #: per training row.
 NNZ_BYTES = 8.0 * 10
 ROW_BYTES = 8.0 * 10
+#: K-class fits' bytes per split, class and word: the (K, V + 1) weights of a split and
+#: their copy into the (S, K, V + 1) stack the errors read.
+CLASS_WORD_BYTES = 8.0 * 2
 
 
 def vocabulary_of(data: Dataset, cap: int | None = None) -> dict[str, Any]:
@@ -288,22 +301,40 @@ class MulticlassTextNB(TextNB):
                    np.zeros(S, dtype=bool), np.zeros(S, dtype=np.int64), np.ones(S, dtype=bool))
 
 
-MULTICLASS_LR = ("lr on a text task of more than two classes is not there yet; use nb on "
-                 "it, or a two-class target (target: {positive: [...]})")
+MULTICLASS_PAPER_LR = (
+    "the paper's unpenalised lr is not run on a text task of more than two classes (its "
+    "training sets are separable until m nears the vocabulary's size, and the separable-set "
+    "rule would sample hyperplanes in K (V + 1) dimensions, 20 020 for 20 classes on 1000 "
+    "words); set C: (e.g. C: 1), or use a two-class target (target: {positive: [...]})")
 
 
 class MulticlassTextLR(TextLR):
-    """Refuses, in one line: logistic regression of K > 2 classes on text is not there yet."""
+    """Softmax logistic regression of K > 2 classes on a text task's counts, L2 with ``C``
+    (``fit_lr_text_multi``); the paper's unpenalised rule is refused in one line."""
 
     multiclass = True
 
     def planned(self, data: Dataset, opts: Mapping[str, Any]) -> tuple[int, int]:
-        raise ConfigError(f"{data.name}: {MULTICLASS_LR}")
+        if opts["C"] is None:
+            raise ConfigError(f"{data.name}: {MULTICLASS_PAPER_LR}")
+        return 1, 0  # no dense stack: its memory is ``sparse_bytes``
+
+    def sparse_bytes(self, data: Dataset, opts: Mapping[str, Any]) -> tuple[float, float] | None:
+        fixed, per_row = _sparse_bytes(data, lr=True)
+        return fixed + CLASS_WORD_BYTES * data.n_classes * data.n_features, per_row
 
     def fit(self, data: Dataset, design: Design | SparseDesign, idx: np.ndarray,
             opts: Mapping[str, Any], seeds: Sequence[np.random.SeedSequence],
             budget: Budget = DEFAULT_BUDGET) -> Fit:
-        raise ConfigError(f"{data.name}: {MULTICLASS_LR}")
+        if opts["C"] is None:
+            raise ConfigError(f"{data.name}: {MULTICLASS_PAPER_LR}")
+        theta, n_iter, converged = fit_lr_text_multi(
+            data.X, np.asarray(data.y, dtype=np.int64), idx,
+            keep_words(data, idx, opts.get("max_features")), data.n_classes, opts["C"],
+            tol=GRADIENT_TOL, max_iter=opts["max_iter"])
+        S, K, P = theta.shape
+        return Fit(theta, np.empty(0, dtype=np.int64), np.empty((0, 1, K, P)),
+                   np.zeros(S, dtype=bool), n_iter, converged)
 
 
 def check_text_model(model: str, family: str, opts: Mapping[str, Any],

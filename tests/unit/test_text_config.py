@@ -184,7 +184,8 @@ def test_a_word_only_in_test_documents_changes_no_fit(tmp_path, options):
 
 def test_three_class_text_nb_matches_sklearn(tmp_path):
     """K = 3 classes: NB's error on each split = MultinomialNB's with the prior
-    (n_k + 1) / (m + 3); lr on it is refused in one line (not there yet)."""
+    (n_k + 1) / (m + 3); lr with C = scikit-learn's multinomial LogisticRegression on the
+    split's words; the paper's unpenalised lr on it is refused in one line."""
     labels = ["a", "b", "c"] * 6
     rng = np.random.default_rng(1)
     words = {"a": "apple pear plum", "b": "car bus train", "c": "red blue green"}
@@ -206,8 +207,18 @@ def test_three_class_text_nb_matches_sklearn(tmp_path):
         expected = np.mean(nb.predict(cv.transform(D[test])) != y[test])
         got = res.splits.loc[res.splits["split"] == s, "error"].item()
         assert got == pytest.approx(expected, abs=1e-12)
-    with pytest.raises(ConfigError, match="not there yet") as err:
-        nbvslr.run(_config([task], {"lr": {"C": 1.0}}, sizes=(6,), splits=3), progress=False)
+    res = nbvslr.run(_config([task], {"lr": {"C": 1.0}}, sizes=(6,), splits=3), progress=False)
+    for s, rows in enumerate(idx):
+        test = np.setdiff1d(np.arange(len(D)), rows)
+        cv = CountVectorizer().fit(D[rows])
+        lr = LogisticRegression(C=1.0, tol=1e-12, max_iter=100_000)
+        lr.fit(cv.transform(D[rows]), y[rows])
+        expected = np.mean(lr.predict(cv.transform(D[test])) != y[test])
+        got = res.splits.loc[res.splits["split"] == s, "error"].item()
+        assert got == pytest.approx(expected, abs=1e-12)
+    paper = {"lr": {"max_features": 20}}  # the paper's rule on a shared vocabulary
+    with pytest.raises(ConfigError, match="more than two classes") as err:
+        nbvslr.run(_config([task], paper, sizes=(6,), splits=3), progress=False)
     assert "\n" not in str(err.value)
 
 
