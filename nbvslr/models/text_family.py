@@ -291,6 +291,10 @@ class MulticlassTextNB(TextNB):
 
     multiclass = True
 
+    def sparse_bytes(self, data: Dataset, opts: Mapping[str, Any]) -> tuple[float, float] | None:
+        fixed, per_row = _sparse_bytes(data, lr=False)  # and the (K, V + 1) weights a split
+        return fixed + CLASS_WORD_BYTES * data.n_classes * data.n_features, per_row
+
     def fit(self, data: Dataset, design: Design | SparseDesign, idx: np.ndarray,
             opts: Mapping[str, Any], seeds: Sequence[np.random.SeedSequence] = (),
             budget: Budget = DEFAULT_BUDGET) -> Fit:

@@ -236,3 +236,25 @@ def test_api_task_from_frame_text_column():
                                _sklearn_errors(DOCS, y, idx)["nb"], atol=1e-12)
     with pytest.raises(ConfigError, match="one column of documents"):
         nbvslr.Task.from_frame(df, target="label", name="sms", kind="text")
+
+
+def test_k_class_text_fits_plan_their_class_weights():
+    """The memory plan of K-class text NB and LR counts each split's (K, V + 1) weights:
+    more classes over the same words plan more bytes a split."""
+    from nbvslr.data.text import check_text_options, text_dataset
+    from nbvslr.data.texttask import TextTask
+    from nbvslr.models.text_family import CLASS_WORD_BYTES, SCORE_BYTES, MulticlassTextLR
+
+    docs = tuple(f"word{k} other{k % 3} shared" for k in range(12))
+
+    def planned(entry, K):
+        task = TextTask("t", docs, np.arange(12) % K, tuple(f"c{k}" for k in range(K)))
+        data = text_dataset(task, check_text_options({}))
+        opts = resolve_options(entry.name, entry.name, {"C": 1.0} if entry.name == "lr" else {})
+        return data.n_features, entry.sparse_bytes(data, opts)[0]
+
+    for entry in (MulticlassTextNB(), MulticlassTextLR()):
+        V, three = planned(entry, 3)
+        _, four = planned(entry, 4)
+        # one more class: its scores of the 12 documents and its weights of the V words
+        assert four - three == SCORE_BYTES * 12 + CLASS_WORD_BYTES * V
