@@ -56,8 +56,16 @@ def _start(config: Path, out: Path, *args: str) -> subprocess.Popen:
     cmd = [sys.executable, "-c", "import sys; from nbvslr.cli import main; main(sys.argv[1:])",
            "run", str(config), "--out", str(out),
            "--cache", str(out.parent / "cache"), "--offline", "-q", *args]
+    # SIGINT as a terminal delivers it: a shell that started the tests in the background
+    # leaves it ignored, and a child inherits that (Python then never raises
+    # KeyboardInterrupt)
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True, cwd=out.parent)
+                            start_new_session=True, cwd=out.parent,
+                            preexec_fn=_default_sigint)
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _checkpoints(out: Path) -> set[str]:

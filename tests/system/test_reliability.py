@@ -73,8 +73,10 @@ def _start(config: Path, out: Path, *args: str) -> subprocess.Popen:
     cmd = [sys.executable, "-c", _ENTRY,
            "run", str(config), "--out", str(out), "--cache", str(out.parent / "c"),
            "--offline", "-q", *args]
+    # SIGINT at its default, whatever the shell that started the tests left it at
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True, cwd=out.parent)
+                            start_new_session=True, cwd=out.parent,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def _children(pid: int) -> set[int]:
