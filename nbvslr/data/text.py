@@ -233,6 +233,15 @@ def text_dataset(task: TextTask, options: Mapping[str, Any],
     ``count_matrix``), ``feature_names`` its V words, ``text_options`` the vocabulary
     options (``check_text_options``)."""
     X, vocabulary = count_matrix(task.documents)
+    if not vocabulary:
+        raise DataError(f"{task.name}: no document holds a word (a run of 2 or more letters or "
+                        f"digits) in its {len(task.documents)} documents; check the source "
+                        "(for a CSV, features.column names the column of documents)")
+    min_df = int(options.get("min_df", 1))
+    most = int(np.diff(X.tocsc().indptr).max())  # the most documents any one word is in
+    if most < min_df:
+        raise DataError(f"{task.name}: features.min_df = {min_df} keeps no word: none is in more "
+                        f"than {most} of its {len(task.documents)} documents; lower min_df")
     multi = len(task.classes) > 2
     y = np.asarray(task.y, dtype=np.int8)
     about: dict[str, Any] = {"documents": len(task.documents), "words": len(vocabulary),

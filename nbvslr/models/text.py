@@ -152,8 +152,13 @@ def fit_nb_text(
     a1 = sums[1].ravel()[flat]
     if event == "multinomial":
         V_s = keep.sum(axis=1).astype(np.float64)  # (S,)
-        lp1 = np.log(a1 + l) - np.log(sums[1].sum(axis=1) + l * V_s)[s_of]
-        lp0 = np.log(a0 + l) - np.log(sums[0].sum(axis=1) + l * V_s)[s_of]
+        # a split that keeps no word (chance, at small m with min_df > 1) has a log(0) total,
+        # never read (no kept pair indexes it): its hyperplane is the prior alone
+        with np.errstate(divide="ignore"):
+            total1 = np.log(sums[1].sum(axis=1) + l * V_s)
+            total0 = np.log(sums[0].sum(axis=1) + l * V_s)
+        lp1 = np.log(a1 + l) - total1[s_of]
+        lp0 = np.log(a0 + l) - total0[s_of]
         theta.ravel()[at] = lp1 - lp0
         theta[:, -1] = log_prior
     else:

@@ -3,6 +3,8 @@ per-split vocabularies, and the runner's numbers against scikit-learn."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -15,7 +17,7 @@ import nbvslr
 from nbvslr.config import parse_config
 from nbvslr.data import load_task
 from nbvslr.data.dataset import DataSettings, TaskSpec
-from nbvslr.errors import ConfigError
+from nbvslr.errors import ConfigError, DataError
 from nbvslr.models import ModelSpec, resolve_options, score_splits
 from nbvslr.models.registry import lookup
 from nbvslr.models.text_family import PAPER_MAX_FEATURES, MulticlassTextNB, TextLR, TextNB
@@ -258,3 +260,58 @@ def test_k_class_text_fits_plan_their_class_weights():
         _, four = planned(entry, 4)
         # one more class: its scores of the 12 documents and its weights of the V words
         assert four - three == SCORE_BYTES * 12 + CLASS_WORD_BYTES * V
+
+
+def _csv_task(path, **features):
+    return {"name": "sms", "source": {"csv": str(path)},
+            "target": {"column": "label", "positive": ["spam"]},
+            "features": {"kind": "text", "column": "message", **features}}
+
+
+def test_min_df_above_every_words_document_count_is_refused(sms_csv):
+    """min_df that no word reaches in the whole task: a one-line DataError, not a run of
+    constant classifiers (every split's vocabulary empty)."""
+    with pytest.raises(DataError, match=r"features.min_df = 15 keeps no word: none is in more "
+                                        r"than \d+ of its 14 documents; lower min_df") as err:
+        nbvslr.run(_config([_csv_task(sms_csv, min_df=15)], {"nb": {}}), progress=False)
+    assert "\n" not in str(err.value)
+
+
+def test_min_df_above_the_smallest_training_set_is_refused(sms_csv):
+    """vocabulary: training keeps words of min_df of m training documents: none when
+    m < min_df, refused before any fit; vocabulary: all counts over the task and runs."""
+    with pytest.raises(DataError, match=r"min_df = 5 keeps no word at m = 4 .*use sizes of at "
+                                        r"least 5, a lower min_df, or vocabulary: all") as err:
+        nbvslr.run(_config([_csv_task(sms_csv, min_df=5)], {"nb": {}}), progress=False)
+    assert "\n" not in str(err.value)
+    res = nbvslr.run(_config([_csv_task(sms_csv, min_df=2, vocabulary="all")], {"nb": {}},
+                             sizes=(2,)), progress=False)
+    assert res.splits["error"].notna().all()
+
+
+def test_documents_without_a_word_are_refused(tmp_path):
+    path = tmp_path / "blank.csv"
+    pd.DataFrame({"label": LABELS, "message": ["", "a", "1 2", "!!"] * 3 + ["", ""]}).to_csv(
+        path, index=False)
+    with pytest.raises(DataError, match=r"sms: no document holds a word .* in its 14 "
+                                        "documents; check the source") as err:
+        nbvslr.run(_config([_csv_task(path)], {"nb": {}}), progress=False)
+    assert "\n" not in str(err.value)
+
+
+def test_a_split_that_keeps_no_word_is_its_prior_without_warnings(tmp_path):
+    """With min_df: 2 a split of two documents sharing no word keeps no word: each NB event
+    and LR are then the class prior (one of each class: a tie, half an error), no log(0)
+    warning, no NaN."""
+    path = tmp_path / "two.csv"
+    docs = ["alpha beta", "gamma delta", "alpha gamma", "beta delta", "alpha delta", "beta gamma"]
+    pd.DataFrame({"label": ["ham", "spam"] * 3, "message": docs}).to_csv(path, index=False)
+    models = {"nb": {}, "nbb": {"model": "nb", "event": "bernoulli"},
+              "lr": {"model": "lr", "C": 1.0}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = nbvslr.run(_config([_csv_task(path, min_df=2)], models, sizes=(2,), splits=6),
+                         progress=False)
+    assert res.splits["error"].notna().all()
+    # a pair of one ham and one spam sharing a word keeps it; one sharing none is a tie
+    assert (res.splits["error"] == 0.5).any()
