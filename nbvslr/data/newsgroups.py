@@ -234,7 +234,9 @@ def _load_parsed(path: Path) -> tuple[list[str], np.ndarray, tuple[str, ...]] | 
 
 def _offline_hint(settings: DataSettings) -> str:
     folder = cache_path(DATASET, ARCHIVE, settings).parent
-    return (f"check the network (or raise --timeout), or download {url_of(ARCHIVE)} yourself and "
+    first = ("run without --offline to download it" if not settings.download
+             else "check the network (or raise --timeout)")
+    return (f"{first}, or download {url_of(ARCHIVE)} yourself and "
             f"put it in {folder} as {ARCHIVE.name} (sha256 {ARCHIVE.sha256[:12]}...)")
 
 
