@@ -69,6 +69,9 @@ def test_a_folder_task_runs_from_a_relative_path_and_matches_scikit_learn(tmp_pa
 @pytest.mark.parametrize(("task", "match"), [
     ("{name: mine, source: {folder: texts}, target: {column: x}}", "sub-folders"),
     ("{name: mine, source: {folder: 3}}", "folder path"),
+    # empty: refused, not read as the config's own folder (whose sub-folders hold folders)
+    ("{name: mine, source: {folder: ''}}", "source.folder: must be a folder path;"),
+    ("{name: mine, source: {folder: ' '}}", "folder path"),
     ("{name: mine, source: {folder: texts}, features: {vocabulary: some}}", "vocabulary"),
     ("{name: s, source: {text: sms-spam, strip: none}}", "only the 20 Newsgroups"),
     ("{name: n, source: {text: 20news, strip: [headers, signature]}}", "signature"),
