@@ -26,15 +26,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from nbvslr.data.dataset import Dataset, DataSettings
-from nbvslr.data.newsgroups import load_20news, load_20news_crypt_graphics, strip_options
+from nbvslr.data.newsgroups import (
+    fetch_archive,
+    load_20news,
+    load_20news_crypt_graphics,
+    strip_options,
+)
 from nbvslr.data.recipes import DataFile
-from nbvslr.data.sources import read_verified
+from nbvslr.data.sources import fetch_file, read_verified
 from nbvslr.data.texttask import TextTask
 from nbvslr.errors import ConfigError, DataError, check_known_keys, did_you_mean, setting_error
 
@@ -287,6 +293,14 @@ def load_text(name: str, options: Mapping[str, Any], settings: DataSettings,
     if task_name is not None and task_name != task.name:
         task = TextTask(task_name, task.documents, task.y, task.classes)
     return text_dataset(task, check_text_options(options), notes)
+
+
+def fetch_text(name: str, settings: DataSettings) -> Path:
+    """A verified copy of the file of the built-in text task ``name`` in the cache (from the
+    shipped copy, the mirror or a download, as for a UCI task's file)."""
+    if name == "sms-spam":
+        return fetch_file("sms-spam", SMS_SPAM_FILE, settings)
+    return fetch_archive(settings)  # both 20 Newsgroups tasks read the one archive
 
 
 #: The built-in text tasks, name -> loader (kept out of Figure 1's ``BUILTIN_TASKS``).
