@@ -315,3 +315,20 @@ def test_a_split_that_keeps_no_word_is_its_prior_without_warnings(tmp_path):
     assert res.splits["error"].notna().all()
     # a pair of one ham and one spam sharing a word keeps it; one sharing none is a tie
     assert (res.splits["error"] == 0.5).any()
+
+
+def test_three_class_text_run_with_splits_keeping_no_word_has_no_nan(tmp_path):
+    """K = 3 classes, min_df: 2, m = 3 (one document per class, sharing no word): every split
+    keeps no word; each model is then its prior (a three-way tie: 2/3 of an error), never
+    NaN (a NaN error was written to the checkpoint and then refused as a corrupt one)."""
+    path = tmp_path / "k3.csv"
+    docs = ["alpha beta", "gamma delta", "epsilon zeta", "alpha eta", "gamma theta",
+            "epsilon iota", "beta kappa", "delta lambda", "zeta mu"]
+    pd.DataFrame({"label": list("abc") * 3, "message": docs}).to_csv(path, index=False)
+    task = {"name": "k3", "source": {"csv": str(path)}, "target": {"column": "label"},
+            "features": {"kind": "text", "column": "message", "min_df": 2}}
+    models = {"nb": {}, "nbb": {"model": "nb", "event": "bernoulli"},
+              "lr": {"model": "lr", "C": 1.0}}
+    res = nbvslr.run(_config([task], models, sizes=(3,), splits=5), progress=False,
+                     out=tmp_path / "out")
+    np.testing.assert_allclose(res.splits["error"], 2 / 3)
