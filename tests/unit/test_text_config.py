@@ -83,6 +83,11 @@ def test_registry_has_text_entries():
     ({"name": "t", "source": {"csv": "x.csv"}, "features": {"kind": "text", "column": "m",
                                                             "drop": ["a"]}}, {"nb": {}},
      "features.drop"),
+    # a column of documents (or a vocabulary option) without kind: text: the fix is named
+    ({"name": "t", "source": {"csv": "x.csv"}, "features": {"column": "m"}}, {"nb": {}},
+     "features.column: applies to a column of documents only ('m'); add kind: text"),
+    ({"name": "t", "source": {"csv": "x.csv"}, "features": {"kind": "discrete", "min_df": 2}},
+     {"nb": {}}, "features.min_df: applies to a column of documents only (2); add kind: text"),
 ])
 def test_bad_text_configs_are_one_line_errors(task, models, words):
     """Each text option out of range, each combination a text task cannot fit: one line."""
