@@ -337,3 +337,15 @@ def test_three_class_text_run_with_splits_keeping_no_word_has_no_nan(tmp_path):
     res = nbvslr.run(_config([task], models, sizes=(3,), splits=5), progress=False,
                      out=tmp_path / "out")
     np.testing.assert_allclose(res.splits["error"], 2 / 3)
+
+
+def test_api_text_task_misuse_is_a_config_error():
+    """Python API: text= that is no mapping, and from_arrays(kind='text') (numbers, no
+    documents): a one-line ConfigError naming the fix, not a TypeError."""
+    df = pd.DataFrame({"label": LABELS, "message": DOCS})
+    with pytest.raises(ConfigError, match=r"text= is int, not a mapping .*text=\{'min_df': 2\}"):
+        nbvslr.Task.from_frame(df, target="label", name="sms", kind="text", columns=["message"],
+                               text=5)
+    with pytest.raises(ConfigError, match=r"from_arrays makes a task of numeric features.*"
+                                          r"Task.from_frame\(df, kind='text'"):
+        nbvslr.Task.from_arrays(np.eye(4), np.array([0, 1, 0, 1]), name="x", kind="text")
