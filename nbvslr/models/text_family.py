@@ -358,6 +358,6 @@ def check_text_model(model: str, family: str, opts: Mapping[str, Any],
         raise ConfigError(
             f"model '{model}': the paper's unpenalised lr on a text task needs one vocabulary "
             f"shared by every split, of at most {PAPER_MAX_FEATURES} words (every training set "
-            "is separable until m nears the vocabulary's size); set C: (e.g. C: 1), or "
-            "max_features: 200 on this model (or the task's features: {vocabulary: all, "
-            "max_features: 200})")
+            "is separable until m nears the vocabulary's size); set C: (e.g. C: 1), or, on a "
+            "task of two classes, max_features: 200 on this model (or the task's features: "
+            "{vocabulary: all, max_features: 200})")

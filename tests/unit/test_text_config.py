@@ -71,6 +71,8 @@ def test_registry_has_text_entries():
     ("sms-spam", {"nb": {"smoothing": 0}}, "smoothing"),
     ("sms-spam", {"lr": {"C": -1}}, "'C'"),
     ("sms-spam", {"lr": {}}, "set C:"),
+    # the cap is no way out on K > 2 classes (refused there too): the advice says so
+    ("sms-spam", {"lr": {}}, "or, on a task of two classes, max_features: 200 on this model"),
     ({"name": "sms-spam", "features": {"vocabulary": "all"}}, {"lr": {}}, "max_features: 200"),
     ({"name": "sms-spam", "features": {"vocabulary": "all", "max_features": 5000}}, {"lr": {}},
      f"at most {PAPER_MAX_FEATURES} words"),
