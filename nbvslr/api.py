@@ -96,6 +96,9 @@ class Task:
         ``kind="text"``: ``columns`` names the one column of documents (a text task,
         docs/text.md), ``text`` its vocabulary options (``vocabulary``, ``min_df``,
         ``max_features``)."""
+        if text is not None and not isinstance(text, Mapping):
+            raise ConfigError(f"{name}: text= is {type(text).__name__}, not a mapping of "
+                              "vocabulary options; give e.g. text={'min_df': 2}")
         if kind == "text":
             if columns is None or isinstance(columns, str) or len(columns) != 1:
                 raise ConfigError(f"{name}: kind='text' reads one column of documents; give "
@@ -134,6 +137,10 @@ class Task:
         (N,), e.g. scikit-learn's ``load_breast_cancer(return_X_y=True)``; features named
         ``feature_names`` (default ``x0 .. x{d-1}``), the label column ``y``; ``positive``
         and ``kind`` as in ``from_frame``."""
+        if kind == "text":
+            raise ConfigError(f"{name}: from_arrays makes a task of numeric features, not of "
+                              "documents; for text use Task.from_frame(df, kind='text', "
+                              "columns=['<the column of documents>'])")
         X, y = np.asarray(X), np.asarray(y)
         if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
             raise ConfigError(

@@ -9,7 +9,14 @@ from pathlib import Path
 import click
 
 from nbvslr.cli.data_options import data_options, data_settings
-from nbvslr.data import BUILTIN_TASKS, MIXED_TASKS, fetch, get_recipe, task_status
+from nbvslr.data import (
+    BUILTIN_TASKS,
+    MIXED_TASKS,
+    fetch,
+    get_recipe,
+    task_status,
+    text_task_names,
+)
 from nbvslr.data.dataset import DataSettings
 from nbvslr.data.sources import cache_path, is_url, shipped_file, url_of
 
@@ -95,9 +102,9 @@ def datasets(ctx, fmt, mirror, cache, offline, fresh, timeout):
 @data_options
 @click.pass_context
 def fetch_cmd(ctx, tasks, mirror, cache, offline, fresh, timeout):
-    """Put verified copies of the files of each TASK (every built-in task if none is
-    named) in the cache, from the shipped files, the mirror or by download (with --fresh:
-    the mirror or a download only)."""
+    """Put verified copies of the files of each TASK (every built-in task of the list if
+    none is named; a text task, sms-spam or 20news, when named) in the cache, from the
+    shipped files, the mirror or by download (with --fresh: the mirror or a download only)."""
     parent = ctx.obj if isinstance(ctx.obj, DataSettings) else DataSettings()
     own = data_settings(mirror, cache, offline, fresh, timeout)
     given = {name for name in ("cache", "timeout")
@@ -110,7 +117,9 @@ def fetch_cmd(ctx, tasks, mirror, cache, offline, fresh, timeout):
         shipped=own.shipped and parent.shipped,
     )
     names = tasks or BUILTIN_TASKS
+    texts = text_task_names()
     for name in names:
-        get_recipe(name)  # every name is checked before the first file is fetched
+        if name not in texts:
+            get_recipe(name)  # every name is checked before the first file is fetched
     for path in fetch(names, settings):
         click.echo(str(path))

@@ -520,7 +520,9 @@ def _task(where: _Where, key: str, item: Any, base_dir: Path | None = None) -> T
         mappings[sub] = copy.deepcopy(dict(value)) if value is not None else None
     src = mappings["source"]
     for kind in PATH_SOURCES:
-        if base_dir is not None and src is not None and isinstance(src.get(kind), str):
+        # an empty path stays empty, to be refused, not read as the config's own folder
+        if (base_dir is not None and src is not None and isinstance(src.get(kind), str)
+                and src[kind].strip()):
             path = Path(src[kind]).expanduser()
             if not path.is_absolute():
                 src[kind] = str(base_dir / path)

@@ -133,12 +133,18 @@ def load_task(spec: TaskSpec, settings: DataSettings) -> Dataset:
 
 
 def fetch(names: Iterable[str], settings: DataSettings) -> list[Path]:
-    """Put verified copies of every file of the named built-in tasks in the cache.
+    """Put verified copies of every file of the named built-in tasks (text tasks too) in the
+    cache.
 
     Returns the cache paths, each once, in task order.
     """
     paths: list[Path] = []
     for name in names:
+        if name not in RECIPES and name in text_task_names():
+            path = _text().fetch_text(name, settings)
+            if path not in paths:
+                paths.append(path)
+            continue
         recipe = get_recipe(name)
         for file in recipe.files:
             path = sources.fetch_file(recipe.dataset, file, settings)

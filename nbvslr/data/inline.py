@@ -296,6 +296,11 @@ def validate(spec: TaskSpec) -> None:
             raise _error(
                 "features", "must be a mapping", features, "write {kind: continuous, drop: [id]}"
             )
+        text_keys = [k for k in ("column", "vocabulary", "min_df", "max_features")
+                     if k in features]
+        if text_keys and features.get("kind") != "text":  # a text task without kind: text
+            raise _error(f"features.{text_keys[0]}", "applies to a column of documents only",
+                         features[text_keys[0]], "add kind: text to features: for a text task")
         _unknown("features", features, FEATURE_KEYS)
         if "kind" in features and features["kind"] not in KINDS:
             raise _error(

@@ -52,7 +52,7 @@ import numpy as np
 
 from nbvslr.data.dataset import DataSettings
 from nbvslr.data.recipes import DataFile
-from nbvslr.data.sources import _write_atomic, cache_path, read_verified, url_of
+from nbvslr.data.sources import _write_atomic, cache_path, obtain, read_verified, url_of
 from nbvslr.data.texttask import TextTask
 from nbvslr.errors import ConfigError, DataError, did_you_mean
 
@@ -234,8 +234,15 @@ def _load_parsed(path: Path) -> tuple[list[str], np.ndarray, tuple[str, ...]] | 
 
 def _offline_hint(settings: DataSettings) -> str:
     folder = cache_path(DATASET, ARCHIVE, settings).parent
-    return (f"check the network (or raise --timeout), or download {url_of(ARCHIVE)} yourself and "
+    first = ("run without --offline to download it" if not settings.download
+             else "check the network (or raise --timeout)")
+    return (f"{first}, or download {url_of(ARCHIVE)} yourself and "
             f"put it in {folder} as {ARCHIVE.name} (sha256 {ARCHIVE.sha256[:12]}...)")
+
+
+def fetch_archive(settings: DataSettings) -> Path:
+    """A verified copy of the archive in the cache (``nbvslr datasets fetch 20news``)."""
+    return obtain(DATASET, ARCHIVE, settings, hint=_offline_hint(settings))[0]
 
 
 def read_corpus(settings: DataSettings | None = None,

@@ -26,15 +26,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from nbvslr.data.dataset import Dataset, DataSettings
-from nbvslr.data.newsgroups import load_20news, load_20news_crypt_graphics, strip_options
+from nbvslr.data.newsgroups import (
+    fetch_archive,
+    load_20news,
+    load_20news_crypt_graphics,
+    strip_options,
+)
 from nbvslr.data.recipes import DataFile
-from nbvslr.data.sources import read_verified
+from nbvslr.data.sources import fetch_file, read_verified
 from nbvslr.data.texttask import TextTask
 from nbvslr.errors import ConfigError, DataError, check_known_keys, did_you_mean, setting_error
 
@@ -233,6 +239,15 @@ def text_dataset(task: TextTask, options: Mapping[str, Any],
     ``count_matrix``), ``feature_names`` its V words, ``text_options`` the vocabulary
     options (``check_text_options``)."""
     X, vocabulary = count_matrix(task.documents)
+    if not vocabulary:
+        raise DataError(f"{task.name}: no document holds a word (a run of 2 or more letters or "
+                        f"digits) in its {len(task.documents)} documents; check the source "
+                        "(for a CSV, features.column names the column of documents)")
+    min_df = int(options.get("min_df", 1))
+    most = int(np.diff(X.tocsc().indptr).max())  # the most documents any one word is in
+    if most < min_df:
+        raise DataError(f"{task.name}: features.min_df = {min_df} keeps no word: none is in more "
+                        f"than {most} of its {len(task.documents)} documents; lower min_df")
     multi = len(task.classes) > 2
     y = np.asarray(task.y, dtype=np.int8)
     about: dict[str, Any] = {"documents": len(task.documents), "words": len(vocabulary),
@@ -278,6 +293,14 @@ def load_text(name: str, options: Mapping[str, Any], settings: DataSettings,
     if task_name is not None and task_name != task.name:
         task = TextTask(task_name, task.documents, task.y, task.classes)
     return text_dataset(task, check_text_options(options), notes)
+
+
+def fetch_text(name: str, settings: DataSettings) -> Path:
+    """A verified copy of the file of the built-in text task ``name`` in the cache (from the
+    shipped copy, the mirror or a download, as for a UCI task's file)."""
+    if name == "sms-spam":
+        return fetch_file("sms-spam", SMS_SPAM_FILE, settings)
+    return fetch_archive(settings)  # both 20 Newsgroups tasks read the one archive
 
 
 #: The built-in text tasks, name -> loader (kept out of Figure 1's ``BUILTIN_TASKS``).

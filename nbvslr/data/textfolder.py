@@ -9,7 +9,8 @@
   not valid UTF-8 as latin-1 (every byte a character, so decoding never fails);
 - names starting with ``.`` (hidden files and folders: ``.DS_Store``, ``.git``) are
   ignored, and so are files directly in ``path`` (a README beside the class folders);
-- a class folder that holds a folder, holds no file, a file that cannot be read, fewer than
+- a class folder that holds a folder, holds no file, a file that cannot be read or is not a
+  regular file (a pipe, a device, or a link to one), fewer than
   two class folders, or a ``path`` that is not a folder: a one-line ``DataError`` naming
   it and the fix.
 """
@@ -69,6 +70,10 @@ def load_text_folder(path: str | Path, name: str | None = None) -> TextTask:
             if entry.is_dir():
                 raise DataError(f"class folder {folder} holds a folder, {entry.name!r}; a "
                                 "class folder holds only files (one document each): move it out")
+            if entry.exists() and not entry.is_file():  # a pipe would block, a device not end
+                raise DataError(f"document {entry} is not a regular file (a device or a pipe); "
+                                "a class folder holds only files (one document each): "
+                                "remove it")
             try:
                 data = entry.read_bytes()
             except OSError as exc:

@@ -129,14 +129,17 @@ def fit_nb_text(
         kf = keep.astype(np.float64)
         if event == "multinomial":
             V_s = kf.sum(axis=1)  # (S,)
-            lp1 = np.log(sum1 + l) - np.log(sum1.sum(axis=1) + l * V_s)[:, None]
-            lp0 = np.log(sum0 + l) - np.log(sum0.sum(axis=1) + l * V_s)[:, None]
-            theta[:, :-1] = (lp1 - lp0) * kf
+            with np.errstate(divide="ignore", invalid="ignore"):
+                lp1 = np.log(sum1 + l) - np.log(sum1.sum(axis=1) + l * V_s)[:, None]
+                lp0 = np.log(sum0 + l) - np.log(sum0.sum(axis=1) + l * V_s)[:, None]
+                diff = lp1 - lp0
+            diff[V_s == 0] = 0.0  # a split keeping no word (log(0) there): its prior alone
+            theta[:, :-1] = diff * kf
             theta[:, -1] = log_prior
         else:
             p1 = (sum1 + l) / (n1 + 2 * l)[:, None]
             p0 = (sum0 + l) / (n0 + 2 * l)[:, None]
-            absent = (np.log1p(-p1) - np.log1p(-p0)) * kf  # (S, V)
+            absent = (log_absent(p1, sum1, n1, l) - log_absent(p0, sum0, n0, l)) * kf  # (S, V)
             theta[:, :-1] = (np.log(p1) - np.log(p0)) * kf - absent
             theta[:, -1] = log_prior + absent.sum(axis=1)
         return theta
@@ -152,20 +155,42 @@ def fit_nb_text(
     a1 = sums[1].ravel()[flat]
     if event == "multinomial":
         V_s = keep.sum(axis=1).astype(np.float64)  # (S,)
-        lp1 = np.log(a1 + l) - np.log(sums[1].sum(axis=1) + l * V_s)[s_of]
-        lp0 = np.log(a0 + l) - np.log(sums[0].sum(axis=1) + l * V_s)[s_of]
+        # a split that keeps no word (chance, at small m with min_df > 1) has a log(0) total,
+        # never read (no kept pair indexes it): its hyperplane is the prior alone
+        with np.errstate(divide="ignore"):
+            total1 = np.log(sums[1].sum(axis=1) + l * V_s)
+            total0 = np.log(sums[0].sum(axis=1) + l * V_s)
+        lp1 = np.log(a1 + l) - total1[s_of]
+        lp0 = np.log(a0 + l) - total0[s_of]
         theta.ravel()[at] = lp1 - lp0
         theta[:, -1] = log_prior
     else:
         p1 = (a1 + l) / (n1 + 2 * l)[s_of]
         p0 = (a0 + l) / (n0 + 2 * l)[s_of]
-        absent = np.log1p(-p1) - np.log1p(-p0)
+        absent = log_absent(p1, a1, n1[s_of], l) - log_absent(p0, a0, n0[s_of], l)
         theta.ravel()[at] = (np.log(p1) - np.log(p0)) - absent
         row = sums[0]  # reused: (S, V), absent's terms at the kept words, 0 elsewhere
         row[:] = 0.0
         row.ravel()[flat] = absent
         theta[:, -1] = log_prior + row.sum(axis=1)
     return theta
+
+
+def log_absent(p: np.ndarray, d: np.ndarray, n: np.ndarray, l: float) -> np.ndarray:
+    """log(1 - p) of Bernoulli NB's word probabilities p = (d + l) / (n + 2 l): ``log1p(-p)``,
+    but where p rounds to 1 (a word in every document of a class, l tiny against n), where
+    that is -inf, log((n - d + l) / (n + 2 l)), its exact value (finite for every l > 0).
+    ``n`` broadcasts against ``d`` as (S,) against (S, V), or matches a flat ``d``."""
+    n = np.asarray(n, dtype=np.float64)
+    if d.ndim == 2 and n.ndim == 1:
+        n = n[:, None]
+    with np.errstate(divide="ignore"):
+        out = np.log1p(-p)
+    bad = np.isinf(out)
+    if bad.any():
+        nb = np.broadcast_to(n, out.shape)[bad]
+        out[bad] = np.log(nb - d[bad] + l) - np.log(nb + 2 * l)
+    return out
 
 
 def scores(Z: sp.csr_matrix, theta: np.ndarray) -> np.ndarray:

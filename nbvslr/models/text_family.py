@@ -52,6 +52,7 @@ from nbvslr.models.text import (
     fit_lr_text_multi,
     fit_nb_text,
     heldout_errors,
+    log_absent,
 )
 
 #: The most words of the shared vocabulary the paper's unpenalised LR takes on a text task
@@ -144,12 +145,14 @@ def fit_nb_text_multi(
         prior = np.log((n_k + l) / (m + K * l))
         if event == "multinomial":
             V_s = kf.sum(axis=1)
-            lp = np.log(total + l) - np.log(total.sum(axis=1) + l * V_s)[:, None]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                lp = np.log(total + l) - np.log(total.sum(axis=1) + l * V_s)[:, None]
+            lp[V_s == 0] = 0.0  # a split keeping no word (log(0) there): its prior alone
             theta[:, k, :-1] = lp * kf
             theta[:, k, -1] = prior
         else:
             p = (total + l) / (n_k + 2 * l)[:, None]
-            absent = np.log1p(-p) * kf
+            absent = log_absent(p, total, n_k, l) * kf
             theta[:, k, :-1] = np.log(p) * kf - absent
             theta[:, k, -1] = prior + absent.sum(axis=1)
     return theta
@@ -355,6 +358,6 @@ def check_text_model(model: str, family: str, opts: Mapping[str, Any],
         raise ConfigError(
             f"model '{model}': the paper's unpenalised lr on a text task needs one vocabulary "
             f"shared by every split, of at most {PAPER_MAX_FEATURES} words (every training set "
-            "is separable until m nears the vocabulary's size); set C: (e.g. C: 1), or "
-            "max_features: 200 on this model (or the task's features: {vocabulary: all, "
-            "max_features: 200})")
+            "is separable until m nears the vocabulary's size); set C: (e.g. C: 1), or, on a "
+            "task of two classes, max_features: 200 on this model (or the task's features: "
+            "{vocabulary: all, max_features: 200})")

@@ -70,6 +70,15 @@ def _check_sizes(config: Config, spec: TaskSpec, grid: tuple[int, ...], data: Da
         )
     for m in grid:
         check_size(m, n, spec.name, config.source, data.n_classes)
+    options = data.text_options or {}
+    min_df = int(options.get("min_df", 1))
+    if options.get("vocabulary") == "training" and min(grid) < min_df:
+        # a split's words are those in min_df of its m training documents: none when m < min_df
+        raise DataError(
+            f"{spec.name}: features.min_df = {min_df} keeps no word at m = {min(grid)} (a word "
+            f"is in at most m training documents); use sizes of at least {min_df}, a lower "
+            "min_df, or vocabulary: all"
+        )
 
 
 def code_digest() -> str:

@@ -227,6 +227,7 @@ def test_keyboard_interrupt_in_the_runner_is_reported_not_raised(tmp_path, monke
     from nbvslr import api
 
     def interrupted(*args, **kwargs):
+        (tmp_path / "results" / "toy" / ".checkpoints").mkdir(parents=True)  # a run begun
         raise KeyboardInterrupt
 
     monkeypatch.setattr(api, "run_tasks", interrupted)  # what nbvslr run runs through
@@ -237,6 +238,22 @@ def test_keyboard_interrupt_in_the_runner_is_reported_not_raised(tmp_path, monke
     assert "Traceback" not in result.output
     # one task: its own checkpoint folder is named
     assert str(tmp_path / "results" / "toy" / ".checkpoints") in result.output
+
+
+def test_an_interrupt_before_the_run_began_names_no_checkpoints(tmp_path, monkeypatch):
+    """Stopped while the data loads (a download, a slow file): no checkpoint folder exists,
+    and the message does not send the user to one."""
+    from nbvslr import api
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(api, "run_tasks", interrupted)
+    result = _run_in_process(_write_config(tmp_path), tmp_path / "results")
+    assert result.exit_code == 130
+    assert result.output.strip() == ("interrupted before any size was computed: nothing was "
+                                     "kept; rerun the same command to start")
+    assert not (tmp_path / "results" / "toy").exists()
 
 
 # --------------------------------------------------------------------------- cache and mirror

@@ -19,6 +19,7 @@ from nbvslr.data.text import (
 )
 from nbvslr.errors import ConfigError, DataError
 from nbvslr.models.text import design_of, fit_lr_text, fit_nb_text, scores
+from nbvslr.models.text_family import fit_nb_text_multi
 from nbvslr.results.layout import SPLIT_COLUMNS
 
 
@@ -157,3 +158,50 @@ def test_bad_text_options_are_one_line_errors():
         with pytest.raises(ConfigError) as err:
             call()
         assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("event", ["multinomial", "bernoulli"])
+@pytest.mark.parametrize("frac", [0.2, 0.9])  # the sparse and the dense formulas
+def test_a_split_keeping_no_word_is_its_prior_without_nan(event, frac):
+    """A split whose vocabulary is empty (chance, min_df > 1 at small m) has every word weight
+    0 and its prior's intercept: finite, for two classes (either formula) and for K."""
+    X, _ = count_matrix(DOCS)
+    idx = _split_data(2, 6, 6)
+    keep = np.zeros((6, X.shape[1]), dtype=bool)
+    keep[1:, : max(1, int(frac * X.shape[1]))] = True  # split 0 keeps nothing
+    with np.errstate(all="raise"):
+        theta = fit_nb_text(X, Y, idx, keep, event=event)
+    n1 = Y[idx[0]].sum()
+    assert np.isfinite(theta).all() and (theta[0, :-1] == 0).all()
+    assert theta[0, -1] == pytest.approx(np.log((n1 + 1) / (6 - n1 + 1)))
+    y3 = np.arange(len(DOCS)) % 3
+    idx3 = np.stack([np.r_[np.flatnonzero(y3 == 0)[:2], np.flatnonzero(y3 == 1)[:2],
+                           np.flatnonzero(y3 == 2)[:2]]] * 6)
+    with np.errstate(all="raise"):
+        theta3 = fit_nb_text_multi(X, y3, idx3, keep, 3, event=event)
+    assert np.isfinite(theta3).all() and (theta3[0, :, :-1] == 0).all()
+
+
+@pytest.mark.parametrize("smoothing", [1e-20, 1e-300])
+def test_bernoulli_nb_with_tiny_smoothing_stays_finite(smoothing):
+    """A word in every training document of a class has p = (n + l) / (n + 2 l), 1 in floating
+    point for a tiny l: log(1 - p) is then taken exactly, log(l / (n + 2 l)), not -inf (whose
+    differences made NaN weights and scores)."""
+    docs = ["spam offer now", "spam deal now", "hello friend", "hello there", "spam hello"]
+    X, vocab = count_matrix(docs)
+    y = np.array([1, 1, 0, 0, 1])
+    idx = np.array([[0, 1, 2, 3]])
+    keep = np.ones((1, X.shape[1]), dtype=bool)
+    for frac_keep in (keep, keep & (np.arange(X.shape[1]) < 2)):  # dense, then sparse formulas
+        with np.errstate(all="raise"):
+            theta = fit_nb_text(X, y, idx, frac_keep, event="bernoulli", smoothing=smoothing)
+        assert np.isfinite(theta).all()
+    theta = fit_nb_text(X, y, idx, keep, event="bernoulli", smoothing=smoothing)
+    l, n = smoothing, 2.0
+    j = vocab.index("spam")  # in both class-1 documents, in no class-0 one
+    want = (np.log(n + l) - np.log(l)) - (np.log(l) - np.log(n + l))  # log p/(1-p), both classes
+    assert theta[0, j] == pytest.approx(want, rel=1e-12)
+    y3 = np.array([1, 1, 0, 0, 2])
+    theta3 = fit_nb_text_multi(X, y3, np.array([[0, 1, 2, 3, 4]]), keep, 3, event="bernoulli",
+                               smoothing=smoothing)
+    assert np.isfinite(theta3).all()

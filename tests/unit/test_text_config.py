@@ -3,6 +3,8 @@ per-split vocabularies, and the runner's numbers against scikit-learn."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -15,7 +17,7 @@ import nbvslr
 from nbvslr.config import parse_config
 from nbvslr.data import load_task
 from nbvslr.data.dataset import DataSettings, TaskSpec
-from nbvslr.errors import ConfigError
+from nbvslr.errors import ConfigError, DataError
 from nbvslr.models import ModelSpec, resolve_options, score_splits
 from nbvslr.models.registry import lookup
 from nbvslr.models.text_family import PAPER_MAX_FEATURES, MulticlassTextNB, TextLR, TextNB
@@ -69,6 +71,8 @@ def test_registry_has_text_entries():
     ("sms-spam", {"nb": {"smoothing": 0}}, "smoothing"),
     ("sms-spam", {"lr": {"C": -1}}, "'C'"),
     ("sms-spam", {"lr": {}}, "set C:"),
+    # the cap is no way out on K > 2 classes (refused there too): the advice says so
+    ("sms-spam", {"lr": {}}, "or, on a task of two classes, max_features: 200 on this model"),
     ({"name": "sms-spam", "features": {"vocabulary": "all"}}, {"lr": {}}, "max_features: 200"),
     ({"name": "sms-spam", "features": {"vocabulary": "all", "max_features": 5000}}, {"lr": {}},
      f"at most {PAPER_MAX_FEATURES} words"),
@@ -81,6 +85,11 @@ def test_registry_has_text_entries():
     ({"name": "t", "source": {"csv": "x.csv"}, "features": {"kind": "text", "column": "m",
                                                             "drop": ["a"]}}, {"nb": {}},
      "features.drop"),
+    # a column of documents (or a vocabulary option) without kind: text: the fix is named
+    ({"name": "t", "source": {"csv": "x.csv"}, "features": {"column": "m"}}, {"nb": {}},
+     "features.column: applies to a column of documents only ('m'); add kind: text"),
+    ({"name": "t", "source": {"csv": "x.csv"}, "features": {"kind": "discrete", "min_df": 2}},
+     {"nb": {}}, "features.min_df: applies to a column of documents only (2); add kind: text"),
 ])
 def test_bad_text_configs_are_one_line_errors(task, models, words):
     """Each text option out of range, each combination a text task cannot fit: one line."""
@@ -258,3 +267,87 @@ def test_k_class_text_fits_plan_their_class_weights():
         _, four = planned(entry, 4)
         # one more class: its scores of the 12 documents and its weights of the V words
         assert four - three == SCORE_BYTES * 12 + CLASS_WORD_BYTES * V
+
+
+def _csv_task(path, **features):
+    return {"name": "sms", "source": {"csv": str(path)},
+            "target": {"column": "label", "positive": ["spam"]},
+            "features": {"kind": "text", "column": "message", **features}}
+
+
+def test_min_df_above_every_words_document_count_is_refused(sms_csv):
+    """min_df that no word reaches in the whole task: a one-line DataError, not a run of
+    constant classifiers (every split's vocabulary empty)."""
+    with pytest.raises(DataError, match=r"features.min_df = 15 keeps no word: none is in more "
+                                        r"than \d+ of its 14 documents; lower min_df") as err:
+        nbvslr.run(_config([_csv_task(sms_csv, min_df=15)], {"nb": {}}), progress=False)
+    assert "\n" not in str(err.value)
+
+
+def test_min_df_above_the_smallest_training_set_is_refused(sms_csv):
+    """vocabulary: training keeps words of min_df of m training documents: none when
+    m < min_df, refused before any fit; vocabulary: all counts over the task and runs."""
+    with pytest.raises(DataError, match=r"min_df = 5 keeps no word at m = 4 .*use sizes of at "
+                                        r"least 5, a lower min_df, or vocabulary: all") as err:
+        nbvslr.run(_config([_csv_task(sms_csv, min_df=5)], {"nb": {}}), progress=False)
+    assert "\n" not in str(err.value)
+    res = nbvslr.run(_config([_csv_task(sms_csv, min_df=2, vocabulary="all")], {"nb": {}},
+                             sizes=(2,)), progress=False)
+    assert res.splits["error"].notna().all()
+
+
+def test_documents_without_a_word_are_refused(tmp_path):
+    path = tmp_path / "blank.csv"
+    pd.DataFrame({"label": LABELS, "message": ["", "a", "1 2", "!!"] * 3 + ["", ""]}).to_csv(
+        path, index=False)
+    with pytest.raises(DataError, match=r"sms: no document holds a word .* in its 14 "
+                                        "documents; check the source") as err:
+        nbvslr.run(_config([_csv_task(path)], {"nb": {}}), progress=False)
+    assert "\n" not in str(err.value)
+
+
+def test_a_split_that_keeps_no_word_is_its_prior_without_warnings(tmp_path):
+    """With min_df: 2 a split of two documents sharing no word keeps no word: each NB event
+    and LR are then the class prior (one of each class: a tie, half an error), no log(0)
+    warning, no NaN."""
+    path = tmp_path / "two.csv"
+    docs = ["alpha beta", "gamma delta", "alpha gamma", "beta delta", "alpha delta", "beta gamma"]
+    pd.DataFrame({"label": ["ham", "spam"] * 3, "message": docs}).to_csv(path, index=False)
+    models = {"nb": {}, "nbb": {"model": "nb", "event": "bernoulli"},
+              "lr": {"model": "lr", "C": 1.0}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = nbvslr.run(_config([_csv_task(path, min_df=2)], models, sizes=(2,), splits=6),
+                         progress=False)
+    assert res.splits["error"].notna().all()
+    # a pair of one ham and one spam sharing a word keeps it; one sharing none is a tie
+    assert (res.splits["error"] == 0.5).any()
+
+
+def test_three_class_text_run_with_splits_keeping_no_word_has_no_nan(tmp_path):
+    """K = 3 classes, min_df: 2, m = 3 (one document per class, sharing no word): every split
+    keeps no word; each model is then its prior (a three-way tie: 2/3 of an error), never
+    NaN (a NaN error was written to the checkpoint and then refused as a corrupt one)."""
+    path = tmp_path / "k3.csv"
+    docs = ["alpha beta", "gamma delta", "epsilon zeta", "alpha eta", "gamma theta",
+            "epsilon iota", "beta kappa", "delta lambda", "zeta mu"]
+    pd.DataFrame({"label": list("abc") * 3, "message": docs}).to_csv(path, index=False)
+    task = {"name": "k3", "source": {"csv": str(path)}, "target": {"column": "label"},
+            "features": {"kind": "text", "column": "message", "min_df": 2}}
+    models = {"nb": {}, "nbb": {"model": "nb", "event": "bernoulli"},
+              "lr": {"model": "lr", "C": 1.0}}
+    res = nbvslr.run(_config([task], models, sizes=(3,), splits=5), progress=False,
+                     out=tmp_path / "out")
+    np.testing.assert_allclose(res.splits["error"], 2 / 3)
+
+
+def test_api_text_task_misuse_is_a_config_error():
+    """Python API: text= that is no mapping, and from_arrays(kind='text') (numbers, no
+    documents): a one-line ConfigError naming the fix, not a TypeError."""
+    df = pd.DataFrame({"label": LABELS, "message": DOCS})
+    with pytest.raises(ConfigError, match=r"text= is int, not a mapping .*text=\{'min_df': 2\}"):
+        nbvslr.Task.from_frame(df, target="label", name="sms", kind="text", columns=["message"],
+                               text=5)
+    with pytest.raises(ConfigError, match=r"from_arrays makes a task of numeric features.*"
+                                          r"Task.from_frame\(df, kind='text'"):
+        nbvslr.Task.from_arrays(np.eye(4), np.array([0, 1, 0, 1]), name="x", kind="text")

@@ -8,10 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import test_newsgroups as tn
+from click.testing import CliRunner
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.naive_bayes import MultinomialNB
 
 import nbvslr
+from nbvslr.cli import cli
 from nbvslr.config import load_config
 from nbvslr.data.dataset import DataSettings
 from nbvslr.errors import ConfigError
@@ -69,6 +71,9 @@ def test_a_folder_task_runs_from_a_relative_path_and_matches_scikit_learn(tmp_pa
 @pytest.mark.parametrize(("task", "match"), [
     ("{name: mine, source: {folder: texts}, target: {column: x}}", "sub-folders"),
     ("{name: mine, source: {folder: 3}}", "folder path"),
+    # empty: refused, not read as the config's own folder (whose sub-folders hold folders)
+    ("{name: mine, source: {folder: ''}}", "source.folder: must be a folder path;"),
+    ("{name: mine, source: {folder: ' '}}", "folder path"),
     ("{name: mine, source: {folder: texts}, features: {vocabulary: some}}", "vocabulary"),
     ("{name: s, source: {text: sms-spam, strip: none}}", "only the 20 Newsgroups"),
     ("{name: n, source: {text: 20news, strip: [headers, signature]}}", "signature"),
@@ -90,3 +95,20 @@ def test_a_20_newsgroups_task_by_name_downloads_once_and_runs(tmp_path, server):
     assert sorted(res.summary["task"]) == ["ng", "ng-stripped"]
     assert len(server.requests) == 1  # the archive once; the second task reads the cache
     assert res.summary["error_mean"].between(0, 1).all()
+
+
+def test_datasets_fetch_takes_the_text_tasks(tmp_path, server):
+    """`nbvslr datasets fetch 20news sms-spam` puts each verified file in the cache (the
+    archive downloaded once for both 20 Newsgroups tasks), as for a UCI task; offline
+    without it, one line naming the fix."""
+    cache = tmp_path / "cache"
+    result = CliRunner().invoke(cli, ["datasets", "fetch", "20news", "20news-crypt-graphics",
+                                      "sms-spam", "--cache", str(cache)])
+    assert result.exit_code == 0, result.output
+    archive = cache / "20news" / "20news-bydate.tar.gz"
+    assert result.output.split() == [str(archive), str(cache / "sms-spam" / "SMSSpamCollection")]
+    assert archive.read_bytes() == tn.ARCHIVE_BYTES and len(server.requests) == 1
+    offline = CliRunner().invoke(cli, ["datasets", "fetch", "20news", "--offline",
+                                       "--cache", str(tmp_path / "empty")])
+    assert offline.exit_code == 1
+    assert offline.output.count("\n") == 1 and "run without --offline" in offline.output

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -101,3 +102,26 @@ def test_an_unreadable_file(tmp_path):
     message = _error(tmp_path, r"document .*z cannot be read \(No such file or directory\); "
                                r"check it exists")
     assert str(tmp_path / "b" / "z") in message
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_pipe_in_a_class_folder_is_refused_not_read(tmp_path):
+    # reading a named pipe would block for ever; a link to a device (/dev/zero) would never end
+    _write(tmp_path, {"a/x": b"doc", "b/y": b"doc"})
+    os.mkfifo(tmp_path / "b" / "pipe")
+    _error(tmp_path, r"document .*pipe is not a regular file \(a device or a pipe\); .*remove it")
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero here")
+def test_a_link_to_a_device_is_refused_not_read(tmp_path):
+    _write(tmp_path, {"a/x": b"doc", "b/y": b"doc"})
+    (tmp_path / "b" / "zero").symlink_to("/dev/zero")
+    _error(tmp_path, r"document .*zero is not a regular file")
+
+
+def test_a_link_to_a_file_is_a_document(tmp_path):
+    _write(tmp_path, {"a/x": b"alpha words", "b/y": b"beta words"})
+    (tmp_path / "b" / "z").symlink_to(tmp_path / "a" / "x")
+    task = load_text_folder(tmp_path)
+    assert task.documents == ("alpha words", "beta words", "alpha words")
+    assert task.y.tolist() == [0, 1, 1]
