@@ -26,7 +26,7 @@ import nbvslr.runner.memory as memory
 from nbvslr import results
 from nbvslr.config import Config
 from nbvslr.data.dataset import Dataset, TaskSpec
-from nbvslr.errors import DataError
+from nbvslr.errors import DataError, ResultsError
 from nbvslr.runner.backends import n_workers
 from nbvslr.runner.outputs import Written, task_tables, write_tables
 from nbvslr.runner.units import FULL, Unit, UnitResult, data_digest, loaded, plain, portable
@@ -237,9 +237,25 @@ def collect(task: _Task, result: UnitResult, config: Config) -> bool:
     task.todo[result.m] -= 1
     if task.todo[result.m] == 0:
         frame = _size_rows(task.blocks.pop(result.m), config)
+        check_errors(frame, task.spec.name, result.m)
         task.checkpoints.save(result.m, frame)
         return True
     return False
+
+
+def check_errors(frame: pd.DataFrame, task: str, m: int) -> None:
+    """Refuse a size whose rows hold a test error outside [0, 1] (NaN included) before it is
+    checkpointed: a fault of a model's code, not of the input, which would otherwise be
+    kept and refused as a corrupt checkpoint on the next run. The sizes already finished
+    stay kept."""
+    error = frame["error"].to_numpy(dtype=np.float64)
+    bad = ~((error >= 0) & (error <= 1))  # NaN fails both comparisons
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ResultsError(
+            f"{task}: model {frame['model'].iloc[i]} gave the test error {error[i]} at m = {m} "
+            f"(split {frame['split'].iloc[i]}), not in [0, 1]; nothing of m = {m} was kept. "
+            "This is a fault in nbvslr: please report it with the config")
 
 
 def _run_info(config: Config, task: _Task, started: float) -> dict[str, Any]:
