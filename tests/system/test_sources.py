@@ -5,13 +5,12 @@ from __future__ import annotations
 import gzip
 import hashlib
 import shutil
-import threading
 from collections.abc import Iterator
 from functools import partial
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from loopback import LoopbackServer
 
 from nbvslr.data import BUILTIN_TASKS, fetch, get_recipe, load_task, task_status
 from nbvslr.data import sources as src
@@ -28,78 +27,10 @@ LENSES = get_recipe("lenses")
 LENSES_FILE = LENSES.train[0]
 
 
-class _Server:
-    """A loopback HTTP server whose answer per path is set by the test.
-
-    ``routes[path]`` is bytes (200), an int (that status), ``("short", bytes)`` (half the
-    announced body, then the connection closes) or ``"hang"`` (answer nothing until the
-    test ends, longer than any timeout used here).
-    """
-
-    def __init__(self) -> None:
-        self.routes: dict[str, object] = {}
-        self.requests: list[str] = []
-        self.release = threading.Event()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-                server.requests.append(self.path)
-                answer = server.routes.get(self.path, 404)
-                if answer == "hang":
-                    server.release.wait(10)
-                    return
-                if isinstance(answer, tuple) and answer[0] == "trickle":  # a byte at a time
-                    self.send_response(200)
-                    self.send_header("Content-Length", str(len(answer[1])))
-                    self.end_headers()
-                    for i in range(len(answer[1])):
-                        if server.release.wait(0.1):
-                            return
-                        self.wfile.write(answer[1][i:i + 1])
-                        self.wfile.flush()
-                    return
-                if isinstance(answer, tuple):  # ("short", body): the connection drops early
-                    self.send_response(200)
-                    self.send_header("Content-Length", str(2 * len(answer[1])))
-                    self.end_headers()
-                    self.wfile.write(answer[1])
-                    self.close_connection = True
-                    return
-                if isinstance(answer, bytes):
-                    self.send_response(200)
-                    self.send_header("Content-Length", str(len(answer)))
-                    self.end_headers()
-                    self.wfile.write(answer)
-                else:
-                    self.send_error(int(answer))
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.httpd.handle_error = lambda request, address: None  # client gone after timeout
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(
-            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-
-    def __enter__(self) -> _Server:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.release.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(5)
-
-
 @pytest.fixture
-def server(monkeypatch) -> Iterator[_Server]:
+def server(monkeypatch) -> Iterator[LoopbackServer]:
     """A loopback server standing in for every download host."""
-    with _Server() as s:
+    with LoopbackServer() as s:
         for host in BASE_URLS:
             monkeypatch.setitem(BASE_URLS, host, f"{s.url}/{host}")
         yield s
@@ -254,7 +185,7 @@ def test_a_server_that_trickles_is_stopped_at_the_timeout(cache_dir, server):
 
 def test_a_refused_connection_is_a_download_error(cache_dir, monkeypatch):
     """Nothing listening on the port: a DownloadError naming the URL."""
-    with _Server() as s:
+    with LoopbackServer() as s:
         url = s.url
     monkeypatch.setitem(BASE_URLS, "uci", url)  # the server is closed now
     with pytest.raises(DownloadError, match=rf"download of {url}/lenses/lenses.data failed"):
@@ -285,7 +216,7 @@ def test_stale_cache_file_is_replaced_by_a_download(mirror, cache_dir, server):
 MIRROR_ROUTE = "/mirror/lenses/lenses.data"  # apart from the download hosts' routes
 
 
-def _url_mirror(server: _Server, cache_dir: Path, timeout: float = 5.0,
+def _url_mirror(server: LoopbackServer, cache_dir: Path, timeout: float = 5.0,
                 download: bool = True) -> DataSettings:
     return _fresh(cache_dir=cache_dir, mirror=f"{server.url}/mirror/", download=download,
                   timeout=timeout)
@@ -326,7 +257,7 @@ def test_a_damaged_file_in_a_url_mirror_is_refused_naming_it_and_the_fix(mirror,
 def test_a_url_mirror_that_is_down_is_one_line_naming_it(cache_dir, monkeypatch):
     """Nothing listening at the mirror: a one-line DownloadError naming the mirror's URL and
     what to check, not a fall back to the internet."""
-    with _Server() as s:
+    with LoopbackServer() as s:
         url = s.url
     settings = _fresh(cache_dir=cache_dir, mirror=f"{url}/uci", timeout=2)
     with pytest.raises(DownloadError) as info:
@@ -399,7 +330,7 @@ def test_the_cli_takes_a_url_mirror_and_a_folder_mirror(mirror, tmp_path, server
         assert (cache / "lenses" / "lenses.data").read_bytes() == (
             mirror / "lenses" / "lenses.data").read_bytes()
     assert server.requests == [MIRROR_ROUTE]
-    with _Server() as down:
+    with LoopbackServer() as down:
         gone = down.url
     result = CliRunner().invoke(cli, ["datasets", "fetch", "lenses", "--fresh", "--cache",
                                       str(tmp_path / "down"), "--timeout", "2", "--mirror",

@@ -9,15 +9,14 @@ import hashlib
 import io
 import itertools
 import tarfile
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from loopback import LoopbackServer
 from sklearn.datasets import _twenty_newsgroups as sk20
 from sklearn.datasets import load_files
 
@@ -97,52 +96,6 @@ ARCHIVE_BYTES = _tar_gz(POSTS)
 SHA = hashlib.sha256(ARCHIVE_BYTES).hexdigest()
 
 
-class _Server:
-    """A loopback HTTP server: ``routes[path]`` is bytes (200) or ``"hang"`` (no answer
-    until the test ends); every request's path is kept in ``requests``."""
-
-    def __init__(self) -> None:
-        self.routes: dict[str, object] = {}
-        self.requests: list[str] = []
-        self.release = threading.Event()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-                server.requests.append(self.path)
-                answer = server.routes.get(self.path, 404)
-                if answer == "hang":
-                    server.release.wait(10)
-                    return
-                if isinstance(answer, bytes):
-                    self.send_response(200)
-                    self.send_header("Content-Length", str(len(answer)))
-                    self.end_headers()
-                    self.wfile.write(answer)
-                else:
-                    self.send_error(int(answer))  # type: ignore[call-overload]
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.httpd.handle_error = lambda request, address: None  # client gone after timeout
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever,
-                                       kwargs={"poll_interval": 0.02}, daemon=True)
-
-    def __enter__(self) -> _Server:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.release.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(5)
-
-
 @pytest.fixture
 def tiny(monkeypatch) -> None:
     """``ARCHIVE`` with the tiny archive's sha256 (its host and path unchanged)."""
@@ -150,9 +103,9 @@ def tiny(monkeypatch) -> None:
 
 
 @pytest.fixture
-def server(monkeypatch, tiny) -> Iterator[_Server]:
+def server(monkeypatch, tiny) -> Iterator[LoopbackServer]:
     """The tiny archive served at the archive's own path, the download host pointed here."""
-    with _Server() as s:
+    with LoopbackServer() as s:
         monkeypatch.setitem(BASE_URLS, ng.ARCHIVE.host, s.url)
         s.routes["/" + ng.ARCHIVE.path] = ARCHIVE_BYTES
         yield s
@@ -309,7 +262,7 @@ def test_a_server_that_never_answers_times_out(tmp_path, server):
 
 
 def test_no_server_is_a_one_line_offline_error(tmp_path, tiny, monkeypatch):
-    with _Server() as s:
+    with LoopbackServer() as s:
         url = s.url
     monkeypatch.setitem(BASE_URLS, ng.ARCHIVE.host, url)  # nothing listens there now
     cache = tmp_path / "cache"

@@ -1,0 +1,74 @@
+"""A loopback HTTP server for the download tests: never the internet."""
+
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class LoopbackServer:
+    """A loopback HTTP server whose answer per path is set by the test.
+
+    ``routes[path]`` is bytes (200), an int (that status), ``("short", bytes)`` (half the
+    announced body, then the connection closes) or ``"hang"`` (answer nothing until the
+    test ends, longer than any timeout used here).
+    """
+
+    def __init__(self) -> None:
+        self.routes: dict[str, object] = {}
+        self.requests: list[str] = []
+        self.release = threading.Event()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+                server.requests.append(self.path)
+                answer = server.routes.get(self.path, 404)
+                if answer == "hang":
+                    server.release.wait(10)
+                    return
+                if isinstance(answer, tuple) and answer[0] == "trickle":  # a byte at a time
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(len(answer[1])))
+                    self.end_headers()
+                    for i in range(len(answer[1])):
+                        if server.release.wait(0.1):
+                            return
+                        self.wfile.write(answer[1][i:i + 1])
+                        self.wfile.flush()
+                    return
+                if isinstance(answer, tuple):  # ("short", body): the connection drops early
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(2 * len(answer[1])))
+                    self.end_headers()
+                    self.wfile.write(answer[1])
+                    self.close_connection = True
+                    return
+                if isinstance(answer, bytes):
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(len(answer)))
+                    self.end_headers()
+                    self.wfile.write(answer)
+                else:
+                    self.send_error(int(answer))
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.httpd.handle_error = lambda request, address: None  # client gone after timeout
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+
+    def __enter__(self) -> LoopbackServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(5)
