@@ -90,11 +90,19 @@ Examples:
 def datasets(ctx, fmt, mirror, cache, offline, fresh, timeout):
     """List the 15 built-in tasks of Figure 1 and adult-mixed (adult's 14 attributes):
     rows, features and positives (under the recipe's default choices), the panel title, and
-    where the files are: cached, shipped with nbvslr, in the mirror, or to be downloaded."""
+    where the files are: cached, shipped with nbvslr, in the mirror, or to be downloaded.
+    A last line names the built-in text tasks."""
     ctx.obj = data_settings(mirror, cache, offline, fresh, timeout)
     if ctx.invoked_subcommand is None:
         rows = task_rows(ctx.obj)
-        click.echo(_csv(rows) if fmt == "csv" else _table(rows))
+        click.echo(_csv(rows) if fmt == "csv" else _table(rows) + "\n" + TEXT_NOTE)
+
+
+#: The table's last line: the built-in text tasks, which the table (of rows and features)
+#: does not list.
+TEXT_NOTE = ("text tasks (docs/text.md): sms-spam (shipped), 20news and 20news-crypt-graphics "
+             "(downloaded on first use, or `nbvslr datasets fetch 20news`); run one by name, "
+             "e.g. `nbvslr run sms-spam`")
 
 
 @datasets.command("fetch", short_help="Put verified copies of the tasks' files in the cache.")

@@ -93,3 +93,15 @@ def test_the_shipped_files_work_with_no_mirror_and_no_network(cache_dir):
     result = _run(["datasets", "fetch", "sonar", "--offline", "--cache", str(cache_dir)])
     assert result.exit_code == 0, result.output
     assert (cache_dir / "sonar" / "sonar.all-data").is_file()
+
+
+def test_the_table_ends_naming_every_built_in_text_task(cache_dir):
+    """The text tasks have no rows in the table (no features to count): its last line names
+    each of them, so a reader of `nbvslr datasets` finds them."""
+    from nbvslr.data import text_task_names
+
+    result = _run(["datasets", "--offline", "--cache", str(cache_dir)])
+    assert result.exit_code == 0, result.output
+    last = result.output.strip().splitlines()[-1]
+    assert last.startswith("text tasks")
+    assert all(name in last for name in text_task_names())
