@@ -633,10 +633,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    if os.environ.get("OMP_NUM_THREADS") != "1":
-        # OpenMP (scikit-learn's loss loops) on one thread from the start: its idle threads
-        # spin, which on a busy machine multiplied the peer's CPU time 10-20x, and
-        # threadpoolctl's limit did not stop it; so run again with the variable set
-        os.execve(sys.executable, [sys.executable, *sys.argv],
-                  {**os.environ, "OMP_NUM_THREADS": "1"})
+    harness.one_openmp_thread()
     sys.exit(main())

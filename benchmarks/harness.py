@@ -21,6 +21,7 @@ It fits the same models as the core:
 from __future__ import annotations
 
 import gc
+import os
 import resource
 import statistics
 import sys
@@ -472,3 +473,13 @@ def child_cpu_seconds() -> float:
     """User + system CPU seconds of every waited-for child process so far."""
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     return r.ru_utime + r.ru_stime
+
+
+def one_openmp_thread() -> None:
+    """Run this script again with ``OMP_NUM_THREADS=1`` unless it is set so: OpenMP's idle
+    threads (scikit-learn's loss loops) spin, which on a busy machine multiplied the peer's
+    CPU time 10-20x, and threadpoolctl's limit did not stop it. Call it first in
+    ``__main__``."""
+    if os.environ.get("OMP_NUM_THREADS") != "1":
+        os.execve(sys.executable, [sys.executable, *sys.argv],
+                  {**os.environ, "OMP_NUM_THREADS": "1"})

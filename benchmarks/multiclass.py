@@ -228,7 +228,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    if os.environ.get("OMP_NUM_THREADS") != "1":  # as bench.py: OpenMP's idle threads spin
-        os.execve(sys.executable, [sys.executable, *sys.argv],
-                  {**os.environ, "OMP_NUM_THREADS": "1"})
+    harness.one_openmp_thread()
     sys.exit(main())

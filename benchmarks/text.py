@@ -311,9 +311,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    if os.environ.get("OMP_NUM_THREADS") != "1":
-        # OpenMP (scikit-learn's loops) on one thread from the start, as bench.py does: idle
-        # OpenMP threads spin and would inflate the peer's CPU time on a busy machine
-        os.execve(sys.executable, [sys.executable, *sys.argv],
-                  {**os.environ, "OMP_NUM_THREADS": "1"})
+    harness.one_openmp_thread()
     sys.exit(main())

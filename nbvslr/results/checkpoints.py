@@ -162,6 +162,12 @@ def _distinct_str(column: pd.Series) -> set[str]:
     return {str(v) for v in pd.unique(column)}
 
 
+def first_bad_error(error: np.ndarray) -> int | None:
+    """The index of the first test error outside [0, 1] (NaN included), or None."""
+    bad = ~((error >= 0) & (error <= 1))  # NaN fails both comparisons
+    return int(np.flatnonzero(bad)[0]) if bad.any() else None
+
+
 def check_rows(df: pd.DataFrame, path: Path, m: int, expected: Expected) -> None:
     """``ResultsError`` naming ``path`` unless ``df`` holds the rows of size ``m``: the
     columns ``SPLIT_COLUMNS``, the task, the models, the splits, errors in [0, 1]."""
@@ -195,10 +201,8 @@ def check_rows(df: pd.DataFrame, path: Path, m: int, expected: Expected) -> None
         if splits.shape != want.shape or not np.array_equal(np.sort(splits), want):
             raise wrong(f"model {name} has {len(splits)} rows, not the splits 0 to "
                         f"{expected.splits - 1} once each")
-    error = pd.to_numeric(df["error"], errors="coerce").to_numpy(dtype=np.float64)
-    bad = ~((error >= 0) & (error <= 1))  # NaN fails both comparisons
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
+    i = first_bad_error(pd.to_numeric(df["error"], errors="coerce").to_numpy(dtype=np.float64))
+    if i is not None:
         raise wrong(f"error {df['error'].iloc[i]} at data row {i + 1} is not in [0, 1]")
     n_iter = pd.to_numeric(df["n_iter"], errors="coerce").to_numpy(dtype=np.float64)
     if not ((n_iter >= 0) & (n_iter == np.floor(n_iter))).all():

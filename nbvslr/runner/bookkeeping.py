@@ -27,6 +27,7 @@ from nbvslr import results
 from nbvslr.config import Config
 from nbvslr.data.dataset import Dataset, TaskSpec
 from nbvslr.errors import DataError, ResultsError
+from nbvslr.results.checkpoints import first_bad_error
 from nbvslr.runner.backends import n_workers
 from nbvslr.runner.outputs import Written, task_tables, write_tables
 from nbvslr.runner.units import FULL, Unit, UnitResult, data_digest, loaded, plain, portable
@@ -249,9 +250,8 @@ def check_errors(frame: pd.DataFrame, task: str, m: int) -> None:
     kept and refused as a corrupt checkpoint on the next run. The sizes already finished
     stay kept."""
     error = frame["error"].to_numpy(dtype=np.float64)
-    bad = ~((error >= 0) & (error <= 1))  # NaN fails both comparisons
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
+    i = first_bad_error(error)
+    if i is not None:
         raise ResultsError(
             f"{task}: model {frame['model'].iloc[i]} gave the test error {error[i]} at m = {m} "
             f"(split {frame['split'].iloc[i]}), not in [0, 1]; nothing of m = {m} was kept. "
