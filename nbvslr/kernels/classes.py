@@ -11,6 +11,8 @@ of scores (their rows among the distinct rows), not from a second product.
 
 from __future__ import annotations
 
+import numpy as np
+
 from nbvslr.kernels.jit import compiled
 
 
@@ -65,3 +67,49 @@ def add_train_correct(scores, rows, labels, tau, out):
             hit = 1.0 if scores[u, c, labels[c, i]] >= low else 0.0
             acc += hit / t
         out[c] += acc
+
+
+@compiled
+def largest_variance(X, out):
+    """``out[s] = X[s].var(axis=0).max()`` for every training set s, numpy's own
+    operations in numpy's order (the mean, then the mean square deviation, each a sum over
+    the rows in row order), without its (S, m, d) temporaries. X : (S, m, d); out : (S,)."""
+    S, m, d = X.shape
+    mean = np.empty(d)
+    ss = np.empty(d)
+    for s in range(S):
+        mean[:] = 0.0
+        ss[:] = 0.0
+        for i in range(m):
+            for j in range(d):
+                mean[j] += X[s, i, j]
+        for j in range(d):
+            mean[j] /= m
+        for i in range(m):
+            for j in range(d):
+                t = X[s, i, j] - mean[j]
+                ss[j] += t * t
+        best = ss[0] / m
+        for j in range(1, d):
+            v = ss[j] / m
+            if v > best or np.isnan(v):
+                best = v
+            if np.isnan(best):
+                break
+        out[s] = best
+
+
+@compiled
+def within_squares(X, mu, y, out):
+    """``out[s, j] = sum_i (X[s, i, j] - mu[s, y[s, i], j])^2``, the rows in row order (as
+    numpy's sum over the rows' axis adds them). X : (S, m, d); mu : (S, K, d) the class
+    means; y : (S, m) int64; out : (S, d)."""
+    S, m, d = X.shape
+    for s in range(S):
+        for j in range(d):
+            out[s, j] = 0.0
+        for i in range(m):
+            k = y[s, i]
+            for j in range(d):
+                t = X[s, i, j] - mu[s, k, j]
+                out[s, j] += t * t

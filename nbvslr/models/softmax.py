@@ -99,13 +99,47 @@ def _scores(Z1: np.ndarray, W: np.ndarray, K: int) -> np.ndarray:
     return s
 
 
+def sum_last(x: np.ndarray) -> np.ndarray:
+    """``x.sum(axis=-1)`` for a short last axis (the K classes), the same numbers in the
+    same order as numpy's own pairwise sum (``0 + ((r0 + r1) + (r2 + r3)) + ((r4 + r5) +
+    (r6 + r7)) + x_8 + ...``, the r_j the sums of every eighth entry), made with whole
+    (S, m) slices instead of numpy's loop over rows, which costs more than the sums at
+    K = 10 (``tests/unit/test_softmax.py`` compares them bit for bit)."""
+    n = x.shape[-1]
+    if n > 128:  # numpy halves longer rows first; not a number of classes met here
+        return x.sum(axis=-1)
+    if n < 8:
+        res = x[..., 0] + 0.0
+        for i in range(1, n):
+            res += x[..., i]
+        return res
+    r = [x[..., j].copy() for j in range(8)]
+    i = 8
+    while i < n - n % 8:
+        for j in range(8):
+            r[j] += x[..., i + j]
+        i += 8
+    res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    for k in range(i, n):
+        res += x[..., k]
+    return res + 0.0
+
+
+def max_last(x: np.ndarray) -> np.ndarray:
+    """``x.max(axis=-1)`` from whole slices (the largest entry is the same in any order)."""
+    res = x[..., 0].copy()
+    for i in range(1, x.shape[-1]):
+        np.maximum(res, x[..., i], out=res)
+    return res
+
+
 def _loss_probs(s: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The summed loss (S,) and the probabilities p (S, m, K) of scores s (S, m, K)."""
-    top = s.max(axis=2, keepdims=True)
+    top = max_last(s)[:, :, None]
     e = np.exp(s - top)
-    tot = e.sum(axis=2, keepdims=True)
+    tot = sum_last(e)[:, :, None]
     lse = np.log(tot) + top  # (S, m, 1)
-    loss = (lse[:, :, 0] - (s * Y).sum(axis=2)).sum(axis=1)  # (S,)
+    loss = (lse[:, :, 0] - sum_last(s * Y)).sum(axis=1)  # (S,)
     return loss, e / tot
 
 
@@ -128,7 +162,7 @@ def _hvp(Z1: np.ndarray, p: np.ndarray, V: np.ndarray, inv_c: float) -> np.ndarr
     """The Hessian (at probabilities p (S, m, F)) times V (S, F, P)."""
     a = np.matmul(Z1, V.transpose(0, 2, 1))  # (S, m, F)
     pa = p * a
-    u = pa - p * pa.sum(axis=2, keepdims=True)  # (S, m, F)
+    u = pa - p * sum_last(pa)[:, :, None]  # (S, m, F)
     hv = np.matmul(u.transpose(0, 2, 1), Z1)  # (S, F, P)
     if inv_c:
         hv += _masked(V, inv_c)
@@ -242,6 +276,10 @@ def fit_softmax(
     separable = np.zeros(S, dtype=bool)
     act = np.arange(S)
     Minv = preconditioner(Z1, inv_c) if inv_c >= PC_MIN_INV_C else None
+    # the scores, probabilities and loss of each split's accepted iterate, kept from the
+    # line search that tried it (the same numbers a new evaluation gives), and which
+    # splits have them (a split that took its step unchecked has not)
+    kept: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
     for _ in range(max_iter + 1):
         if not act.size:
             break
@@ -250,17 +288,25 @@ def fit_softmax(
         else:
             Za, Ya, Wa = Z1[act], Y[act], W[act]
             Ma = None if Minv is None else Minv[act]
-        s = _scores(Za, Wa, K)  # (a, m, K)
-        loss, p = _loss_probs(s, Ya)
-        loss += _penalty(Wa, inv_c)
+        if kept is None:
+            s = _scores(Za, Wa, K)  # (a, m, K)
+            loss, p = _loss_probs(s, Ya)
+            loss += _penalty(Wa, inv_c)
+        else:
+            s, p, loss, have = kept
+            if not have.all():
+                miss = ~have
+                s[miss] = _scores(Za[miss], Wa[miss], K)
+                loss[miss], p[miss] = _loss_probs(s[miss], Ya[miss])
+                loss[miss] += _penalty(Wa[miss], inv_c)
         g = np.matmul((p - Ya)[:, :, :F].transpose(0, 2, 1), Za)  # (a, F, P)
         if inv_c:
             g += _masked(Wa, inv_c)
         done = np.abs(g).max(axis=(1, 2)) / m <= tol
         converged[act[done]] = True
         if stop_when_separable:
-            own = (s * Ya).sum(axis=2)  # (a, m)
-            other = np.where(Ya > 0, -np.inf, s).max(axis=2)
+            own = sum_last(s * Ya)  # (a, m)
+            other = max_last(np.where(Ya > 0, -np.inf, s))
             sep = (own > other).all(axis=1) & ~done
             separable[act[sep]] = True
             done |= sep
@@ -268,7 +314,7 @@ def fit_softmax(
         keep = ~done
         if not keep.all():
             act, Za, Ya, Wa = act[keep], Za[keep], Ya[keep], Wa[keep]
-            p, g, loss = p[keep], g[keep], loss[keep]
+            s, p, g, loss = s[keep], p[keep], g[keep], loss[keep]
             Ma = None if Ma is None else Ma[keep]
         if not act.size:
             break
@@ -279,17 +325,22 @@ def fit_softmax(
         # Newton step is taken (the region of quadratic convergence)
         moved = -slope <= ROUNDING * (1.0 + np.abs(loss))
         Wa = np.where(moved[:, None, None], Wa + d, Wa)
+        have = np.zeros(act.size, dtype=bool)
         for _ in range(MAX_HALVINGS):
             if moved.all():
                 break
             trial = Wa + step[:, None, None] * d
-            new, _p = _loss_probs(_scores(Za, trial, K), Ya)
+            s_try = _scores(Za, trial, K)
+            new, p_try = _loss_probs(s_try, Ya)
             new += _penalty(trial, inv_c)
             ok = ~moved & (new <= loss + ARMIJO * step * slope)
             Wa = np.where(ok[:, None, None], trial, Wa)
+            s[ok], p[ok], loss[ok] = s_try[ok], p_try[ok], new[ok]
+            have |= ok
             moved |= ok
             step = np.where(moved, step, 0.5 * step)
         W[act] = Wa
         n_iter[act] += 1
+        kept = (s[moved], p[moved], loss[moved], have[moved])
         act = act[moved]  # a split whose loss cannot decrease stops here
     return SoftmaxResult(_full(W, K), n_iter, converged, separable)

@@ -67,7 +67,7 @@ def compile_all() -> None:
     """Call each compiled loop once on tiny inputs of a run's types (numba compiles it, or
     loads it from its cache): the training-set draws, the models' seeds, the score counts,
     the separable-set sampler and the sparse Newton products, for K > 2 classes the
-    counts and the cone sampler, and the text models' loops."""
+    counts, Gaussian NB's sums and the cone sampler, and the text models' loops."""
     import numpy as np
 
     from nbvslr.data.dataset import Dataset
@@ -77,6 +77,7 @@ def compile_all() -> None:
     from nbvslr.models.evaluate_multi import count_mistakes_multi
     from nbvslr.models.hmc import sample_separating_hmc
     from nbvslr.models.logistic import fit_newton
+    from nbvslr.models.multiclass_nb import fit_gaussian_nb_multi
     from nbvslr.splits import draw_train_sets, each_generator, split_seeds
 
     draw_seeds, model_seeds = split_seeds(0, "t", 2, range(3))
@@ -95,6 +96,7 @@ def compile_all() -> None:
     three = Dataset(name="t3", title="t3", X=np.array([[0.0], [0.5], [1.0]]),
                     y=np.array([0, 1, 2]), kind="continuous", classes=("a", "b", "c"))
     count_mistakes_multi(get_design(three, "x"), three, np.ones((1, 3, 2)), np.array([[0, 1, 2]]))
+    fit_gaussian_nb_multi(three.X[np.array([[0, 1, 2]])], np.array([[0, 1, 2]]), 3)
     sample_cone_hmc(np.array([[[0.0, 1.0], [0.5, 1.0], [1.0, 1.0]]]), np.array([[0, 1, 2]]), 3,
                     np.array([[-4.0, 2.0, -2.0, 1.5]]), [np.random.SeedSequence(0)])
     # text: the class sums, the per-split Newton-CG and the held-out counts
