@@ -333,3 +333,25 @@ def test_short_axis_sums_and_maxima_are_numpys_to_the_last_bit(n):
     with_nan[1, 2, n // 2] = np.nan
     assert np.isnan(sum_last(with_nan)[1, 2]) and np.isnan(max_last(with_nan)[1, 2])
     assert np.array_equal(sum_last(with_nan)[0], with_nan.sum(axis=2)[0])
+
+
+def test_compiled_variance_sums_are_numpys_to_the_last_bit():
+    # K-class Gaussian NB takes its epsilon from the largest variance and its shared
+    # variance from the within-class sums: compiled, they must stay numpy's numbers
+    from nbvslr.kernels.classes import largest_variance, within_squares
+
+    rng = np.random.default_rng(3)
+    S, m, d, K = 6, 57, 9, 4
+    X = rng.standard_normal((S, m, d)) * np.exp(3 * rng.standard_normal((1, 1, d))) + 50.0
+    y = rng.integers(0, K, size=(S, m))
+    mu = rng.standard_normal((S, K, d))
+    out = np.empty(S)
+    largest_variance(X, out)
+    assert np.array_equal(out, X.var(axis=1).max(axis=1))
+    ss = np.empty((S, d))
+    within_squares(X, mu, y, ss)
+    own = np.take_along_axis(mu, y[:, :, None], axis=1)  # (S, m, d) each row's class mean
+    assert np.array_equal(ss, ((X - own) ** 2).sum(axis=1))
+    X[2, 5, 3] = np.nan
+    largest_variance(X, out)
+    assert np.isnan(out[2]) and np.array_equal(out[3:], X[3:].var(axis=1).max(axis=1))
