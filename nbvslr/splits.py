@@ -277,20 +277,30 @@ def draw_train_sets(
     y = np.asarray(y)
     _check(y, m)
     out = np.empty((len(seeds), m), dtype=np.int64)  # (S, m)
-    binary = bool(np.all((y == 0) | (y == 1)))  # the kernel tests y == 1; numpy min != max
-    if not (isinstance(seeds, SplitSeeds) and seeds.compiled() and binary):
+    if not (isinstance(seeds, SplitSeeds) and seeds.compiled()):
         for i, ss in enumerate(seeds):
             out[i] = _draw_one(y, m, ss)
         return out
     from nbvslr.kernels.draws import draw_sets
 
     prefix, splits, child = seeds.entropy_words()
-    failed = np.zeros(len(seeds), dtype=bool)
-    labels = np.ascontiguousarray(y == 1, dtype=np.int8)  # (N,)
-    draw_sets(labels, m, prefix, splits, child, MAX_TRIES, out, failed)
+    S = len(seeds)
+    failed = np.zeros(S, dtype=bool)
+    states = np.zeros((S, 6), dtype=np.uint64)
+    K = n_classes_of(y)
+    # two classes: the kernel tests y == 1 (numpy's test, min != max, on labels 0 and 1)
+    codes = np.ascontiguousarray(y == 1 if K == 2 else y, dtype=np.int64)  # (N,)
+    draw_sets(codes, m, K, prefix, splits, child, MAX_TRIES, out, failed, states)
     out.sort(axis=1)
-    for i in np.flatnonzero(failed):  # every try missed a class: the forced draw
-        out[i] = _draw_one(y, m, seeds[int(i)])
+    if failed.any():  # every try missed a class: the forced draw, from where they left off
+        bits = np.random.PCG64()
+        gen = np.random.Generator(bits)
+        for i in np.flatnonzero(failed):
+            s_hi, s_lo, i_hi, i_lo, has32, word = states[i].tolist()
+            bits.state = {"bit_generator": "PCG64",
+                          "state": {"state": (s_hi << 64) | s_lo, "inc": (i_hi << 64) | i_lo},
+                          "has_uint32": has32, "uinteger": word}
+            out[i] = np.sort(_forced_order(y, gen, m))
     return out
 
 

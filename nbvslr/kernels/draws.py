@@ -2,7 +2,7 @@
 
 For each split, ``splits.draw_train_sets`` builds ``SeedSequence(seed, spawn_key=...)``, a
 ``PCG64`` generator from it, and calls ``Generator.choice(n, m, replace=False,
-shuffle=False)`` until the set holds both classes. Through numpy's Python layer that was
+shuffle=False)`` until the set holds every class. Through numpy's Python layer that was
 most of the cost of drawing Figure 1's 327,000 training sets (benchmarks/RESULTS.md). This
 module does the same arithmetic in one compiled loop over the splits, bit for bit:
 
@@ -20,7 +20,8 @@ Only the set matters (``draw_train_sets`` sorts it), so Floyd's set is kept in a
 rather than numpy's hash table: the members are the same. tests/unit/test_splits.py compares the
 result with numpy's own per-split draw on many (N, m, seed) cases, including both
 ``choice`` paths and rejected draws. A split whose ``MAX_TRIES`` draws all lack a class is
-reported, and ``draw_train_sets`` redraws it with numpy (the forced fallback).
+reported with its generator's state, from which ``draw_train_sets`` makes the forced draw
+with numpy, as numpy's own loop would after the same tries.
 """
 
 from __future__ import annotations
@@ -245,18 +246,22 @@ def seed_states(prefix, splits, child):
 
 
 @compiled
-def draw_sets(y, m, prefix, splits, child, max_tries, out, failed):
-    """Training sets of m rows for each split, rejection until both classes are present.
+def draw_sets(y, m, n_classes, prefix, splits, child, max_tries, out, failed, states):
+    """Training sets of m rows for each split, rejection until every class is present.
 
-    y : (N,) int8 labels in {0, 1}; prefix : uint64 32-bit words of the seed (padded to the
-    pool size), the task key and m; splits : (S,) int64 split indices; child : int, the last
-    spawn-key word. out : (S, m) int64, the rows of each split (in draw order: the caller
-    sorts them, numpy's sort being much quicker to compile than numba's); failed : (S,)
-    bool, set where every try missed a class (out's row is then undefined).
+    y : (N,) int64 class codes ``0 .. K - 1`` (K = n_classes; for two classes, 1 for the
+    positive rows); prefix : uint64 32-bit words of the seed (padded to the pool size), the
+    task key and m; splits : (S,) int64 split indices; child : int, the last spawn-key
+    word. out : (S, m) int64, the rows of each split (in draw order: the caller sorts them,
+    numpy's sort being much quicker to compile than numba's); failed : (S,) bool, set where
+    every try missed a class (out's row is then undefined); states : (S, 6) uint64, the
+    generator's words after the last try of a failed split (``splits.draw_train_sets``
+    continues from there with the forced draw, as numpy's own loop would).
     """
     n = y.size
     S = splits.size
     mark = np.zeros(n, dtype=np.uint8)
+    seen = np.zeros(n_classes, dtype=np.uint8)
     big = n > FLOYD_MIN_N and m > n // FLOYD_CUTOFF
     perm = np.empty(n if big else 1, dtype=np.int64)
     st = np.zeros(6, dtype=np.uint64)
@@ -266,12 +271,24 @@ def draw_sets(y, m, prefix, splits, child, max_tries, out, failed):
         failed[s] = True
         for _ in range(max_tries):
             _choice(st, n, m, mark, perm, row)
-            first = y[row[0]]
-            mixed = False
-            for k in range(1, m):
-                if y[row[k]] != first:
-                    mixed = True
-                    break
-            if mixed:
+            if n_classes == 2:
+                first = y[row[0]]
+                every = False
+                for k in range(1, m):
+                    if y[row[k]] != first:
+                        every = True
+                        break
+            else:
+                seen[:] = 0
+                left = n_classes
+                for k in range(m):
+                    c = y[row[k]]
+                    if not seen[c]:
+                        seen[c] = 1
+                        left -= 1
+                every = left == 0
+            if every:
                 failed[s] = False
                 break
+        if failed[s]:
+            states[s, :] = st

@@ -86,6 +86,28 @@ def test_compiled_draw_is_numpys_draw(n, positives, m, seed, n_splits):
     np.testing.assert_array_equal(draw_train_sets(y, m, list(draw)), got)
 
 
+@pytest.mark.parametrize(
+    ("counts", "m", "n_splits"),
+    [
+        ((30, 30, 30), 3, 200),  # most tries miss a class: rejection, some forced draws
+        ((554, 571, 557, 572, 568, 558, 558, 566, 554, 562), 10, 100),  # optdigits: forced
+        ((554, 571, 557, 572, 568, 558, 558, 566, 554, 562), 40, 100),  # a few tries
+        ((2, 81, 61, 4), 8, 200),  # lymphography: two rare classes
+        ((40, 40, 1), 4, 50),  # one row of class 2: every try can fail
+        ((4000, 4000, 3000, 2), 600, 20),  # N > 10000, m > N // 20: the tail shuffle
+    ],
+)
+def test_compiled_draw_of_k_classes_is_numpys_draw(counts, m, n_splits):
+    """K > 2 classes: the compiled draw's rows are numpy's per-split rows, bit for bit,
+    the forced draw included (it continues from the generator the tries left)."""
+    y = np.repeat(np.arange(len(counts)), counts)
+    np.random.default_rng(len(counts)).shuffle(y)
+    draw, _ = split_seeds(5, f"k-{len(counts)}", m, range(n_splits))
+    got = draw_train_sets(y, m, draw)
+    np.testing.assert_array_equal(got, _numpy_draws(y, m, draw))
+    np.testing.assert_array_equal(draw_train_sets(y, m, list(draw)), got)
+
+
 def test_draws_outside_the_compiled_range_are_numpys():
     """Split indices the compiled seeding does not take (2**63 and above, negative) are drawn
     by numpy, as before: same rows, same errors."""
