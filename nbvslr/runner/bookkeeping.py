@@ -343,11 +343,19 @@ def _run_info(config: Config, task: _Task, started: float) -> dict[str, Any]:
 
 def machine_info() -> dict[str, Any]:
     """What the numbers may depend on beyond the code and the seeds: the CPU, the BLAS
-    library numpy calls (name, version, kernel architecture) and numpy's version."""
-    blas = [
-        {key: lib.get(key) for key in ("internal_api", "version", "architecture", "prefix")}
-        for lib in threadpool_info() if lib.get("user_api") == "blas"
-    ]
+    libraries the fits call (name, version, kernel architecture: numpy's, and scipy's,
+    which the compiled loops and the text fits call) and numpy's version.
+
+    The same list whatever this process did before: scipy's BLAS is loaded here if no
+    import has loaded it yet (the models import scipy, so a run has), and the libraries are
+    listed in a fixed order, not in the order they were loaded (which compiling the loops
+    changes)."""
+    import scipy.linalg  # noqa: F401  (loads scipy's BLAS; already imported by the models)
+
+    blas = sorted(
+        ({key: lib.get(key) for key in ("internal_api", "version", "architecture", "prefix")}
+         for lib in threadpool_info() if lib.get("user_api") == "blas"),
+        key=lambda lib: json.dumps(lib, sort_keys=True, default=str))
     return {
         "platform": platform.platform(),
         "cpu": _cpu_model(),
