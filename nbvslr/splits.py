@@ -241,7 +241,7 @@ def check_size(m: int, n_rows: int, task: str = "the data", source: str | None =
     if m > n_rows - 1:
         # the size leads the message, so the value is not repeated after it ("")
         raise setting_error(
-            "sizes", f"m = {m} is too large for {task}: a training set can take at most "
+            "sizes", f"{m} is too large for {task}: a training set can take at most "
             f"{n_rows - 1} of its {n_rows} rows, as at least one row must be left to test on",
             "", f"use sizes of at most {n_rows - 1}", source, SizeError)
 

@@ -22,7 +22,7 @@ def _csv(tmp_path: Path, rows: int) -> Path:
 
 
 def test_a_size_larger_than_the_task_allows_says_the_limit_why_and_the_fix(tmp_path):
-    """sizes: [5, 60] on 60 rows: one line naming m = 60, the 59 rows a training set may
+    """sizes: [5, 60] on 60 rows: one line naming 60, the 59 rows a training set may
     take of the 60 (one left to test on) and the fix; 60 is not repeated as "(60)"."""
     config = {"tasks": [{"name": "tiny", "source": {"csv": str(_csv(tmp_path, 60))},
                          "target": {"column": "label", "positive": [1]}}],
@@ -30,14 +30,14 @@ def test_a_size_larger_than_the_task_allows_says_the_limit_why_and_the_fix(tmp_p
     with pytest.raises(SizeError) as err:
         nbvslr.run(config, progress=False)
     text = str(err.value)
-    assert text == ("<config dict>: sizes: m = 60 is too large for tiny: a training set can "
+    assert text == ("<config dict>: sizes: 60 is too large for tiny: a training set can "
                     "take at most 59 of its 60 rows, as at least one row must be left to test "
                     "on; use sizes of at most 59")
     assert "(60)" not in text and "\n" not in text
 
 
 def test_check_size_names_the_task_and_keeps_the_config_file():
-    with pytest.raises(SizeError, match=r"^run\.yaml: sizes: m = 12 is too large for pima: .*"
+    with pytest.raises(SizeError, match=r"^run\.yaml: sizes: 12 is too large for pima: .*"
                                         r"at most 10 of its 11 rows.*; use sizes of at most 10$"):
         check_size(12, 11, "pima", "run.yaml")
     check_size(10, 11, "pima")  # one test row left: accepted
