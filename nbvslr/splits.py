@@ -239,10 +239,11 @@ def check_size(m: int, n_rows: int, task: str = "the data", source: str | None =
             "sizes", f"a training set of {task} needs at least K = {n_classes} rows, one per "
             "class", m, f"use sizes >= {n_classes}", source, SizeError)
     if m > n_rows - 1:
+        # the size leads the message, so the value is not repeated after it ("")
         raise setting_error(
-            "sizes", f"{m} is larger than the {n_rows - 1} rows left after holding out one "
-            f"test row ({task} has {n_rows} rows)", m, f"use sizes of at most {n_rows - 1}",
-            source, SizeError)
+            "sizes", f"{m} is too large for {task}: a training set can take at most "
+            f"{n_rows - 1} of its {n_rows} rows, as at least one row must be left to test on",
+            "", f"use sizes of at most {n_rows - 1}", source, SizeError)
 
 
 def _check(y: np.ndarray, m: int) -> None:

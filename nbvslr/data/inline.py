@@ -151,7 +151,7 @@ def validate(spec: TaskSpec) -> None:
                                                    text.TEXT_TASKS), source["text"],
                          f"use one of: {', '.join(text.TEXT_TASKS)}")
         if spec.target is not None:
-            raise _error("target", "a built-in text task has its own classes", spec.name,
+            raise _error("target", "a built-in text task has its own classes", spec.target,
                          "remove target:")
         if "strip" in source:
             if source["text"] not in text.STRIPPED_TASKS:
@@ -172,9 +172,10 @@ def validate(spec: TaskSpec) -> None:
             raise _error("source.folder", "must be a folder path", path,
                          "write source: {folder: my-texts}, one sub-folder of files per class")
         if spec.target is not None:
-            raise _error("target", "a folder's classes are its sub-folders", spec.name,
+            raise _error("target", "a folder's classes are its sub-folders", spec.target,
                          "remove target:")
-        text.validate_text_features(spec.features, column=False)
+        text.validate_text_features(spec.features, column=False,
+                                   task="a task read from a folder of documents")
         return
 
     if kind == "synthetic":
@@ -183,7 +184,8 @@ def validate(spec: TaskSpec) -> None:
             if getattr(spec, extra) is not None:
                 raise _error(
                     extra, "a synthetic task makes its own target and features",
-                    spec.name, f"remove {extra}: (set kind: and features: inside synthetic:)",
+                    getattr(spec, extra),
+                    f"remove {extra}: (set kind: and features: inside synthetic:)",
                 )
         return
 

@@ -212,15 +212,17 @@ def check_text_options(features: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def validate_text_features(features: Mapping[str, Any] | None, column: bool) -> None:
+def validate_text_features(features: Mapping[str, Any] | None, column: bool,
+                           task: str = "a built-in text task") -> None:
     """Check a text task's ``features:`` before any data is read: ``kind: text``, the
     vocabulary options, and for a table (``column``) the ``column`` holding the documents.
+    ``task`` says what the task is, in the message about a ``kind`` other than text.
     ``ConfigError``, one line."""
     features = features or {}
     allowed = ("kind", *(("column",) if column else ()), *TEXT_DEFAULTS)
     check_known_keys("features", features, allowed)
     if features.get("kind", "text") != "text":
-        raise setting_error("features.kind", "a built-in text task has text features",
+        raise setting_error("features.kind", f"{task} has text features",
                             features["kind"], "write kind: text, or leave kind: out")
     if column:
         name = features.get("column")

@@ -77,6 +77,9 @@ def run_tasks(config: Config, progress: Progress | None = None) -> list[Written]
     raise_if_stopped()
     tasks = prepare(config)
     memory_plan(config, tasks)  # refused here if it would not fit
+    for task in tasks:  # once per run, whatever the progress shown (run.json keeps them)
+        for line in task.warnings:
+            _say(f"warning: {line}")
     # a machine's first run compiles the loops here, once, before any worker starts
     ensure_compiled(None if isinstance(progress, NoProgress) else _say)
     by_name = {t.spec.name: t for t in tasks}

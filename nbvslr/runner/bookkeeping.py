@@ -53,6 +53,7 @@ class _Task:
     remaining: int = 0  # units still to come
     plan: memory.Plan | None = None
     began: float | None = None  # perf_counter when its first unit started, as far as known
+    warnings: tuple[str, ...] = ()  # said once on stderr when the run starts; in run.json
 
 
 def _check_sizes(config: Config, spec: TaskSpec, grid: tuple[int, ...], data: Dataset) -> None:
@@ -80,6 +81,41 @@ def _check_sizes(config: Config, spec: TaskSpec, grid: tuple[int, ...], data: Da
             f"is in at most m training documents); use sizes of at least {min_df}, a lower "
             "min_df, or vocabulary: all"
         )
+
+
+def _binary_class(data: Dataset, k: int) -> str:
+    """Class ``k`` of a binary task as a message names it: ``the positive class ('1')`` (its
+    values, as the recipe's notes list them)."""
+    side = "positive" if k == 1 else "negative"
+    values = data.notes.get(side)
+    named = (f" ({', '.join(repr(str(v)) for v in values)})"
+             if isinstance(values, list | tuple) and values else "")
+    return f"the {side} class{named}"
+
+
+def single_row_classes(name: str, data: Dataset) -> str | None:
+    """The one line saying which classes have a single row (document), or None. Every
+    training set holds one row of each class (``nbvslr.splits``), so such a row is in every
+    training set and never in a test set: the test errors are those of the other classes.
+    Said, not refused: the run and its numbers are as without the line."""
+    counts = np.bincount(data.y, minlength=data.n_classes)
+    single = [int(k) for k in np.flatnonzero(counts == 1)]
+    if not single:
+        return None
+    row = "document" if data.kind == "text" else "row"
+    if not data.multiclass:
+        what, other = _binary_class(data, single[0]), "other class"
+    else:
+        quoted = [repr(data.classes[k]) for k in single]
+        what = (f"class {quoted[0]}" if len(quoted) == 1
+                else f"classes {', '.join(quoted[:-1])} and {quoted[-1]}")
+        other = "other classes"
+    one = len(single) == 1
+    return (f"{name}: {what} {'has a single ' + row if one else f'have a single {row} each'}"
+            f", which every training set holds (one {row} of each class), so "
+            f"{'it is' if one else 'they are'} never tested and the test errors are those of "
+            f"the {other}; add {row}s of {'that class' if one else 'those classes'} to test "
+            f"{'it' if one else 'them'}")
 
 
 def code_digest() -> str:
@@ -131,8 +167,9 @@ def prepare(config: Config) -> list[_Task]:
                 spec.name, tuple((m.name, m.family) for m in config.models), config.splits)
             checkpoints = results.Checkpoints(
                 folder, fingerprint(config, spec, grid, data, digest), expected)
+        said = single_row_classes(spec.name, data)
         tasks.append(_Task(spec, grid, data, digest, folder, checkpoints, {},
-                           defaultdict(list)))
+                           defaultdict(list), warnings=(said,) if said else ()))
     return tasks
 
 
@@ -300,16 +337,25 @@ def _run_info(config: Config, task: _Task, started: float) -> dict[str, Any]:
         },
         "versions": _versions(),
         "machine": machine_info(),
+        **({"warnings": list(task.warnings)} if task.warnings else {}),
     }
 
 
 def machine_info() -> dict[str, Any]:
     """What the numbers may depend on beyond the code and the seeds: the CPU, the BLAS
-    library numpy calls (name, version, kernel architecture) and numpy's version."""
-    blas = [
-        {key: lib.get(key) for key in ("internal_api", "version", "architecture", "prefix")}
-        for lib in threadpool_info() if lib.get("user_api") == "blas"
-    ]
+    libraries the fits call (name, version, kernel architecture: numpy's, and scipy's,
+    which the compiled loops and the text fits call) and numpy's version.
+
+    The same list whatever this process did before: scipy's BLAS is loaded here if no
+    import has loaded it yet (the models import scipy, so a run has), and the libraries are
+    listed in a fixed order, not in the order they were loaded (which compiling the loops
+    changes)."""
+    import scipy.linalg  # noqa: F401  (loads scipy's BLAS; already imported by the models)
+
+    blas = sorted(
+        ({key: lib.get(key) for key in ("internal_api", "version", "architecture", "prefix")}
+         for lib in threadpool_info() if lib.get("user_api") == "blas"),
+        key=lambda lib: json.dumps(lib, sort_keys=True, default=str))
     return {
         "platform": platform.platform(),
         "cpu": _cpu_model(),

@@ -22,8 +22,11 @@ from typing import Any
 import matplotlib
 import numpy as np
 import pandas as pd
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.legend import Legend
+from matplotlib.text import Text
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from nbvslr.analysis.crossovers import DEFAULT_N_BOOT, Crossovers, crossovers, task_crossovers
@@ -254,8 +257,45 @@ def plot_task(
             ax.legend(fontsize="small", frameon=False, loc="upper left",
                       bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
         else:
-            ax.legend(fontsize="small", frameon=False)
+            placed = ax.legend(fontsize="small", frameon=False)
+            notes = [t for t in ax.texts if t.get_gid() in TOP_NOTES]
+            if notes:
+                ax.add_artist(_LegendOffNotes(placed, notes))
     return ax
+
+
+#: The notes written at the top of a panel, which its legend must not cover: the crossover's
+#: m and the starts that run above the panel.
+TOP_NOTES = ("crossover-label", "clipped-start")
+
+
+class _LegendOffNotes(Artist):
+    """Draws nothing: drawn just before the panel's legend (its zorder is just below), it
+    looks where ``loc="best"`` puts the legend and, when that covers one of the ``notes`` at
+    the top of the panel, has it placed, again by "best", in the part of the panel below
+    them (if it fits there). matplotlib's "best" counts a covered text as one point of
+    badness, as little as one point of a curve, so on a short log axis, where the bands
+    fill the panel, it would rather cover the crossover's m than a band. Every draw decides
+    afresh (another size or dpi); a legend that covers no note is left as it was."""
+
+    def __init__(self, legend: Legend, notes: Sequence[Text]) -> None:
+        super().__init__()
+        self.legend, self.notes = legend, list(notes)
+        self.set_zorder(legend.get_zorder() - 0.01)
+        self.set_in_layout(False)
+
+    def draw(self, renderer: Any) -> None:
+        legend, panel = self.legend, self.axes.bbox
+        legend.set_bbox_to_anchor(None)  # the whole panel, as ax.legend placed it
+        box = legend.get_window_extent(renderer)
+        covered = [b for b in (t.get_window_extent(renderer) for t in self.notes
+                               if t.get_visible()) if b.overlaps(box)]
+        if not covered:
+            return
+        # below the notes (and their white ground); the legend keeps its own pad inside
+        top = min(b.y0 for b in covered) - renderer.points_to_pixels(2.0)
+        if top - panel.y0 >= box.height:  # (left, bottom, width, height) of the panel
+            legend.set_bbox_to_anchor((0.0, 0.0, 1.0, (top - panel.y0) / panel.height))
 
 
 PAPER_STYLE = {"color": "black", "linewidth": 0.75}

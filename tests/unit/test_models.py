@@ -131,7 +131,7 @@ def test_bad_training_sets_are_rejected():
         score_splits(_spec("nb"), data, zeros[None], _seeds(1))
     with pytest.raises(DataError, match="repeats a row"):
         score_splits(_spec("lr"), data, np.array([[0, 0, 1]]), _seeds(1))
-    with pytest.raises(SizeError, match="rows left after holding out one test row"):
+    with pytest.raises(SizeError, match="at least one row must be left to test on"):
         score_splits(_spec("lr"), data, np.arange(10)[None], _seeds(1))
 
 

@@ -395,3 +395,34 @@ def test_a_grid_spaced_by_ratios_is_drawn_on_a_log_axis():
     assert not log_axis(list(range(2, 383, 20)))  # adult (discrete): 2..382 step 20
     assert not log_axis([2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 30])  # ratios, but 15x only
     assert not log_axis([1, 100])  # two sizes: no grid to judge
+
+
+def test_the_legend_of_a_short_log_axis_leaves_the_crossovers_m_readable(tmp_path):
+    """voting-like curves on m = 20 .. 100 with --log-m: the bands fill the panel, and
+    "best" alone put the legend over the "m ≈ …" written at the top (it counts a covered
+    text as little as a point of a curve); the legend goes below the label instead (PDF and
+    SVG render it too), and a panel whose legend covers nothing keeps it where it was."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fabricate(tmp_path, task="vote", title="vote", sizes=(20, 40, 60, 80, 100), x_range=None,
+              curves={"nb": ("nb", lambda m: 0.105 + 0 * m),
+                      "lr": ("lr", lambda m: 0.06 + 2.3 / m)})
+    fig = plots.figure_of_tasks(load_results(tmp_path), n_boot=50, log_m=True)
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    ax = fig.get_axes()[0]
+    (label,) = [t for t in ax.texts if t.get_gid() == "crossover-label"]
+    legend = ax.get_legend().get_window_extent(renderer)
+    text = label.get_window_extent(renderer)
+    assert not legend.overlaps(text)
+    assert legend.y1 < text.y0 and ax.bbox.contains(legend.x0, legend.y0)
+    for fmt in ("pdf", "svg"):
+        assert plots.render(fig, fmt)  # drawn by those renderers too
+    # the toy panel: "best" covers no note there, and the legend stays where it chose
+    fabricate(tmp_path / "toy", task="toy", title="toy")
+    fig = plots.figure_of_tasks(load_results(tmp_path / "toy"), n_boot=50)
+    FigureCanvasAgg(fig).draw()
+    ax = fig.get_axes()[0]
+    assert [t for t in ax.texts if t.get_gid() == "crossover-label"]
+    assert ax.get_legend().get_bbox_to_anchor() is ax.bbox
