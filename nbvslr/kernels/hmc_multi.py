@@ -55,11 +55,14 @@ def run_cone_chains(Z, y, n_classes, Gz, x0, velocities, burn_in, thin, max_even
     v = np.empty(r)
     fx = np.empty((K, m))
     fv = np.empty((K, m))
-    ratio = np.empty((K, m))
-    sx = np.empty((2, m, K))
-    scratch = np.empty((3, m))
+    sx = np.empty((2, K, m))
+    ZT = np.empty((P, m))
+    scratch = np.empty((5, m))
     g_diag = np.empty((K, m))
     for s in range(S):
+        for i in range(m):
+            for p in range(P):
+                ZT[p, i] = Z[s, i, p]
         for i in range(m):
             zz = 0.0
             for p in range(P):
@@ -70,7 +73,7 @@ def run_cone_chains(Z, y, n_classes, Gz, x0, velocities, burn_in, thin, max_even
             x[:] = x0[s]
             for it in range(n_iter):
                 v[:] = velocities[s, it, c]
-                events[s, c, it] = _travel(Z[s], y[s], K, Gz[s], g_diag, x, v, fx, fv, ratio,
+                events[s, c, it] = _travel(Z[s], ZT, y[s], K, Gz[s], g_diag, x, v, fx, fv,
                                            sx, scratch, max_events)
                 done = it + 1 - burn_in
                 if done > 0 and done % thin == 0:
@@ -78,72 +81,105 @@ def run_cone_chains(Z, y, n_classes, Gz, x0, velocities, burn_in, thin, max_even
 
 
 @compiled
-def _first_wall(ratio):
-    """``(j, ratio[j])`` for the smallest ``ratio[j]`` (the first such j; (0, inf) if none)."""
-    k_min = np.inf
-    for i in range(ratio.shape[0]):
-        k_min = min(k_min, ratio[i])
-    for i in range(ratio.shape[0]):
-        if ratio[i] == k_min:
-            return i, k_min
-    return 0, np.inf
+def _first_wall(fx, fv, y, low):
+    """The next wall: ``(k m + i, fv[k, i] / fx[k, i])`` for the most negative ratio over
+    the rows (i, k), k != y_i, the first such (k, i) in class-major order; ``(0, 0.0)`` if
+    no ratio is negative (no wall ahead). low : (m,) the smallest of 0 and row i's ratios
+    over k."""
+    K, m = fx.shape
+    k_min = 0.0
+    for i in range(m):
+        k_min = min(k_min, low[i])
+    if not k_min < 0.0:
+        return 0, 0.0
+    best = K * m
+    for i in range(m):
+        if low[i] == k_min:
+            for k in range(K):
+                jq = k * m + i
+                if jq >= best:
+                    break
+                if k != y[i] and fv[k, i] / fx[k, i] == k_min:
+                    best = jq
+                    break
+    return best, k_min
 
 
 @compiled
-def _margins(Z, y, K, x, v, sx, fx, fv, ratio):
-    """``fx = F x`` (at least TINY), ``fv = F v`` and their ratios, (K, m), from the
-    scores; the entries (y_i, i) at 1, 0 and 0."""
-    m, P = Z.shape
+def _margins(ZT, y, K, x, v, sx, fx, fv, low):
+    """``fx = F x`` (at least TINY) and ``fv = F v``, (K, m), from the scores (ZT : (P, m)
+    the training rows' transpose; sx : (2, K, m) the scores), the entries (y_i, i) at 1 and
+    0; low : (m,) the smallest of 0 and the ratios ``fv / fx`` of row i of the training
+    set."""
+    P, m = ZT.shape
     F = K - 1
+    for k in range(K):
+        for i in range(m):
+            sx[0, k, i] = 0.0
+            sx[1, k, i] = 0.0
+    for k in range(F):
+        # the scores of class k, z_i . x_k and z_i . v_k, summed over p in order for every
+        # row i at once
+        for p in range(P):
+            _add_scaled(sx[0, k], sx[1, k], ZT[p], x[k * P + p], v[k * P + p])
     for i in range(m):
-        for k in range(F):
-            a, b = 0.0, 0.0
-            for p in range(P):
-                a += Z[i, p] * x[k * P + p]
-                b += Z[i, p] * v[k * P + p]
-            sx[0, i, k] = a
-            sx[1, i, k] = b
-        sx[0, i, F] = 0.0
-        sx[1, i, F] = 0.0
+        low[i] = 0.0
     for k in range(K):
         for i in range(m):
             if k == y[i]:
                 fx[k, i] = 1.0
                 fv[k, i] = 0.0
-                ratio[k, i] = 0.0
             else:
-                a = sx[0, i, y[i]] - sx[0, i, k]
+                a = sx[0, y[i], i] - sx[0, k, i]
                 fx[k, i] = a if a >= TINY else TINY
-                fv[k, i] = sx[1, i, y[i]] - sx[1, i, k]
-                ratio[k, i] = fv[k, i] / fx[k, i]
+                fv[k, i] = sx[1, y[i], i] - sx[1, k, i]
+                q = fv[k, i] / fx[k, i]
+                low[i] = min(low[i], q)
 
 
 @compiled
-def _rotate(fxk, fvk, rk, ag, at, ek, cs, sn):
+def _add_scaled(a, b, z, xp, vp):
+    """``a += z xp``, ``b += z vp`` elementwise."""
+    for i in range(z.shape[0]):
+        a[i] += z[i] * xp
+        b[i] += z[i] * vp
+
+
+@compiled
+def _rotate(fxk, fvk, low, lower, y, k, ag, at, ek, cs, sn):
     """One class's margins moved along the ellipse by (cs, sn) and reflected: the walls
-    (i, k) for every i."""
+    (i, k) for every i, the entries (y_i, i) put back at 1 and 0; ``low[i]`` lowered to
+    the new ratio of (i, k)."""
     for i in range(fxk.shape[0]):
         fxi = fxk[i] * cs + fvk[i] * sn
         fvi = fvk[i] * cs - fxk[i] * sn - ag[i] * (ek - at[i])
         fxi = fxi if fxi >= TINY else TINY
         fxk[i] = fxi
         fvk[i] = fvi
-        rk[i] = fvi / fxi
+        q = fvi / fxi
+        q = 0.0 if y[i] == k else q
+        lower[i] = min(low[i], q)
 
 
 @compiled
-def _travel(Z, y, K, Gz, g_diag, x, v, fx, fv, ratio, sx, scratch, max_events):
+def _travel(Z, ZT, y, K, Gz, g_diag, x, v, fx, fv, sx, scratch, max_events):
     """One HMC iteration of one chain (``nbvslr.kernels.hmc._travel`` on the K-class cone):
     travel for ``TRAVEL`` from x with velocity v, both updated in place; returns the
-    bounces."""
+    bounces.
+
+    A bounce rotates and reflects the K m margins in one pass (``_rotate``, class by class,
+    which vectorises), keeping per training row i only the smallest ratio over the classes
+    (``low``); ``_first_wall`` then finds the smallest of those m and the first (k, i) that
+    has it.
+    """
     m, P = Z.shape
     F = K - 1
     r = x.shape[0]
-    flat = ratio.reshape(K * m)
     ag, at, row = scratch[0], scratch[1], scratch[2]
+    low = scratch[3]
     e = np.zeros(K)
-    _margins(Z, y, K, x, v, sx, fx, fv, ratio)
-    jq, k_min = _first_wall(flat)
+    _margins(ZT, y, K, x, v, sx, fx, fv, low)
+    jq, k_min = _first_wall(fx, fv, y, low)
     left = TRAVEL
     n_events = 0
     while True:
@@ -195,12 +231,13 @@ def _travel(Z, y, K, Gz, g_diag, x, v, fx, fv, ratio, sx, scratch, max_events):
         for i in range(m):
             ag[i] = alpha * Ga[i]
             at[i] = e[y[i]]
+            scratch[3, i] = 0.0
         for k in range(K):
-            _rotate(fx[k], fv[k], ratio[k], ag, at, e[k], cs, sn)
-        for i in range(m):  # the entries (y_i, i): no row
-            fx[y[i], i] = 1.0
-            fv[y[i], i] = 0.0
-            ratio[y[i], i] = 0.0
-        fx[l, a] = TINY
-        ratio[l, a] = fv[l, a] / TINY
-        jq, k_min = _first_wall(flat)
+            src, dst = scratch[3 + k % 2], scratch[4 - k % 2]
+            _rotate(fx[k], fv[k], src, dst, y, k, ag, at, e[k], cs, sn)
+            if k == l:
+                # the wall just met: the particle is on it (rounding aside)
+                fx[l, a] = TINY
+                dst[a] = min(src[a], fv[l, a] / TINY)
+        low = scratch[3 + K % 2]
+        jq, k_min = _first_wall(fx, fv, y, low)
