@@ -228,10 +228,13 @@ def _travel(Z, ZT, y, K, Gz, g_diag, x, v, fx, fv, sx, scratch, max_events):
                     acc += Z[i, p] * Z[a, p]
                 row[i] = acc
             Ga = row
-        for i in range(m):
+        el, eya = e[l], e[ya]
+        low0 = scratch[3]
+        for i in range(m):  # at_i = e[y_i], l != ya
+            yi = y[i]
             ag[i] = alpha * Ga[i]
-            at[i] = e[y[i]]
-            scratch[3, i] = 0.0
+            at[i] = el if yi == l else (eya if yi == ya else 0.0)
+            low0[i] = 0.0
         for k in range(K):
             src, dst = scratch[3 + k % 2], scratch[4 - k % 2]
             _rotate(fx[k], fv[k], src, dst, y, k, ag, at, e[k], cs, sn)
