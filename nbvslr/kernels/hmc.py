@@ -35,12 +35,17 @@ def run_chains(F, G, g_diag, x0, velocities, burn_in, thin, max_events, kept, ev
     x = np.empty(r)
     v = np.empty(r)
     work = np.empty((3, m))
+    FT = np.empty((r, m))
     for s in range(S):
+        for i in range(m):
+            for q in range(r):
+                FT[q, i] = F[s, i, q]
         for c in range(C):
             x[:] = x0[s]
             for it in range(n_iter):
                 v[:] = velocities[s, it, c]
-                events[s, c, it] = _travel(F[s], G[s], g_diag[s], x, v, work, max_events)
+                events[s, c, it] = _travel(F[s], FT, G[s], g_diag[s], x, v, work,
+                                             max_events)
                 done = it + 1 - burn_in
                 if done > 0 and done % thin == 0:
                     kept[s, c, done // thin - 1] = x
@@ -57,10 +62,19 @@ def _first_wall(ratio):
 
 
 @compiled
-def _travel(F, G, g_diag, x, v, work, max_events):
+def _add_scaled(a, b, z, xq, vq):
+    """``a += z xq``, ``b += z vq`` elementwise."""
+    for i in range(z.shape[0]):
+        a[i] += z[i] * xq
+        b[i] += z[i] * vq
+
+
+@compiled
+def _travel(F, FT, G, g_diag, x, v, work, max_events):
     """One HMC iteration of one chain: travel for ``TRAVEL`` from x with velocity v.
 
-    F : (m, r), G : (m, m), g_diag : (m,) as in ``run_chains``; x, v : (r,) updated in place;
+    F : (m, r), G : (m, m), g_diag : (m,) as in ``run_chains``, FT : (r, m) F's transpose;
+    x, v : (r,) updated in place;
     work : (3, m) scratch (``fx = F x``, ``fv = F v`` and their ratios). Returns the bounces.
 
     The next wall is the most negative ``fv_i / fx_i`` (``fx >= TINY > 0``), met at
@@ -73,14 +87,15 @@ def _travel(F, G, g_diag, x, v, work, max_events):
     """
     m, r = F.shape
     fx, fv, ratio = work[0], work[1], work[2]
+    # F x and F v: the sums over q in order, for every row at once
     for i in range(m):
-        a, b = 0.0, 0.0
-        for q in range(r):
-            a += F[i, q] * x[q]
-            b += F[i, q] * v[q]
-        fx[i] = max(a, TINY)  # rounding never puts the particle outside
-        fv[i] = b
-        ratio[i] = b / fx[i]
+        fx[i] = 0.0
+        fv[i] = 0.0
+    for q in range(r):
+        _add_scaled(fx, fv, FT[q], x[q], v[q])
+    for i in range(m):
+        fx[i] = max(fx[i], TINY)  # rounding never puts the particle outside
+        ratio[i] = fv[i] / fx[i]
     j, k_min = _first_wall(ratio)
     left = TRAVEL
     n_events = 0
