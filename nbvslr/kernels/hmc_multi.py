@@ -146,6 +146,13 @@ def _add_scaled(a, b, z, xp, vp):
 
 
 @compiled
+def _add_scaled1(a, z, c):
+    """``a += z c`` elementwise."""
+    for i in range(z.shape[0]):
+        a[i] += z[i] * c
+
+
+@compiled
 def _rotate(fxk, fvk, low, lower, y, k, ag, at, ek, cs, sn):
     """One class's margins moved along the ellipse by (cs, sn) and reflected: the walls
     (i, k) for every i, the entries (y_i, i) put back at 1 and 0; ``low[i]`` lowered to
@@ -221,12 +228,11 @@ def _travel(Z, ZT, y, K, Gz, g_diag, x, v, fx, fv, sx, scratch, max_events):
             e[l] += 1.0
         if Gz.shape[0] == m:
             Ga = Gz[a]
-        else:  # the Gram matrix not held: its row a, z_i . z_a
+        else:  # the Gram matrix not held: its row a, z_i . z_a summed over p in order
             for i in range(m):
-                acc = 0.0
-                for p in range(P):
-                    acc += Z[i, p] * Z[a, p]
-                row[i] = acc
+                row[i] = 0.0
+            for p in range(P):
+                _add_scaled1(row, ZT[p], Z[a, p])
             Ga = row
         el, eya = e[l], e[ya]
         low0 = scratch[3]
