@@ -17,19 +17,24 @@ same cap) on that cone from the training rows alone:
   one row of the m x m Gram matrix of the training rows.
 
 The margins are held class-major, ``(K, m)``: entry (k, i) is the cone's row (i, k); the
-entries (y_i, i), no row of the cone, are held at ``F x = 1, F v = 0`` (never a wall).
+entries (y_i, i), no row of the cone, start each iteration at ``F x = 1, F v = 0`` and are
+never a wall (the search for the next wall skips them; their values are not read).
+
+A bounce makes one pass over the K m margins (``_rotate``, a class at a time, which
+compiles to vector instructions): it moves and reflects them and keeps, per training row i,
+only the smallest ratio ``fv / fx`` over the classes; the next wall is then the smallest of
+those m numbers, and the first class of its row that has it (``_first_wall``). The scores
+at the start of an iteration and a Gram row not held are summed for all training rows at
+once from the transpose of Z, each sum over p in order (vector instructions again, the same
+sums).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from nbvslr.kernels.hmc import TINY, TRAVEL, add_scaled, turn, wall_time
 from nbvslr.kernels.jit import compiled
-
-#: Travel time per iteration (a quarter turn of the ellipse: x and v swap roles).
-TRAVEL = np.pi / 2
-#: Margins are kept >= TINY (a particle on a wall, or pushed past it by rounding).
-TINY = 1e-300
 
 
 @compiled
@@ -44,8 +49,8 @@ def run_cone_chains(Z, y, n_classes, Gz, x0, velocities, burn_in, thin, max_even
     ``burn_in + thin``, ``burn_in + 2 thin``, ..., and events : (S, C, n_iter), the bounces
     of every iteration.
 
-    The margins are held class-major, ``(K, m)``: entry (k, i) is row (i, k) of the cone,
-    and entry (y_i, i), which is no row, is held at ``fx = 1, fv = 0`` (never a wall).
+    The margins are held class-major, ``(K, m)``: entry (k, i) is row (i, k) of the cone;
+    entry (y_i, i), which is no row, is never a wall.
     """
     S, m, P = Z.shape
     K = n_classes
@@ -55,9 +60,9 @@ def run_cone_chains(Z, y, n_classes, Gz, x0, velocities, burn_in, thin, max_even
     v = np.empty(r)
     fx = np.empty((K, m))
     fv = np.empty((K, m))
-    sx = np.empty((2, K, m))
-    ZT = np.empty((P, m))
-    scratch = np.empty((5, m))
+    sx = np.empty((2, K, m))  # the scores of x and v
+    ZT = np.empty((P, m))  # a split's training rows, transposed
+    scratch = np.empty((5, m))  # a bounce's factors, a Gram row, the smallest ratios (two)
     g_diag = np.empty((K, m))
     for s in range(S):
         for i in range(m):
@@ -121,7 +126,7 @@ def _margins(ZT, y, K, x, v, sx, fx, fv, low):
         # the scores of class k, z_i . x_k and z_i . v_k, summed over p in order for every
         # row i at once
         for p in range(P):
-            _add_scaled(sx[0, k], sx[1, k], ZT[p], x[k * P + p], v[k * P + p])
+            add_scaled(sx[0, k], sx[1, k], ZT[p], x[k * P + p], v[k * P + p])
     for i in range(m):
         low[i] = 0.0
     for k in range(K):
@@ -138,14 +143,6 @@ def _margins(ZT, y, K, x, v, sx, fx, fv, low):
 
 
 @compiled
-def _add_scaled(a, b, z, xp, vp):
-    """``a += z xp``, ``b += z vp`` elementwise."""
-    for i in range(z.shape[0]):
-        a[i] += z[i] * xp
-        b[i] += z[i] * vp
-
-
-@compiled
 def _add_scaled1(a, z, c):
     """``a += z c`` elementwise."""
     for i in range(z.shape[0]):
@@ -155,8 +152,9 @@ def _add_scaled1(a, z, c):
 @compiled
 def _rotate(fxk, fvk, low, lower, y, k, ag, at, ek, cs, sn):
     """One class's margins moved along the ellipse by (cs, sn) and reflected: the walls
-    (i, k) for every i, the entries (y_i, i) put back at 1 and 0; ``low[i]`` lowered to
-    the new ratio of (i, k)."""
+    (i, k) for every i; ``lower[i] = min(low[i], ratio of (i, k))``, the ratio of the entry
+    (y_i, i) (no wall) counting as 0. (low and lower are distinct arrays: a minimum kept in
+    place compiles to masked stores, which are slow.)"""
     for i in range(fxk.shape[0]):
         fxi = fxk[i] * cs + fvk[i] * sn
         fvi = fvk[i] * cs - fxk[i] * sn - ag[i] * (ek - at[i])
@@ -174,10 +172,9 @@ def _travel(Z, ZT, y, K, Gz, g_diag, x, v, fx, fv, sx, scratch, max_events):
     travel for ``TRAVEL`` from x with velocity v, both updated in place; returns the
     bounces.
 
-    A bounce rotates and reflects the K m margins in one pass (``_rotate``, class by class,
-    which vectorises), keeping per training row i only the smallest ratio over the classes
-    (``low``); ``_first_wall`` then finds the smallest of those m and the first (k, i) that
-    has it.
+    A bounce rotates and reflects the K m margins in one pass (``_rotate``, class by class),
+    keeping per training row i only the smallest ratio over the classes (``low``);
+    ``_first_wall`` then finds the smallest of those m and the first (k, i) that has it.
     """
     m, P = Z.shape
     F = K - 1
@@ -190,7 +187,7 @@ def _travel(Z, ZT, y, K, Gz, g_diag, x, v, fx, fv, sx, scratch, max_events):
     left = TRAVEL
     n_events = 0
     while True:
-        t_hit = np.arctan(-1.0 / min(k_min, -TINY)) if k_min < 0 else np.inf
+        t_hit = wall_time(k_min)
         if n_events == max_events:
             dt = min(0.5 * t_hit, left)
             cs, sn = np.cos(dt), np.sin(dt)
@@ -200,10 +197,7 @@ def _travel(Z, ZT, y, K, Gz, g_diag, x, v, fx, fv, sx, scratch, max_events):
         hit = t_hit < left
         dt = min(t_hit, left)
         cs, sn = np.cos(dt), np.sin(dt)
-        for q in range(r):
-            xq = x[q]
-            x[q] = xq * cs + v[q] * sn
-            v[q] = v[q] * cs - xq * sn
+        turn(x, v, cs, sn)
         left -= dt
         if not hit:
             return n_events
