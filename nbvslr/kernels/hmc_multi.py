@@ -16,17 +16,19 @@ same cap) on that cone from the training rows alone:
   is not the reference class), so a bounce updates the m (K - 1) velocities' margins from
   one row of the m x m Gram matrix of the training rows.
 
-The margins are held class-major, ``(K, m)``: entry (k, i) is the cone's row (i, k); the
-entries (y_i, i), no row of the cone, start each iteration at ``F x = 1, F v = 0`` and are
-never a wall (the search for the next wall skips them; their values are not read).
+The kernel holds a split's training rows sorted by class (stably: ``order``), and the
+margins class-major, ``(K, m)``: entry (k, p) is the cone's row (order[p], k). The entries
+(y_p, p), no row of the cone, are never a wall: class k's own rows are one stretch
+``start[k] .. start[k + 1]``, which a bounce skips (their values are not read).
 
 A bounce makes one pass over the K m margins (``_rotate``, a class at a time, which
-compiles to vector instructions): it moves and reflects them and keeps, per training row i,
+compiles to vector instructions): it moves and reflects them and keeps, per training row,
 only the smallest ratio ``fv / fx`` over the classes; the next wall is then the smallest of
-those m numbers, and the first class of its row that has it (``_first_wall``). The scores
-at the start of an iteration and a Gram row not held are summed for all training rows at
-once from the transpose of Z, each sum over p in order (vector instructions again, the same
-sums).
+those m numbers, and among the walls that have it the first in the training set's own
+order (class-major), as in the binary sampler on the cone's rows (``_first_wall``): the
+sorting changes no draw. The scores at the start of an iteration and a Gram row not held
+are summed for all training rows at once from the transpose of Z, each sum over the
+features in order (vector instructions again, the same sums).
 """
 
 from __future__ import annotations
@@ -49,8 +51,8 @@ def run_cone_chains(Z, y, n_classes, Gz, x0, velocities, burn_in, thin, max_even
     ``burn_in + thin``, ``burn_in + 2 thin``, ..., and events : (S, C, n_iter), the bounces
     of every iteration.
 
-    The margins are held class-major, ``(K, m)``: entry (k, i) is row (i, k) of the cone;
-    entry (y_i, i), which is no row, is never a wall.
+    Each split's rows are sorted by class first (its Gram matrix too), see the module
+    docstring.
     """
     S, m, P = Z.shape
     K = n_classes
@@ -61,51 +63,72 @@ def run_cone_chains(Z, y, n_classes, Gz, x0, velocities, burn_in, thin, max_even
     fx = np.empty((K, m))
     fv = np.empty((K, m))
     sx = np.empty((2, K, m))  # the scores of x and v
-    ZT = np.empty((P, m))  # a split's training rows, transposed
+    # a split's rows sorted by class (stable): row p is the training row order[p]
+    order = np.empty(m, dtype=np.int64)
+    start = np.empty(K + 1, dtype=np.int64)  # class k's rows are start[k] .. start[k + 1]
+    Zs = np.empty((m, P))
+    ZT = np.empty((P, m))  # Zs transposed
+    ys = np.empty(m, dtype=np.int64)
+    Gs = np.empty((Gz.shape[1], Gz.shape[2]))
     scratch = np.empty((5, m))  # a bounce's factors, a Gram row, the smallest ratios (two)
     g_diag = np.empty((K, m))
     for s in range(S):
-        for i in range(m):
-            for p in range(P):
-                ZT[p, i] = Z[s, i, p]
+        n = 0
+        for k in range(K):
+            start[k] = n
+            for i in range(m):
+                if y[s, i] == k:
+                    order[n] = i
+                    n += 1
+        start[K] = n
+        if n != m:
+            raise ValueError("the labels must be 0 .. n_classes - 1")
+        for p in range(m):
+            ys[p] = y[s, order[p]]
+            for q in range(P):
+                Zs[p, q] = Z[s, order[p], q]
+                ZT[q, p] = Z[s, order[p], q]
+        for p in range(Gs.shape[0]):
+            for q in range(Gs.shape[1]):
+                Gs[p, q] = Gz[s, order[p], order[q]]
         for i in range(m):
             zz = 0.0
             for p in range(P):
-                zz += Z[s, i, p] * Z[s, i, p]
+                zz += Zs[i, p] * Zs[i, p]
             for k in range(K):
-                g_diag[k, i] = max(zz * ((y[s, i] < K - 1) + (k < K - 1)), 1e-300)
+                g_diag[k, i] = max(zz * ((ys[i] < K - 1) + (k < K - 1)), 1e-300)
         for c in range(C):
             x[:] = x0[s]
             for it in range(n_iter):
                 v[:] = velocities[s, it, c]
-                events[s, c, it] = _travel(Z[s], ZT, y[s], K, Gz[s], g_diag, x, v, fx, fv,
-                                           sx, scratch, max_events)
+                events[s, c, it] = _travel(Zs, ZT, ys, order, start, K, Gs, g_diag, x, v,
+                                           fx, fv, sx, scratch, max_events)
                 done = it + 1 - burn_in
                 if done > 0 and done % thin == 0:
                     kept[s, c, done // thin - 1] = x
 
 
 @compiled
-def _first_wall(fx, fv, y, low):
-    """The next wall: ``(k m + i, fv[k, i] / fx[k, i])`` for the most negative ratio over
-    the rows (i, k), k != y_i, the first such (k, i) in class-major order; ``(0, 0.0)`` if
-    no ratio is negative (no wall ahead). low : (m,) the smallest of 0 and row i's ratios
-    over k."""
+def _first_wall(fx, fv, y, order, low):
+    """The next wall: ``(k m + p, fv[k, p] / fx[k, p])`` for the most negative ratio over
+    the rows (p, k), k != y_p, the first such in the training set's own order (class-major:
+    k, then the training row ``order[p]``); ``(0, 0.0)`` if no ratio is negative (no wall
+    ahead). low : (m,) the smallest of 0 and row p's ratios over k."""
     K, m = fx.shape
     k_min = 0.0
-    for i in range(m):
-        k_min = min(k_min, low[i])
+    for p in range(m):
+        k_min = min(k_min, low[p])
     if not k_min < 0.0:
         return 0, 0.0
-    best = K * m
-    for i in range(m):
-        if low[i] == k_min:
+    first, best = K * m, 0
+    for p in range(m):
+        if low[p] == k_min:
             for k in range(K):
-                jq = k * m + i
-                if jq >= best:
+                jq = k * m + order[p]
+                if jq >= first:
                     break
-                if k != y[i] and fv[k, i] / fx[k, i] == k_min:
-                    best = jq
+                if k != y[p] and fv[k, p] / fx[k, p] == k_min:
+                    first, best = jq, k * m + p
                     break
     return best, k_min
 
@@ -150,31 +173,33 @@ def _add_scaled1(a, z, c):
 
 
 @compiled
-def _rotate(fxk, fvk, low, lower, y, k, ag, at, ek, cs, sn):
+def _rotate(fxk, fvk, low, lower, ag, at, ek, cs, sn, lo, hi):
     """One class's margins moved along the ellipse by (cs, sn) and reflected: the walls
-    (i, k) for every i; ``lower[i] = min(low[i], ratio of (i, k))``, the ratio of the entry
-    (y_i, i) (no wall) counting as 0. (low and lower are distinct arrays: a minimum kept in
-    place compiles to masked stores, which are slow.)"""
-    for i in range(fxk.shape[0]):
+    (p, k) for p in ``lo .. hi`` (unsigned: no index wraparound, the loop vectorises);
+    ``lower[p] = min(low[p], ratio of (p, k))``. (low and lower are distinct arrays: a
+    minimum kept in place compiles to masked stores, which are slow.)"""
+    for i in range(lo, hi):
         fxi = fxk[i] * cs + fvk[i] * sn
         fvi = fvk[i] * cs - fxk[i] * sn - ag[i] * (ek - at[i])
         fxi = fxi if fxi >= TINY else TINY
         fxk[i] = fxi
         fvk[i] = fvi
-        q = fvi / fxi
-        q = 0.0 if y[i] == k else q
-        lower[i] = min(low[i], q)
+        lower[i] = min(low[i], fvi / fxi)
 
 
 @compiled
-def _travel(Z, ZT, y, K, Gz, g_diag, x, v, fx, fv, sx, scratch, max_events):
+def _travel(Z, ZT, y, order, start, K, Gz, g_diag, x, v, fx, fv, sx, scratch,
+            max_events):
     """One HMC iteration of one chain (``nbvslr.kernels.hmc._travel`` on the K-class cone):
     travel for ``TRAVEL`` from x with velocity v, both updated in place; returns the
     bounces.
 
-    A bounce rotates and reflects the K m margins in one pass (``_rotate``, class by class),
-    keeping per training row i only the smallest ratio over the classes (``low``);
-    ``_first_wall`` then finds the smallest of those m and the first (k, i) that has it.
+    Z : (m, P) the split's rows sorted by class, ZT its transpose, y their labels, order :
+    (m,) their rows in the training set, start : (K + 1,) where each class's rows start; Gz
+    : (m, m) their Gram matrix or (0, 0); g_diag : (K, m) the walls' squared norms. A bounce
+    rotates and reflects the K m margins in one pass (``_rotate``, class by class), keeping
+    per row only the smallest ratio over the classes (``low``); ``_first_wall`` then finds
+    the smallest of those m and the first wall that has it.
     """
     m, P = Z.shape
     F = K - 1
@@ -183,7 +208,7 @@ def _travel(Z, ZT, y, K, Gz, g_diag, x, v, fx, fv, sx, scratch, max_events):
     low = scratch[3]
     e = np.zeros(K)
     _margins(ZT, y, K, x, v, sx, fx, fv, low)
-    jq, k_min = _first_wall(fx, fv, y, low)
+    jq, k_min = _first_wall(fx, fv, y, order, low)
     left = TRAVEL
     n_events = 0
     while True:
@@ -237,10 +262,17 @@ def _travel(Z, ZT, y, K, Gz, g_diag, x, v, fx, fv, sx, scratch, max_events):
             low0[i] = 0.0
         for k in range(K):
             src, dst = scratch[3 + k % 2], scratch[4 - k % 2]
-            _rotate(fx[k], fv[k], src, dst, y, k, ag, at, e[k], cs, sn)
+            # the rows of class k (entries (y_p, p), no walls) are skipped
+            lo, hi = start[k], start[k + 1]
+            _rotate(fx[k], fv[k], src, dst, ag, at, e[k], cs, sn, np.uint64(0),
+                    np.uint64(lo))
+            for p in range(lo, hi):
+                dst[p] = src[p]
+            _rotate(fx[k], fv[k], src, dst, ag, at, e[k], cs, sn, np.uint64(hi),
+                    np.uint64(m))
             if k == l:
                 # the wall just met: the particle is on it (rounding aside)
                 fx[l, a] = TINY
                 dst[a] = min(src[a], fv[l, a] / TINY)
         low = scratch[3 + K % 2]
-        jq, k_min = _first_wall(fx, fv, y, low)
+        jq, k_min = _first_wall(fx, fv, y, order, low)
