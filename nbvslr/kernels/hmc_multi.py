@@ -51,8 +51,8 @@ def run_cone_chains(Z, y, n_classes, Gz, x0, velocities, burn_in, thin, max_even
     ``burn_in + thin``, ``burn_in + 2 thin``, ..., and events : (S, C, n_iter), the bounces
     of every iteration.
 
-    Each split's rows are sorted by class first (its Gram matrix too), see the module
-    docstring.
+    Each split's rows are sorted by class first, see the module docstring; its Gram matrix
+    is sorted alike in place (Gz is overwritten).
     """
     S, m, P = Z.shape
     K = n_classes
@@ -69,7 +69,7 @@ def run_cone_chains(Z, y, n_classes, Gz, x0, velocities, burn_in, thin, max_even
     Zs = np.empty((m, P))
     ZT = np.empty((P, m))  # Zs transposed
     ys = np.empty(m, dtype=np.int64)
-    Gs = np.empty((Gz.shape[1], Gz.shape[2]))
+    seen = np.empty(m, dtype=np.bool_)
     scratch = np.empty((5, m))  # a bounce's factors, a Gram row, the smallest ratios (two)
     g_diag = np.empty((K, m))
     for s in range(S):
@@ -88,9 +88,8 @@ def run_cone_chains(Z, y, n_classes, Gz, x0, velocities, burn_in, thin, max_even
             for q in range(P):
                 Zs[p, q] = Z[s, order[p], q]
                 ZT[q, p] = Z[s, order[p], q]
-        for p in range(Gs.shape[0]):
-            for q in range(Gs.shape[1]):
-                Gs[p, q] = Gz[s, order[p], order[q]]
+        if Gz.shape[1] == m:
+            _sort_gram(Gz[s], order, scratch[0], seen)
         for i in range(m):
             zz = 0.0
             for p in range(P):
@@ -101,11 +100,41 @@ def run_cone_chains(Z, y, n_classes, Gz, x0, velocities, burn_in, thin, max_even
             x[:] = x0[s]
             for it in range(n_iter):
                 v[:] = velocities[s, it, c]
-                events[s, c, it] = _travel(Zs, ZT, ys, order, start, K, Gs, g_diag, x, v,
+                events[s, c, it] = _travel(Zs, ZT, ys, order, start, K, Gz[s], g_diag, x, v,
                                            fx, fv, sx, scratch, max_events)
                 done = it + 1 - burn_in
                 if done > 0 and done % thin == 0:
                     kept[s, c, done // thin - 1] = x
+
+
+@compiled
+def _sort_gram(G, order, buf, seen):
+    """``G[p, q] <- G[order[p], order[q]]`` in place (buf, seen : (m,) scratch): each row's
+    entries, then the rows along the cycles of the permutation."""
+    m = G.shape[0]
+    for i in range(m):
+        for q in range(m):
+            buf[q] = G[i, order[q]]
+        for q in range(m):
+            G[i, q] = buf[q]
+    for p in range(m):
+        seen[p] = False
+    for p0 in range(m):
+        if seen[p0]:
+            continue
+        for q in range(m):
+            buf[q] = G[p0, q]
+        p = p0
+        while True:
+            seen[p] = True
+            src = order[p]
+            if src == p0:
+                for q in range(m):
+                    G[p, q] = buf[q]
+                break
+            for q in range(m):
+                G[p, q] = G[src, q]
+            p = src
 
 
 @compiled
