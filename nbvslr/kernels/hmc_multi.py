@@ -66,8 +66,7 @@ def run_cone_chains(Z, y, n_classes, Gz, x0, velocities, burn_in, thin, max_even
     # a split's rows sorted by class (stable): row p is the training row order[p]
     order = np.empty(m, dtype=np.int64)
     start = np.empty(K + 1, dtype=np.int64)  # class k's rows are start[k] .. start[k + 1]
-    Zs = np.empty((m, P))
-    ZT = np.empty((P, m))  # Zs transposed
+    ZT = np.empty((P, m))  # the split's rows sorted by class, transposed
     ys = np.empty(m, dtype=np.int64)
     seen = np.empty(m, dtype=np.bool_)
     scratch = np.empty((5, m))  # a bounce's factors, a Gram row, the smallest ratios (two)
@@ -86,21 +85,20 @@ def run_cone_chains(Z, y, n_classes, Gz, x0, velocities, burn_in, thin, max_even
         for p in range(m):
             ys[p] = y[s, order[p]]
             for q in range(P):
-                Zs[p, q] = Z[s, order[p], q]
                 ZT[q, p] = Z[s, order[p], q]
         if Gz.shape[1] == m:
             _sort_gram(Gz[s], order, scratch[0], seen)
         for i in range(m):
             zz = 0.0
             for p in range(P):
-                zz += Zs[i, p] * Zs[i, p]
+                zz += ZT[p, i] * ZT[p, i]
             for k in range(K):
                 g_diag[k, i] = max(zz * ((ys[i] < K - 1) + (k < K - 1)), 1e-300)
         for c in range(C):
             x[:] = x0[s]
             for it in range(n_iter):
                 v[:] = velocities[s, it, c]
-                events[s, c, it] = _travel(Zs, ZT, ys, order, start, K, Gz[s], g_diag, x, v,
+                events[s, c, it] = _travel(ZT, ys, order, start, K, Gz[s], g_diag, x, v,
                                            fx, fv, sx, scratch, max_events)
                 done = it + 1 - burn_in
                 if done > 0 and done % thin == 0:
@@ -217,20 +215,20 @@ def _rotate(fxk, fvk, low, lower, ag, at, ek, cs, sn, lo, hi):
 
 
 @compiled
-def _travel(Z, ZT, y, order, start, K, Gz, g_diag, x, v, fx, fv, sx, scratch,
+def _travel(ZT, y, order, start, K, Gz, g_diag, x, v, fx, fv, sx, scratch,
             max_events):
     """One HMC iteration of one chain (``nbvslr.kernels.hmc._travel`` on the K-class cone):
     travel for ``TRAVEL`` from x with velocity v, both updated in place; returns the
     bounces.
 
-    Z : (m, P) the split's rows sorted by class, ZT its transpose, y their labels, order :
-    (m,) their rows in the training set, start : (K + 1,) where each class's rows start; Gz
+    ZT : (P, m) the split's rows sorted by class, transposed; y their labels, order : (m,)
+    their rows in the training set, start : (K + 1,) where each class's rows start; Gz
     : (m, m) their Gram matrix or (0, 0); g_diag : (K, m) the walls' squared norms. A bounce
     rotates and reflects the K m margins in one pass (``_rotate``, class by class), keeping
     per row only the smallest ratio over the classes (``low``); ``_first_wall`` then finds
     the smallest of those m and the first wall that has it.
     """
-    m, P = Z.shape
+    P, m = ZT.shape
     F = K - 1
     r = x.shape[0]
     ag, at, row = scratch[0], scratch[1], scratch[2]
@@ -263,10 +261,10 @@ def _travel(Z, ZT, y, order, start, K, Gz, g_diag, x, v, fx, fv, sx, scratch,
         alpha = 2.0 * (fv[l, a] * cs - fx[l, a] * sn) / g_diag[l, a]
         if ya < F:
             for p in range(P):
-                v[ya * P + p] -= alpha * Z[a, p]
+                v[ya * P + p] -= alpha * ZT[p, a]
         if l < F:
             for p in range(P):
-                v[l * P + p] += alpha * Z[a, p]
+                v[l * P + p] += alpha * ZT[p, a]
         # the Gram entry of rows (a, l) and (i, k) is (z_a . z_i) (e_k - e_{y_i}) with
         # e = e_l - e_ya (no entry for class K - 1)
         e[:] = 0.0
@@ -280,7 +278,7 @@ def _travel(Z, ZT, y, order, start, K, Gz, g_diag, x, v, fx, fv, sx, scratch,
             for i in range(m):
                 row[i] = 0.0
             for p in range(P):
-                _add_scaled1(row, ZT[p], Z[a, p])
+                _add_scaled1(row, ZT[p], ZT[p, a])
             Ga = row
         el, eya = e[l], e[ya]
         low0 = scratch[3]
