@@ -35,12 +35,17 @@ def run_chains(F, G, g_diag, x0, velocities, burn_in, thin, max_events, kept, ev
     x = np.empty(r)
     v = np.empty(r)
     work = np.empty((3, m))
+    FT = np.empty((r, m))  # a split's constraint rows, transposed
     for s in range(S):
+        for i in range(m):
+            for q in range(r):
+                FT[q, i] = F[s, i, q]
         for c in range(C):
             x[:] = x0[s]
             for it in range(n_iter):
                 v[:] = velocities[s, it, c]
-                events[s, c, it] = _travel(F[s], G[s], g_diag[s], x, v, work, max_events)
+                events[s, c, it] = _travel(F[s], FT, G[s], g_diag[s], x, v, work,
+                                           max_events)
                 done = it + 1 - burn_in
                 if done > 0 and done % thin == 0:
                     kept[s, c, done // thin - 1] = x
@@ -57,35 +62,63 @@ def _first_wall(ratio):
 
 
 @compiled
-def _travel(F, G, g_diag, x, v, work, max_events):
+def add_scaled(a, b, z, xq, vq):
+    """``a += z xq``, ``b += z vq`` elementwise."""
+    for i in range(z.shape[0]):
+        a[i] += z[i] * xq
+        b[i] += z[i] * vq
+
+
+@compiled
+def wall_time(k_min):
+    """When the next wall is met: ``arctan(-1 / k_min)`` for the smallest ratio
+    ``k_min = fv_j / fx_j`` if negative, else never (inf)."""
+    return np.arctan(-1.0 / min(k_min, -TINY)) if k_min < 0 else np.inf
+
+
+@compiled
+def turn(x, v, cs, sn):
+    """(x, v) moved along the ellipse, in place: ``(x c + v s, v c - x s)``."""
+    for q in range(x.shape[0]):
+        xq = x[q]
+        x[q] = xq * cs + v[q] * sn
+        v[q] = v[q] * cs - xq * sn
+
+
+@compiled
+def _travel(F, FT, G, g_diag, x, v, work, max_events):
     """One HMC iteration of one chain: travel for ``TRAVEL`` from x with velocity v.
 
-    F : (m, r), G : (m, m), g_diag : (m,) as in ``run_chains``; x, v : (r,) updated in place;
-    work : (3, m) scratch (``fx = F x``, ``fv = F v`` and their ratios). Returns the bounces.
+    F : (m, r), G : (m, m), g_diag : (m,) as in ``run_chains``; FT : (r, m) F's transpose;
+    x, v : (r,) updated in place; work : (3, m) scratch (``fx = F x``, ``fv = F v`` and
+    their ratios). Returns the bounces.
 
     The next wall is the most negative ``fv_i / fx_i`` (``fx >= TINY > 0``), met at
     ``arctan(fx_i / -fv_i)``. An event moves (x, v) and (fx, fv) along the ellipse by the
     same rotation and reflects v off the wall j met: ``v -= alpha F_j``, ``fv -= alpha G_j``
     with ``alpha = 2 fv_j / |F_j|^2``: O(m + r) per event, in two passes over the m
     constraints (the update and the ratios, which compile to vector instructions, then the
-    smallest ratio). After ``max_events`` bounces the chain moves half way to its next wall
-    and stops (a point strictly inside the cone).
+    smallest ratio; one pass doing both does not vectorise and was slower). After
+    ``max_events`` bounces the chain moves half way to its next wall and stops (a point
+    strictly inside the cone). ``F x`` and ``F v`` at the start are summed for all rows at
+    once from FT, each sum over q in order (vector instructions, the same sums).
     """
     m, r = F.shape
     fx, fv, ratio = work[0], work[1], work[2]
+    # F x and F v: the sums over q in order, for every row at once
     for i in range(m):
-        a, b = 0.0, 0.0
-        for q in range(r):
-            a += F[i, q] * x[q]
-            b += F[i, q] * v[q]
-        fx[i] = max(a, TINY)  # rounding never puts the particle outside
-        fv[i] = b
-        ratio[i] = b / fx[i]
+        fx[i] = 0.0
+        fv[i] = 0.0
+    for q in range(r):
+        add_scaled(fx, fv, FT[q], x[q], v[q])
+    for i in range(m):
+        fx[i] = max(fx[i], TINY)  # rounding never puts the particle outside
+        ratio[i] = fv[i] / fx[i]
     j, k_min = _first_wall(ratio)
     left = TRAVEL
     n_events = 0
     while True:
-        t_hit = np.arctan(-1.0 / min(k_min, -TINY)) if k_min < 0 else np.inf
+        t_hit = wall_time(k_min)
         if n_events == max_events:
             # the cap: the chain sits on the wall it just left; move half way to the next
             # wall (or to the end of its time), strictly inside the cone
@@ -97,11 +130,7 @@ def _travel(F, G, g_diag, x, v, work, max_events):
         hit = t_hit < left
         dt = min(t_hit, left)
         cs, sn = np.cos(dt), np.sin(dt)
-        # (x, v) <- (x c + v s, v c - x s)
-        for q in range(r):
-            xq = x[q]
-            x[q] = xq * cs + v[q] * sn
-            v[q] = v[q] * cs - xq * sn
+        turn(x, v, cs, sn)
         left -= dt
         if not hit:
             return n_events

@@ -16,20 +16,27 @@ same cap) on that cone from the training rows alone:
   is not the reference class), so a bounce updates the m (K - 1) velocities' margins from
   one row of the m x m Gram matrix of the training rows.
 
-The margins are held class-major, ``(K, m)``: entry (k, i) is the cone's row (i, k); the
-entries (y_i, i), no row of the cone, are held at ``F x = 1, F v = 0`` (never a wall).
+The kernel holds a split's training rows sorted by class (stably: ``order``), and the
+margins class-major, ``(K, m)``: entry (k, p) is the cone's row (order[p], k). The entries
+(y_p, p), no row of the cone, are never a wall: class k's own rows are one stretch
+``start[k] .. start[k + 1]``, which a bounce skips (their values are not read).
+
+A bounce makes one pass over the K m margins (``_rotate``, a class at a time, which
+compiles to vector instructions): it moves and reflects them and keeps, per training row,
+only the smallest ratio ``fv / fx`` over the classes; the next wall is then the smallest of
+those m numbers, and among the walls that have it the first in the training set's own
+order (class-major), as in the binary sampler on the cone's rows (``_first_wall``): the
+sorting changes no draw. The scores at the start of an iteration and a Gram row not held
+are summed for all training rows at once from the transpose of Z, each sum over the
+features in order (vector instructions again, the same sums).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from nbvslr.kernels.hmc import TINY, TRAVEL, add_scaled, turn, wall_time
 from nbvslr.kernels.jit import compiled
-
-#: Travel time per iteration (a quarter turn of the ellipse: x and v swap roles).
-TRAVEL = np.pi / 2
-#: Margins are kept >= TINY (a particle on a wall, or pushed past it by rounding).
-TINY = 1e-300
 
 
 @compiled
@@ -44,8 +51,8 @@ def run_cone_chains(Z, y, n_classes, Gz, x0, velocities, burn_in, thin, max_even
     ``burn_in + thin``, ``burn_in + 2 thin``, ..., and events : (S, C, n_iter), the bounces
     of every iteration.
 
-    The margins are held class-major, ``(K, m)``: entry (k, i) is row (i, k) of the cone,
-    and entry (y_i, i), which is no row, is held at ``fx = 1, fv = 0`` (never a wall).
+    Each split's rows are sorted by class first, see the module docstring; its Gram matrix
+    is sorted alike in place (Gz is overwritten).
     """
     S, m, P = Z.shape
     K = n_classes
@@ -55,99 +62,184 @@ def run_cone_chains(Z, y, n_classes, Gz, x0, velocities, burn_in, thin, max_even
     v = np.empty(r)
     fx = np.empty((K, m))
     fv = np.empty((K, m))
-    ratio = np.empty((K, m))
-    sx = np.empty((2, m, K))
-    scratch = np.empty((3, m))
+    sx = np.empty((2, K, m))  # the scores of x and v
+    # a split's rows sorted by class (stable): row p is the training row order[p]
+    order = np.empty(m, dtype=np.int64)
+    start = np.empty(K + 1, dtype=np.int64)  # class k's rows are start[k] .. start[k + 1]
+    ZT = np.empty((P, m))  # the split's rows sorted by class, transposed
+    ys = np.empty(m, dtype=np.int64)
+    seen = np.empty(m, dtype=np.bool_)
+    scratch = np.empty((5, m))  # a bounce's factors, a Gram row, the smallest ratios (two)
     g_diag = np.empty((K, m))
     for s in range(S):
+        n = 0
+        for k in range(K):
+            start[k] = n
+            for i in range(m):
+                if y[s, i] == k:
+                    order[n] = i
+                    n += 1
+        start[K] = n
+        if n != m:
+            raise ValueError("the labels must be 0 .. n_classes - 1")
+        for p in range(m):
+            ys[p] = y[s, order[p]]
+            for q in range(P):
+                ZT[q, p] = Z[s, order[p], q]
+        if Gz.shape[1] == m:
+            _sort_gram(Gz[s], order, scratch[0], seen)
         for i in range(m):
             zz = 0.0
             for p in range(P):
-                zz += Z[s, i, p] * Z[s, i, p]
+                zz += ZT[p, i] * ZT[p, i]
             for k in range(K):
-                g_diag[k, i] = max(zz * ((y[s, i] < K - 1) + (k < K - 1)), 1e-300)
+                g_diag[k, i] = max(zz * ((ys[i] < K - 1) + (k < K - 1)), 1e-300)
         for c in range(C):
             x[:] = x0[s]
             for it in range(n_iter):
                 v[:] = velocities[s, it, c]
-                events[s, c, it] = _travel(Z[s], y[s], K, Gz[s], g_diag, x, v, fx, fv, ratio,
-                                           sx, scratch, max_events)
+                events[s, c, it] = _travel(ZT, ys, order, start, K, Gz[s], g_diag, x, v,
+                                           fx, fv, sx, scratch, max_events)
                 done = it + 1 - burn_in
                 if done > 0 and done % thin == 0:
                     kept[s, c, done // thin - 1] = x
 
 
 @compiled
-def _first_wall(ratio):
-    """``(j, ratio[j])`` for the smallest ``ratio[j]`` (the first such j; (0, inf) if none)."""
-    k_min = np.inf
-    for i in range(ratio.shape[0]):
-        k_min = min(k_min, ratio[i])
-    for i in range(ratio.shape[0]):
-        if ratio[i] == k_min:
-            return i, k_min
-    return 0, np.inf
+def _sort_gram(G, order, buf, seen):
+    """``G[p, q] <- G[order[p], order[q]]`` in place (buf, seen : (m,) scratch): each row's
+    entries, then the rows along the cycles of the permutation."""
+    m = G.shape[0]
+    for i in range(m):
+        for q in range(m):
+            buf[q] = G[i, order[q]]
+        for q in range(m):
+            G[i, q] = buf[q]
+    for p in range(m):
+        seen[p] = False
+    for p0 in range(m):
+        if seen[p0]:
+            continue
+        for q in range(m):
+            buf[q] = G[p0, q]
+        p = p0
+        while True:
+            seen[p] = True
+            src = order[p]
+            if src == p0:
+                for q in range(m):
+                    G[p, q] = buf[q]
+                break
+            for q in range(m):
+                G[p, q] = G[src, q]
+            p = src
 
 
 @compiled
-def _margins(Z, y, K, x, v, sx, fx, fv, ratio):
-    """``fx = F x`` (at least TINY), ``fv = F v`` and their ratios, (K, m), from the
-    scores; the entries (y_i, i) at 1, 0 and 0."""
-    m, P = Z.shape
+def _first_wall(fx, fv, y, order, low):
+    """The next wall: ``(k m + p, fv[k, p] / fx[k, p])`` for the most negative ratio over
+    the rows (p, k), k != y_p, the first such in the training set's own order (class-major:
+    k, then the training row ``order[p]``); ``(0, 0.0)`` if no ratio is negative (no wall
+    ahead). low : (m,) the smallest of 0 and row p's ratios over k."""
+    K, m = fx.shape
+    k_min = 0.0
+    for p in range(m):
+        k_min = min(k_min, low[p])
+    if not k_min < 0.0:
+        return 0, 0.0
+    first, best = K * m, 0
+    for p in range(m):
+        if low[p] == k_min:
+            for k in range(K):
+                jq = k * m + order[p]
+                if jq >= first:
+                    break
+                if k != y[p] and fv[k, p] / fx[k, p] == k_min:
+                    first, best = jq, k * m + p
+                    break
+    return best, k_min
+
+
+@compiled
+def _margins(ZT, y, K, x, v, sx, fx, fv, low):
+    """``fx = F x`` (at least TINY) and ``fv = F v``, (K, m), from the scores (ZT : (P, m)
+    the training rows' transpose; sx : (2, K, m) the scores), the entries (y_i, i) at 1 and
+    0; low : (m,) the smallest of 0 and the ratios ``fv / fx`` of row i of the training
+    set."""
+    P, m = ZT.shape
     F = K - 1
+    for k in range(K):
+        for i in range(m):
+            sx[0, k, i] = 0.0
+            sx[1, k, i] = 0.0
+    for k in range(F):
+        # the scores of class k, z_i . x_k and z_i . v_k, summed over p in order for every
+        # row i at once
+        for p in range(P):
+            add_scaled(sx[0, k], sx[1, k], ZT[p], x[k * P + p], v[k * P + p])
     for i in range(m):
-        for k in range(F):
-            a, b = 0.0, 0.0
-            for p in range(P):
-                a += Z[i, p] * x[k * P + p]
-                b += Z[i, p] * v[k * P + p]
-            sx[0, i, k] = a
-            sx[1, i, k] = b
-        sx[0, i, F] = 0.0
-        sx[1, i, F] = 0.0
+        low[i] = 0.0
     for k in range(K):
         for i in range(m):
             if k == y[i]:
                 fx[k, i] = 1.0
                 fv[k, i] = 0.0
-                ratio[k, i] = 0.0
             else:
-                a = sx[0, i, y[i]] - sx[0, i, k]
+                a = sx[0, y[i], i] - sx[0, k, i]
                 fx[k, i] = a if a >= TINY else TINY
-                fv[k, i] = sx[1, i, y[i]] - sx[1, i, k]
-                ratio[k, i] = fv[k, i] / fx[k, i]
+                fv[k, i] = sx[1, y[i], i] - sx[1, k, i]
+                q = fv[k, i] / fx[k, i]
+                low[i] = min(low[i], q)
 
 
 @compiled
-def _rotate(fxk, fvk, rk, ag, at, ek, cs, sn):
+def _add_scaled1(a, z, c):
+    """``a += z c`` elementwise."""
+    for i in range(z.shape[0]):
+        a[i] += z[i] * c
+
+
+@compiled
+def _rotate(fxk, fvk, low, lower, ag, at, ek, cs, sn, lo, hi):
     """One class's margins moved along the ellipse by (cs, sn) and reflected: the walls
-    (i, k) for every i."""
-    for i in range(fxk.shape[0]):
+    (p, k) for p in ``lo .. hi`` (unsigned: no index wraparound, the loop vectorises);
+    ``lower[p] = min(low[p], ratio of (p, k))``. (low and lower are distinct arrays: a
+    minimum kept in place compiles to masked stores, which are slow.)"""
+    for i in range(lo, hi):
         fxi = fxk[i] * cs + fvk[i] * sn
         fvi = fvk[i] * cs - fxk[i] * sn - ag[i] * (ek - at[i])
         fxi = fxi if fxi >= TINY else TINY
         fxk[i] = fxi
         fvk[i] = fvi
-        rk[i] = fvi / fxi
+        lower[i] = min(low[i], fvi / fxi)
 
 
 @compiled
-def _travel(Z, y, K, Gz, g_diag, x, v, fx, fv, ratio, sx, scratch, max_events):
+def _travel(ZT, y, order, start, K, Gz, g_diag, x, v, fx, fv, sx, scratch,
+            max_events):
     """One HMC iteration of one chain (``nbvslr.kernels.hmc._travel`` on the K-class cone):
     travel for ``TRAVEL`` from x with velocity v, both updated in place; returns the
-    bounces."""
-    m, P = Z.shape
+    bounces.
+
+    ZT : (P, m) the split's rows sorted by class, transposed; y their labels, order : (m,)
+    their rows in the training set, start : (K + 1,) where each class's rows start; Gz
+    : (m, m) their Gram matrix or (0, 0); g_diag : (K, m) the walls' squared norms. A bounce
+    rotates and reflects the K m margins in one pass (``_rotate``, class by class), keeping
+    per row only the smallest ratio over the classes (``low``); ``_first_wall`` then finds
+    the smallest of those m and the first wall that has it.
+    """
+    P, m = ZT.shape
     F = K - 1
     r = x.shape[0]
-    flat = ratio.reshape(K * m)
     ag, at, row = scratch[0], scratch[1], scratch[2]
+    low = scratch[3]
     e = np.zeros(K)
-    _margins(Z, y, K, x, v, sx, fx, fv, ratio)
-    jq, k_min = _first_wall(flat)
+    _margins(ZT, y, K, x, v, sx, fx, fv, low)
+    jq, k_min = _first_wall(fx, fv, y, order, low)
     left = TRAVEL
     n_events = 0
     while True:
-        t_hit = np.arctan(-1.0 / min(k_min, -TINY)) if k_min < 0 else np.inf
+        t_hit = wall_time(k_min)
         if n_events == max_events:
             dt = min(0.5 * t_hit, left)
             cs, sn = np.cos(dt), np.sin(dt)
@@ -157,10 +249,7 @@ def _travel(Z, y, K, Gz, g_diag, x, v, fx, fv, ratio, sx, scratch, max_events):
         hit = t_hit < left
         dt = min(t_hit, left)
         cs, sn = np.cos(dt), np.sin(dt)
-        for q in range(r):
-            xq = x[q]
-            x[q] = xq * cs + v[q] * sn
-            v[q] = v[q] * cs - xq * sn
+        turn(x, v, cs, sn)
         left -= dt
         if not hit:
             return n_events
@@ -172,10 +261,10 @@ def _travel(Z, y, K, Gz, g_diag, x, v, fx, fv, ratio, sx, scratch, max_events):
         alpha = 2.0 * (fv[l, a] * cs - fx[l, a] * sn) / g_diag[l, a]
         if ya < F:
             for p in range(P):
-                v[ya * P + p] -= alpha * Z[a, p]
+                v[ya * P + p] -= alpha * ZT[p, a]
         if l < F:
             for p in range(P):
-                v[l * P + p] += alpha * Z[a, p]
+                v[l * P + p] += alpha * ZT[p, a]
         # the Gram entry of rows (a, l) and (i, k) is (z_a . z_i) (e_k - e_{y_i}) with
         # e = e_l - e_ya (no entry for class K - 1)
         e[:] = 0.0
@@ -185,22 +274,32 @@ def _travel(Z, y, K, Gz, g_diag, x, v, fx, fv, ratio, sx, scratch, max_events):
             e[l] += 1.0
         if Gz.shape[0] == m:
             Ga = Gz[a]
-        else:  # the Gram matrix not held: its row a, z_i . z_a
+        else:  # the Gram matrix not held: its row a, z_i . z_a summed over p in order
             for i in range(m):
-                acc = 0.0
-                for p in range(P):
-                    acc += Z[i, p] * Z[a, p]
-                row[i] = acc
+                row[i] = 0.0
+            for p in range(P):
+                _add_scaled1(row, ZT[p], ZT[p, a])
             Ga = row
-        for i in range(m):
+        el, eya = e[l], e[ya]
+        low0 = scratch[3]
+        for i in range(m):  # at_i = e[y_i], l != ya
+            yi = y[i]
             ag[i] = alpha * Ga[i]
-            at[i] = e[y[i]]
+            at[i] = el if yi == l else (eya if yi == ya else 0.0)
+            low0[i] = 0.0
         for k in range(K):
-            _rotate(fx[k], fv[k], ratio[k], ag, at, e[k], cs, sn)
-        for i in range(m):  # the entries (y_i, i): no row
-            fx[y[i], i] = 1.0
-            fv[y[i], i] = 0.0
-            ratio[y[i], i] = 0.0
-        fx[l, a] = TINY
-        ratio[l, a] = fv[l, a] / TINY
-        jq, k_min = _first_wall(flat)
+            src, dst = scratch[3 + k % 2], scratch[4 - k % 2]
+            # the rows of class k (entries (y_p, p), no walls) are skipped
+            lo, hi = start[k], start[k + 1]
+            _rotate(fx[k], fv[k], src, dst, ag, at, e[k], cs, sn, np.uint64(0),
+                    np.uint64(lo))
+            for p in range(lo, hi):
+                dst[p] = src[p]
+            _rotate(fx[k], fv[k], src, dst, ag, at, e[k], cs, sn, np.uint64(hi),
+                    np.uint64(m))
+            if k == l:
+                # the wall just met: the particle is on it (rounding aside)
+                fx[l, a] = TINY
+                dst[a] = min(src[a], fv[l, a] / TINY)
+        low = scratch[3 + K % 2]
+        jq, k_min = _first_wall(fx, fv, y, order, low)

@@ -204,3 +204,41 @@ def test_kernel_compiles_without_a_writable_cache(monkeypatch):
 
         numba.njit(cache=True)(twice)
     assert compiled(twice)(1.5) == 3.0
+
+
+@pytest.mark.parametrize("gram", [True, False])
+def test_cone_kernel_draws_do_not_depend_on_the_row_order(gram):
+    """The K-class kernel sorts each split's rows by class and maps the first wall back to
+    the training set's order: the same rows in another order (and their Gram matrix
+    permuted alike) give bit-identical draws and bounce counts, held Gram matrix or not."""
+    from nbvslr.kernels.hmc_multi import run_cone_chains
+
+    rng = np.random.default_rng(5)
+    S, m, P, K, C, n_iter = 3, 40, 4, 5, 2, 4
+    Z = np.concatenate([rng.standard_normal((S, m, P - 1)), np.ones((S, m, 1))], axis=2)
+    W = rng.standard_normal((S, K - 1, P))  # free weights; class K - 1 scores 0
+    scores = np.concatenate([np.matmul(Z, W.transpose(0, 2, 1)), np.zeros((S, m, 1))], 2)
+    y = scores.argmax(axis=2).astype(np.int64)
+    assert min(np.unique(y[s]).size for s in range(S)) >= 3
+    x0 = W.reshape(S, -1)
+    velocities = rng.standard_normal((S, n_iter, C, (K - 1) * P))
+
+    def draws(Zp, yp):
+        Gz = np.matmul(Z, Z.transpose(0, 2, 1))  # the original rows' Gram matrix ...
+        if Zp is not Z:  # ... permuted like the rows
+            Gz = np.stack([Gz[s][np.ix_(order[s], order[s])] for s in range(S)])
+        if not gram:
+            Gz = np.empty((S, 0, 0))
+        kept = np.empty((S, C, 2, (K - 1) * P))
+        events = np.empty((S, C, n_iter), dtype=np.int64)
+        run_cone_chains(np.ascontiguousarray(Zp), np.ascontiguousarray(yp), K, Gz, x0,
+                        velocities, 2, 1, 1000, kept, events)
+        return kept, events
+
+    kept, events = draws(Z, y)
+    assert events.sum() > 10 * S * C  # the chains bounce
+    for order in (np.stack([rng.permutation(m) for _ in range(S)]),
+                  np.argsort(y, axis=1, kind="stable")):
+        other = draws(np.take_along_axis(Z, order[:, :, None], 1),
+                      np.take_along_axis(y, order, 1))
+        assert np.array_equal(other[0], kept) and np.array_equal(other[1], events)
