@@ -42,11 +42,12 @@ def gram_rows(budget: Budget = DEFAULT_BUDGET) -> int:
     return int(np.sqrt(budget.hmc / 8.0))
 
 
-def per_row(n_rows: int, K: int, budget: Budget = DEFAULT_BUDGET) -> int:
+def per_row(n_rows: int, K: int, n_params: int, budget: Budget = DEFAULT_BUDGET) -> int:
     """Numbers a split holds per training row while it is sampled, at most (for the memory
-    plan): the work arrays (5 K) and its row of the Gram matrix when held (up to
-    ``gram_rows``, or all ``n_rows`` rows of a task smaller than that)."""
-    return 5 * K + min(n_rows, gram_rows(budget))
+    plan): the kernel's work arrays (5 K + 7, and the row itself transposed, ``n_params``)
+    and its row of the Gram matrix when held (up to ``gram_rows``, or all ``n_rows`` rows
+    of a task smaller than that)."""
+    return 5 * K + 7 + n_params + min(n_rows, gram_rows(budget))
 
 
 def holds_gram(m: int, budget: Budget) -> bool:

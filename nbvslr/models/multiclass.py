@@ -184,12 +184,13 @@ class SoftmaxRegression:
 
     def planned(self, data: Dataset, opts: Mapping[str, Any]) -> tuple[int, int]:
         width, kept = self.binary.planned(data, opts)
+        n_params = width  # the widest design's columns, the intercept's included
         width += 4 * data.n_classes  # the fit's scores and probabilities
         if kept and opts["mcmc_method"] == "hmc":
             # the K-class sampler (cone_hmc): per training row its work arrays and its row
             # of the Gram matrix, as columns of the width, whose plan counts each row's
             # width about 3.5 times (a few copies of the stacks)
-            width += -(-per_row(data.n_rows, data.n_classes) // 3)
+            width += -(-per_row(data.n_rows, data.n_classes, n_params) // 3)
         elif kept:
             # hit-and-run on the cone's m (K - 1) rows of (K - 1) P numbers each
             width += (data.n_classes - 1) ** 2 * width

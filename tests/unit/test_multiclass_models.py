@@ -311,8 +311,8 @@ def test_memory_plan_counts_the_k_class_sampler():
     penalised, kept_c = entry.planned(data, resolve_options("lr", "lr", {"C": 1.0}))
     sampled, kept = entry.planned(data, resolve_options("lr", "lr", {}))
     assert kept_c == 0 and kept > 0
-    assert per_row(900, 3) == 15 + gram_rows() and gram_rows() < 900
-    assert sampled == penalised + -(-per_row(900, 3) // 3)
+    assert per_row(900, 3, 6) == 15 + 7 + 6 + gram_rows() and gram_rows() < 900
+    assert sampled == penalised + -(-per_row(900, 3, 6) // 3)
     walk, _ = entry.planned(data, resolve_options("lr", "lr", {"mcmc_method": "hit-and-run"}))
     assert walk == penalised * 5  # (K - 1)^2 + 1 times the fit's width
 
