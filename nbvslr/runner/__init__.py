@@ -28,7 +28,7 @@ from nbvslr.runner.bookkeeping import collect, finish, memory_plan, prepare, uni
 from nbvslr.runner.outputs import Written
 from nbvslr.runner.progress import NoProgress, Progress, TaskPlan
 from nbvslr.runner.units import FULL, Unit
-from nbvslr.runner.warm import ensure_compiled
+from nbvslr.runner.warm import ensure_compiled, groups_for
 
 __all__ = ["check_experiment", "run_experiment", "run_tasks"]
 
@@ -81,7 +81,8 @@ def run_tasks(config: Config, progress: Progress | None = None) -> list[Written]
         for line in task.warnings:
             _say(f"warning: {line}")
     # a machine's first run compiles the loops here, once, before any worker starts
-    ensure_compiled(None if isinstance(progress, NoProgress) else _say)
+    ensure_compiled(None if isinstance(progress, NoProgress) else _say,
+                    groups_for((t.data.kind, t.data.multiclass) for t in tasks))
     by_name = {t.spec.name: t for t in tasks}
     out: dict[str, Written] = {}
     # One run at a time per task folder: refused here if another run holds one of them.

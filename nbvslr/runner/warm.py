@@ -4,8 +4,9 @@ worker starts, when numba's cache does not hold them yet, and says so in one lin
 numba keeps each compiled loop on disk (``kernels.jit.compiled``: ``cache=True``), but a
 first parallel run's workers would each compile the same loops at the same time, with
 nothing on screen. ``ensure_compiled`` compiles them once in the calling process (on tiny
-inputs of the types a run passes, so the workers load the cached code) and leaves a stamp
-beside numba's cache: later runs see the stamp and import nothing. The stamp's name holds
+inputs of the types a run passes, so the workers load the cached code), the groups of
+loops the run's tasks need (``GROUPS``), and leaves a stamp per group beside numba's cache:
+later runs see the stamps and import nothing. A stamp's name holds
 a digest of the kernels' sources, Python's and numba's versions, so an edited kernel or a
 new numba compiles again. ``python -c 'from nbvslr.runner.warm import main; main()'``
 does the same from the shell (``make install`` runs it).
@@ -19,7 +20,7 @@ import os
 import platform
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 KERNELS = Path(__file__).resolve().parents[1] / "kernels"
@@ -28,9 +29,16 @@ KERNELS = Path(__file__).resolve().parents[1] / "kernels"
 MESSAGE = ("compiling nbvslr's numerical loops once for this machine (about {seconds:.0f} s; "
            "later runs load them from numba's cache)")
 
-#: about how long the compile takes on the project machine (benchmarks/RESULTS.md, "Compile
-#: and cache-load times": the four loops in one process)
-ESTIMATE_S = 10.0
+#: The loops by the tasks that need them: every run draws training sets; a two-class task
+#: counts, samples and fits Newton steps with the binary loops, a task of K > 2 classes with
+#: the K-class ones, a text task with the text models' loops. A run compiles the groups its
+#: tasks need (each once per machine, with its own stamp); ``make install`` compiles all.
+GROUPS = ("two-class", "k-class", "text")
+
+#: About how long each part takes to compile, CPU seconds on the project machine
+#: (benchmarks/RESULTS.md, "A machine's first run"): the draws, shared by every group, and
+#: the groups' own loops.
+ESTIMATE_S = {"draws": 6.0, "two-class": 5.5, "k-class": 5.0, "text": 3.5}
 
 
 def cache_folder() -> Path | None:
@@ -49,8 +57,16 @@ def cache_folder() -> Path | None:
     return None
 
 
-def stamp_name() -> str:
-    """``nbvslr-kernels-<digest>.compiled``: the digest of the kernels' sources, Python's
+def groups_for(kinds: Iterable[tuple[str, bool]]) -> tuple[str, ...]:
+    """The groups of loops that tasks of these ``(kind, multiclass)`` need, in ``GROUPS``'
+    order."""
+    need = {"text" if kind == "text" else "k-class" if multiclass else "two-class"
+            for kind, multiclass in kinds}
+    return tuple(g for g in GROUPS if g in need)
+
+
+def stamp_name(group: str) -> str:
+    """``nbvslr-kernels-<digest>-<group>.compiled``: the digest of the kernels' sources, Python's
     version, numba's version and the machine's architecture."""
     digest = hashlib.sha256()
     for path in sorted(KERNELS.glob("*.py")):
@@ -60,29 +76,35 @@ def stamp_name() -> str:
     except importlib.metadata.PackageNotFoundError:  # pragma: no cover - numba is required
         numba_version = "?"
     digest.update(f"{sys.version}|{numba_version}|{platform.machine()}".encode())
-    return f"nbvslr-kernels-{digest.hexdigest()[:16]}.compiled"
+    return f"nbvslr-kernels-{digest.hexdigest()[:16]}-{group}.compiled"
 
 
-def compile_all() -> None:
-    """Call each compiled loop once on tiny inputs of a run's types (numba compiles it, or
-    loads it from its cache): the training-set draws, the models' seeds, the score counts,
-    the separable-set sampler and the sparse Newton products, for K > 2 classes the
-    counts, Gaussian NB's sums and the cone sampler, and the text models' loops."""
+def compile_all(groups: Sequence[str] = GROUPS) -> None:
+    """Call each compiled loop of these groups once on tiny inputs of a run's types (numba
+    compiles it, or loads it from its cache): the training-set draws and the models' seeds
+    always; "two-class": the score counts, the separable-set sampler, the Newton solves and
+    sparse products; "k-class": the K-class counts, Gaussian NB's sums and the cone
+    sampler; "text": the text models' loops."""
     import numpy as np
 
-    from nbvslr.data.dataset import Dataset
-    from nbvslr.models.cone_hmc import sample_cone_hmc
-    from nbvslr.models.design import get_design
-    from nbvslr.models.evaluate import count_mistakes
-    from nbvslr.models.evaluate_multi import count_mistakes_multi
-    from nbvslr.models.hmc import sample_separating_hmc
-    from nbvslr.models.logistic import fit_newton
-    from nbvslr.models.multiclass_nb import fit_gaussian_nb_multi
     from nbvslr.splits import draw_train_sets, each_generator, split_seeds
 
     draw_seeds, model_seeds = split_seeds(0, "t", 2, range(3))
     draw_train_sets(np.array([0, 1, 1, 0]), 2, draw_seeds)
     next(each_generator(model_seeds))
+    for group in groups:
+        _COMPILE[group]()
+
+
+def _two_class() -> None:
+    import numpy as np
+
+    from nbvslr.data.dataset import Dataset
+    from nbvslr.models.design import get_design
+    from nbvslr.models.evaluate import count_mistakes
+    from nbvslr.models.hmc import sample_separating_hmc
+    from nbvslr.models.logistic import fit_newton
+
     data = Dataset(name="t", title="t", X=np.array([[0.0], [1.0]]), y=np.array([0, 1]),
                    kind="continuous")
     count_mistakes(get_design(data, "x"), np.ones((2, 2)), np.array([[0], [1]]))
@@ -92,14 +114,28 @@ def compile_all() -> None:
     Z[0, np.arange(8), np.arange(8)] = 1.0
     Z[0, :, 8] = 1.0
     fit_newton(Z, np.array([[1.0, -1.0] * 4]), C=1.0)
-    # three classes: the K-class counts and the K-class cone sampler
+
+
+def _k_class() -> None:
+    import numpy as np
+
+    from nbvslr.data.dataset import Dataset
+    from nbvslr.models.cone_hmc import sample_cone_hmc
+    from nbvslr.models.design import get_design
+    from nbvslr.models.evaluate_multi import count_mistakes_multi
+    from nbvslr.models.multiclass_nb import fit_gaussian_nb_multi
+
     three = Dataset(name="t3", title="t3", X=np.array([[0.0], [0.5], [1.0]]),
                     y=np.array([0, 1, 2]), kind="continuous", classes=("a", "b", "c"))
     count_mistakes_multi(get_design(three, "x"), three, np.ones((1, 3, 2)), np.array([[0, 1, 2]]))
     fit_gaussian_nb_multi(three.X[np.array([[0, 1, 2]])], np.array([[0, 1, 2]]), 3)
     sample_cone_hmc(np.array([[[0.0, 1.0], [0.5, 1.0], [1.0, 1.0]]]), np.array([[0, 1, 2]]), 3,
                     np.array([[-4.0, 2.0, -2.0, 1.5]]), [np.random.SeedSequence(0)])
-    # text: the class sums, the per-split Newton-CG and the held-out counts
+
+
+def _text() -> None:
+    """The class sums, the per-split Newton-CG and the held-out counts."""
+    import numpy as np
     import scipy.sparse as sp
 
     from nbvslr.models.text import fit_lr_text, fit_nb_text, heldout_errors
@@ -111,26 +147,35 @@ def compile_all() -> None:
     fit_lr_text(counts, labels, rows, keep, 1.0)
 
 
-def ensure_compiled(say: Callable[[str], None] | None = None) -> float | None:
-    """Compile the loops here unless the stamp says this machine's cache holds them; then
-    write the stamp. ``say`` gets the one line (``MESSAGE``) before the compile starts.
-    Returns the seconds spent, or None when nothing was done (the cache is warm, or no
-    folder is writable: numba then compiles in every process anyway)."""
+_COMPILE: dict[str, Callable[[], None]] = {"two-class": _two_class, "k-class": _k_class,
+                                           "text": _text}
+
+
+def ensure_compiled(say: Callable[[str], None] | None = None,
+                    groups: Sequence[str] = GROUPS) -> float | None:
+    """Compile the loops of ``groups`` here unless their stamps say this machine's cache
+    holds them; then write the stamps. ``say`` gets the one line (``MESSAGE``) before the
+    compile starts. Returns the seconds spent, or None when nothing was done (the cache is
+    warm, or no folder is writable: numba then compiles in every process anyway)."""
     folder = cache_folder()
     if folder is None:
         return None
-    stamp = folder / stamp_name()
-    if stamp.exists():
+    stamps = {g: folder / stamp_name(g) for g in groups}
+    missing = [g for g in groups if not stamps[g].exists()]
+    if not missing:
         return None
     if say is not None:
-        say(MESSAGE.format(seconds=ESTIMATE_S))
+        first = not any(folder.glob(stamp_name("*")))  # the draws are not compiled yet
+        seconds = (ESTIMATE_S["draws"] if first else 0.0) + sum(ESTIMATE_S[g] for g in missing)
+        say(MESSAGE.format(seconds=seconds))
     started = time.perf_counter()
-    compile_all()
+    compile_all(missing)
     seconds = time.perf_counter() - started
-    try:
-        stamp.write_text(f"{seconds:.1f} s\n", encoding="utf-8")
-    except OSError:
-        pass  # next run compiles (or loads) again: slower, never wrong
+    for group in missing:
+        try:
+            stamps[group].write_text(f"{seconds:.1f} s\n", encoding="utf-8")
+        except OSError:
+            pass  # next run compiles (or loads) again: slower, never wrong
     return seconds
 
 

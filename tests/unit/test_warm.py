@@ -11,7 +11,7 @@ from nbvslr.runner import warm
 
 def _counting(monkeypatch):
     calls = []
-    monkeypatch.setattr(warm, "compile_all", lambda: calls.append(1))
+    monkeypatch.setattr(warm, "compile_all", lambda groups=warm.GROUPS: calls.append(1))
     return calls
 
 
@@ -23,7 +23,7 @@ def test_first_call_compiles_and_says_one_line_later_calls_do_nothing(tmp_path, 
     assert warm.ensure_compiled(said.append) is None
     assert calls == [1]
     assert len(said) == 1 and said[0].startswith("compiling nbvslr's numerical loops once")
-    assert (tmp_path / "numba" / warm.stamp_name()).exists()
+    assert all((tmp_path / "numba" / warm.stamp_name(g)).exists() for g in warm.GROUPS)
 
 
 def test_an_edited_kernel_compiles_again(tmp_path, monkeypatch):
@@ -47,3 +47,25 @@ def test_no_writable_cache_folder_compiles_nothing_here(tmp_path, monkeypatch):
     calls = _counting(monkeypatch)
     assert warm.ensure_compiled(print) is None
     assert calls == []
+
+
+def test_a_run_compiles_the_groups_its_tasks_need_once_each(tmp_path, monkeypatch):
+    """A two-class run compiles the two-class loops (and the draws) only; a later K-class
+    run compiles its own group, saying so again; then neither compiles anything."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    compiled, said = [], []
+    monkeypatch.setattr(warm, "compile_all", lambda groups: compiled.append(tuple(groups)))
+    two = warm.groups_for([("continuous", False), ("discrete", False)])
+    k = warm.groups_for([("discrete", True), ("continuous", False)])
+    assert two == ("two-class",) and k == ("two-class", "k-class")
+    assert warm.groups_for([("text", False), ("text", True)]) == ("text",)
+    warm.ensure_compiled(said.append, two)
+    warm.ensure_compiled(said.append, k)
+    warm.ensure_compiled(said.append, k)
+    warm.ensure_compiled(said.append, two)
+    assert compiled == [("two-class",), ("k-class",)]
+    assert len(said) == 2
+    # the first line counts the draws' compile, the second only the K-class loops'
+    est = warm.ESTIMATE_S
+    assert f"about {est['draws'] + est['two-class']:.0f} s" in said[0]
+    assert f"about {est['k-class']:.0f} s" in said[1]
