@@ -47,3 +47,20 @@ def test_no_writable_cache_folder_compiles_nothing_here(tmp_path, monkeypatch):
     calls = _counting(monkeypatch)
     assert warm.ensure_compiled(print) is None
     assert calls == []
+
+
+def test_warming_compiles_what_a_k_class_gaussian_fit_runs():
+    """compile_all builds the K-class Gaussian NB passes with the types a fit of several
+    features passes them (a lone feature is summed by numpy): such a fit compiles nothing."""
+    import numpy as np
+
+    from nbvslr.kernels.classes import largest_variance, within_squares
+    from nbvslr.models.multiclass_nb import fit_gaussian_nb_multi
+
+    warm.compile_all()
+    built = (list(largest_variance.signatures), list(within_squares.signatures))
+    assert all(built)
+    rng = np.random.default_rng(0)
+    y = np.stack([rng.permutation(np.arange(12) % 4) for _ in range(3)]).astype(np.int8)
+    fit_gaussian_nb_multi(rng.random((3, 12, 5)), y, 4)
+    assert (list(largest_variance.signatures), list(within_squares.signatures)) == built
