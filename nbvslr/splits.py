@@ -278,7 +278,11 @@ def draw_train_sets(
     y = np.asarray(y)
     _check(y, m)
     out = np.empty((len(seeds), m), dtype=np.int64)  # (S, m)
-    if not (isinstance(seeds, SplitSeeds) and seeds.compiled()):
+    K = n_classes_of(y)
+    # two classes: the kernel tests y == 1, numpy's test (min != max) only on labels 0 and
+    # 1 (labels such as -1, 0, 1 are two "classes" to n_classes_of, three to min != max)
+    coded = K > 2 or bool(np.all((y == 0) | (y == 1)))
+    if not (isinstance(seeds, SplitSeeds) and seeds.compiled() and coded):
         for i, ss in enumerate(seeds):
             out[i] = _draw_one(y, m, ss)
         return out
@@ -288,8 +292,6 @@ def draw_train_sets(
     S = len(seeds)
     failed = np.zeros(S, dtype=bool)
     states = np.zeros((S, 6), dtype=np.uint64)
-    K = n_classes_of(y)
-    # two classes: the kernel tests y == 1 (numpy's test, min != max, on labels 0 and 1)
     codes = np.ascontiguousarray(y == 1 if K == 2 else y, dtype=np.int64)  # (N,)
     draw_sets(codes, m, K, prefix, splits, child, MAX_TRIES, out, failed, states)
     out.sort(axis=1)

@@ -55,6 +55,18 @@ def log_prior(n: np.ndarray, smoothing: float, prior: str) -> np.ndarray:
     return np.log(n + smoothing) - np.log(m + K * smoothing)
 
 
+def _squared_deviations(X: np.ndarray, mu: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """(S, m, d) squared deviation of each row from its own class mean (a gather: the
+    product with the one-hot labels it replaces gave the same numbers, 1 * mu + 0 * ...).
+    X (S, m, d); mu (S, K, d); labels (S, m) int64."""
+    S, m, d = X.shape
+    K = mu.shape[1]
+    own = (np.arange(S)[:, None] * K + labels).ravel()  # (S m,)
+    dev2 = X - np.take(mu.reshape(S * K, d), own, axis=0).reshape(S, m, d)
+    dev2 *= dev2
+    return dev2
+
+
 def fit_gaussian_nb_multi(
     X: np.ndarray,
     y: np.ndarray,
@@ -97,29 +109,36 @@ def fit_gaussian_nb_multi(
     Y = _onehot(y, K)  # (S, m, K)
     n = Y.sum(axis=1)  # (S, K)
     mu = np.matmul(Y.transpose(0, 2, 1), X) / n[:, :, None]  # (S, K, d)
-    # compiled (numba) where it runs: a process that only plans and writes never loads it
-    from nbvslr.kernels.classes import largest_variance, within_squares
-
     labels = np.ascontiguousarray(y, dtype=np.int64)
-    v_max = np.empty(S)
-    largest_variance(X, v_max)  # (S,) largest total ML variance, X.var(axis=1).max(axis=1)
+    # The compiled passes add each feature's column over the rows one row at a time, as
+    # numpy does for C-ordered rows of d > 1 features; numpy sums a lone feature's column
+    # (d = 1, one contiguous run per split) pairwise instead, so there (and for any other
+    # layout) numpy makes the sums itself, as it always did.
+    compiled = d > 1 and X.flags.c_contiguous
+    if compiled:
+        # compiled (numba) where it runs: a process that only plans and writes never loads it
+        from nbvslr.kernels.classes import largest_variance, within_squares
+
+        v_max = np.empty(S)
+        largest_variance(X, v_max)  # (S,) largest total ML variance
+    else:
+        v_max = X.var(axis=1).max(axis=1)  # (S,) largest total ML variance
     eps = _epsilon(v_max, var_smoothing, var_floor, epsilon_form)[:, :, None]  # (S, 1, 1)
     lp = log_prior(n, smoothing, prior)  # (S, K)
     if variance == "shared":
         # the squared deviations from each row's own class mean, summed over the rows
-        ss = np.empty((S, d))
-        within_squares(X, mu, labels, ss)
+        if compiled:
+            ss = np.empty((S, d))
+            within_squares(X, mu, labels, ss)
+        else:
+            ss = _squared_deviations(X, mu, labels).sum(axis=1)
         within = ss / _divisor(np.full(S, float(m)), K, var_estimator)[:, None]
         var = _with_epsilon(within[:, None, :], eps, epsilon_mode)  # (S, 1, d)
         w = mu / var  # (S, K, d)
         b = -(mu * mu / (2.0 * var)).sum(axis=2) + lp  # (S, K)
         return np.concatenate([w, b[:, :, None]], axis=2)
     if variance == "class":
-        # (S, m, d) deviation from the row's own class mean (a gather: the product with the
-        # one-hot labels it replaces gave the same numbers, 1 * mu + 0 * ...)
-        own = (np.arange(S)[:, None] * K + labels).ravel()  # (S m,)
-        dev2 = X - np.take(mu.reshape(S * K, d), own, axis=0).reshape(S, m, d)
-        dev2 *= dev2
+        dev2 = _squared_deviations(X, mu, labels)
         ss = np.matmul(Y.transpose(0, 2, 1), dev2)  # (S, K, d) class sums of squares
         v = _with_epsilon(ss / _divisor(n, 1, var_estimator)[:, :, None], eps, epsilon_mode)
         b = -(mu * mu / (2.0 * v) + 0.5 * np.log(v)).sum(axis=2) + lp  # (S, K)

@@ -355,3 +355,34 @@ def test_compiled_variance_sums_are_numpys_to_the_last_bit():
     X[2, 5, 3] = np.nan
     largest_variance(X, out)
     assert np.isnan(out[2]) and np.array_equal(out[3:], X[3:].var(axis=1).max(axis=1))
+
+
+def _numpy_largest_variance(X, out):
+    out[:] = X.var(axis=1).max(axis=1)
+
+
+def _numpy_within_squares(X, mu, y, out):
+    dev = X - np.take_along_axis(mu, y[:, :, None], axis=1)
+    out[:] = (dev * dev).sum(axis=1)
+
+
+@pytest.mark.parametrize("d", [1, 3])
+@pytest.mark.parametrize("variance", ["shared", "class"])
+@pytest.mark.parametrize("K", [2, 3])
+def test_gaussian_nb_of_any_width_keeps_numpys_variance_sums(monkeypatch, d, variance, K):
+    # numpy sums one feature's column (d = 1) pairwise, not row by row: K-class Gaussian NB
+    # on a single feature must still give the numbers of numpy's own sums, to the last bit
+    import nbvslr.kernels.classes as classes
+
+    rng = np.random.default_rng(d)
+    S, m = 5, 150
+    X = rng.random((S, m, d)) * np.exp(2 * rng.standard_normal((1, 1, d)))
+    y = np.stack([rng.permutation(np.arange(m) % K) for _ in range(S)])
+    for opts in ({}, {"var_estimator": "unbiased"}, {"rescale": "training"},
+                 {"var_smoothing": 0.5}):  # epsilon half the largest variance: its bits show
+        got = fit_gaussian_nb_multi(X, y, K, variance=variance, **opts)
+        with monkeypatch.context() as patch:
+            patch.setattr(classes, "largest_variance", _numpy_largest_variance)
+            patch.setattr(classes, "within_squares", _numpy_within_squares)
+            want = fit_gaussian_nb_multi(X, y, K, variance=variance, **opts)
+        assert np.array_equal(got, want), opts

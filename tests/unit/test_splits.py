@@ -108,6 +108,17 @@ def test_compiled_draw_of_k_classes_is_numpys_draw(counts, m, n_splits):
     np.testing.assert_array_equal(draw_train_sets(y, m, list(draw)), got)
 
 
+@pytest.mark.parametrize("labels", [(-1, 0, 1), (0.0, 0.5, 1.0)])
+def test_two_class_labels_other_than_0_and_1_are_drawn_by_numpy(labels):
+    """Labels that are two classes to ``n_classes_of`` but not 0 and 1 (here three values):
+    numpy's test (min != max) takes a set the compiled one (y == 1) refuses, so they are
+    drawn by numpy, the rows they always got."""
+    y = np.repeat(np.array(labels), 10)
+    np.random.default_rng(0).shuffle(y)
+    draw, _ = split_seeds(1, "odd", 2, range(200))
+    np.testing.assert_array_equal(draw_train_sets(y, 2, draw), _numpy_draws(y, 2, draw))
+
+
 def test_draws_outside_the_compiled_range_are_numpys():
     """Split indices the compiled seeding does not take (2**63 and above, negative) are drawn
     by numpy, as before: same rows, same errors."""

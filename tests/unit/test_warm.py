@@ -69,3 +69,20 @@ def test_a_run_compiles_the_groups_its_tasks_need_once_each(tmp_path, monkeypatc
     est = warm.ESTIMATE_S
     assert f"about {est['draws'] + est['two-class']:.0f} s" in said[0]
     assert f"about {est['k-class']:.0f} s" in said[1]
+
+
+def test_warming_compiles_what_a_k_class_gaussian_fit_runs():
+    """compile_all builds the K-class Gaussian NB passes with the types a fit of several
+    features passes them (a lone feature is summed by numpy): such a fit compiles nothing."""
+    import numpy as np
+
+    from nbvslr.kernels.classes import largest_variance, within_squares
+    from nbvslr.models.multiclass_nb import fit_gaussian_nb_multi
+
+    warm.compile_all(["k-class"])
+    built = (list(largest_variance.signatures), list(within_squares.signatures))
+    assert all(built)
+    rng = np.random.default_rng(0)
+    y = np.stack([rng.permutation(np.arange(12) % 4) for _ in range(3)]).astype(np.int8)
+    fit_gaussian_nb_multi(rng.random((3, 12, 5)), y, 4)
+    assert (list(largest_variance.signatures), list(within_squares.signatures)) == built
