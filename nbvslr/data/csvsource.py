@@ -426,6 +426,11 @@ def _classes(
     else:
         classes = [str(w) for w in wanted]
         code = {v: k for k, w in enumerate(wanted) for v in set(values) if _same_value(v, w)}
+    if len(classes) > MAX_CLASSES and wanted is not None:
+        raise DataError(
+            f"{origin}: target.classes: lists {len(classes)} classes of column {target!r}, "
+            f"more than {MAX_CLASSES}; keep at most {MAX_CLASSES} classes in target.classes"
+        )
     if len(classes) > MAX_CLASSES:
         raise DataError(
             f"{origin}: target.column: column {target!r} has {len(classes)} values "

@@ -73,7 +73,8 @@ def add_train_correct(scores, rows, labels, tau, out):
 def largest_variance(X, out):
     """``out[s] = X[s].var(axis=0).max()`` for every training set s, numpy's own
     operations in numpy's order (the mean, then the mean square deviation, each a sum over
-    the rows in row order), without its (S, m, d) temporaries. X : (S, m, d); out : (S,)."""
+    the rows in row order), without its (S, m, d) temporaries. X : (S, m, d) C-ordered
+    with d > 1 (numpy sums a lone feature's column pairwise instead); out : (S,)."""
     S, m, d = X.shape
     mean = np.empty(d)
     ss = np.empty(d)
@@ -102,8 +103,8 @@ def largest_variance(X, out):
 @compiled
 def within_squares(X, mu, y, out):
     """``out[s, j] = sum_i (X[s, i, j] - mu[s, y[s, i], j])^2``, the rows in row order (as
-    numpy's sum over the rows' axis adds them). X : (S, m, d); mu : (S, K, d) the class
-    means; y : (S, m) int64; out : (S, d)."""
+    numpy's sum over the rows' axis adds them for d > 1). X : (S, m, d); mu : (S, K, d)
+    the class means; y : (S, m) int64; out : (S, d)."""
     S, m, d = X.shape
     for s in range(S):
         for j in range(d):

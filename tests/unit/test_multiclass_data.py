@@ -107,3 +107,20 @@ def test_binary_draws_unchanged_by_the_k_class_rule():
     got = draw_train_sets(y, 4, draw)
     again = draw_train_sets(y, 4, list(draw))  # numpy's path, the reference
     np.testing.assert_array_equal(got, again)
+
+
+def test_more_than_the_class_limit_says_how_to_fix_it(tmp_path):
+    """A column of more classes than the limit points to target.classes; listing more than
+    the limit there is refused naming target.classes and the limit, not the column."""
+    from nbvslr.data.csvsource import MAX_CLASSES
+
+    n = MAX_CLASSES + 10
+    table = "f,cls\n" + "".join(f"{i},c{i % n}\n" for i in range(3 * n))
+    with pytest.raises(DataError, match="list the classes to keep in target.classes"):
+        _load(tmp_path, table, target={"column": "cls"})
+    every = [f"c{k}" for k in range(n)]
+    with pytest.raises(DataError, match=rf"target.classes: lists {n} classes.*at most "
+                                        rf"{MAX_CLASSES} classes in target.classes"):
+        _load(tmp_path, table, target={"column": "cls", "classes": every})
+    kept = _load(tmp_path, table, target={"column": "cls", "classes": every[:MAX_CLASSES]})
+    assert kept.n_classes == MAX_CLASSES
