@@ -28,10 +28,11 @@ from nbvslr.data.dataset import Dataset
 from nbvslr.models.design import Design
 from nbvslr.models.evaluate import TIE_RTOL
 
-#: Entries of one tile of scores (rows x rules x K): 32 MB; on optdigits-10 (5,620 rows)
-#: 74 rules a tile, whose product runs about a fifth faster than half of it
-#: (benchmarks/RESULTS.md, "Multiclass").
-TILE = 1 << 22
+#: Entries of one tile of scores (rows x rules x K): 16 MB. On optdigits-10 (5,620 rows,
+#: 37 rules a tile) the product and the counts together ran as fast as with 18 rules and
+#: faster than with 74, whose product alone is quicker but whose tile the counts then read
+#: from memory rather than cache (benchmarks/RESULTS.md, "Multiclass").
+TILE = 1 << 21
 
 _COUNTS: weakref.WeakKeyDictionary[Design, np.ndarray] = weakref.WeakKeyDictionary()
 
