@@ -516,7 +516,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.whole_only:
         report["whole"] = print_whole(args.splits or (20 if quick else WHOLE_SPLITS))
         if args.json:
-            args.json.write_text(json.dumps(harness.to_jsonable(report), indent=1))
+            harness.write_json(args.json, report)
         return 0
 
     peak1 = harness.matmul_peak(1, n=1000 if quick else 2000)
@@ -627,8 +627,7 @@ def main(argv: list[str] | None = None) -> int:
     report["text"] = text_bench.run(quick, whole=not args.no_whole)
     print(f"\nthis process: peak RSS {harness.max_rss_mib():.0f} MiB")
     if args.json:
-        args.json.write_text(json.dumps(harness.to_jsonable(report), indent=1))
-        print(f"numbers written to {args.json}")
+        harness.write_json(args.json, report)
     return 0
 
 

@@ -21,6 +21,7 @@ It fits the same models as the core:
 from __future__ import annotations
 
 import gc
+import json
 import os
 import resource
 import statistics
@@ -31,6 +32,7 @@ import tracemalloc
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -423,6 +425,12 @@ def max_rss_mib() -> float:
 
 def median_or_nan(values: Sequence[float]) -> float:
     return float(statistics.median(values)) if len(values) else float("nan")
+
+
+def write_json(path: Path, report: Any) -> None:
+    """The benchmark's numbers as JSON (``to_jsonable``) into ``path``, said on stdout."""
+    path.write_text(json.dumps(to_jsonable(report), indent=1))
+    print(f"numbers written to {path}")
 
 
 def to_jsonable(obj: Any) -> Any:

@@ -305,8 +305,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     report = run(args.quick, args.splits, whole=not args.no_whole)
     if args.json:
-        args.json.write_text(json.dumps(harness.to_jsonable(report), indent=1))
-        print(f"numbers written to {args.json}")
+        harness.write_json(args.json, report)
     return 0
 
 

@@ -17,6 +17,17 @@ from nbvslr.kernels.jit import compiled
 
 
 @compiled
+def _band_low(row, tau):
+    """The lowest score counted among a row's top classes: its largest score (of ``row``,
+    (K,)) less the tie band ``tau``."""
+    top = row[0]
+    for k in range(1, row.shape[0]):
+        if row[k] > top:
+            top = row[k]
+    return top - tau
+
+
+@compiled
 def add_correct(scores, counts, tau, out):
     """``out[n] += sum_u sum_{k top} counts[u, k] / t_un`` for every rule n.
 
@@ -26,11 +37,7 @@ def add_correct(scores, counts, tau, out):
     R, n, K = scores.shape
     for u in range(R):
         for c in range(n):
-            top = scores[u, c, 0]
-            for k in range(1, K):
-                if scores[u, c, k] > top:
-                    top = scores[u, c, k]
-            low = top - tau[c]
+            low = _band_low(scores[u, c], tau[c])
             t = 0
             hit = 0.0
             for k in range(K):
@@ -55,11 +62,7 @@ def add_train_correct(scores, rows, labels, tau, out):
         acc = 0.0
         for i in range(m):
             u = rows[c, i]
-            top = scores[u, c, 0]
-            for k in range(1, K):
-                if scores[u, c, k] > top:
-                    top = scores[u, c, k]
-            low = top - tau[c]
+            low = _band_low(scores[u, c], tau[c])
             t = 0
             for k in range(K):
                 if scores[u, c, k] >= low:

@@ -86,6 +86,16 @@ def turn(x, v, cs, sn):
 
 
 @compiled
+def stop_short(x, v, t_hit, left):
+    """The cap's last move: x half way to the next wall met at ``t_hit`` (or to the end of
+    the ``left`` time), strictly inside the cone; v is not needed after it."""
+    dt = min(0.5 * t_hit, left)
+    cs, sn = np.cos(dt), np.sin(dt)
+    for q in range(x.shape[0]):
+        x[q] = x[q] * cs + v[q] * sn
+
+
+@compiled
 def _travel(F, FT, G, g_diag, x, v, work, max_events):
     """One HMC iteration of one chain: travel for ``TRAVEL`` from x with velocity v.
 
@@ -120,12 +130,8 @@ def _travel(F, FT, G, g_diag, x, v, work, max_events):
     while True:
         t_hit = wall_time(k_min)
         if n_events == max_events:
-            # the cap: the chain sits on the wall it just left; move half way to the next
-            # wall (or to the end of its time), strictly inside the cone
-            dt = min(0.5 * t_hit, left)
-            cs, sn = np.cos(dt), np.sin(dt)
-            for q in range(r):
-                x[q] = x[q] * cs + v[q] * sn
+            # the cap: the chain sits on the wall it just left
+            stop_short(x, v, t_hit, left)
             return n_events
         hit = t_hit < left
         dt = min(t_hit, left)

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nbvslr.kernels.hmc import TINY, TRAVEL, add_scaled, turn, wall_time
+from nbvslr.kernels.hmc import TINY, TRAVEL, add_scaled, stop_short, turn, wall_time
 from nbvslr.kernels.jit import compiled
 
 
@@ -230,7 +230,6 @@ def _travel(ZT, y, order, start, K, Gz, g_diag, x, v, fx, fv, sx, scratch,
     """
     P, m = ZT.shape
     F = K - 1
-    r = x.shape[0]
     ag, at, row = scratch[0], scratch[1], scratch[2]
     low = scratch[3]
     e = np.zeros(K)
@@ -241,10 +240,7 @@ def _travel(ZT, y, order, start, K, Gz, g_diag, x, v, fx, fv, sx, scratch,
     while True:
         t_hit = wall_time(k_min)
         if n_events == max_events:
-            dt = min(0.5 * t_hit, left)
-            cs, sn = np.cos(dt), np.sin(dt)
-            for q in range(r):
-                x[q] = x[q] * cs + v[q] * sn
+            stop_short(x, v, t_hit, left)
             return n_events
         hit = t_hit < left
         dt = min(t_hit, left)

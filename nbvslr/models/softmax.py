@@ -104,7 +104,7 @@ def sum_last(x: np.ndarray) -> np.ndarray:
     same order as numpy's own pairwise sum (``0 + ((r0 + r1) + (r2 + r3)) + ((r4 + r5) +
     (r6 + r7)) + x_8 + ...``, the r_j the sums of every eighth entry), made with whole
     (S, m) slices instead of numpy's loop over rows, which costs more than the sums at
-    K = 10 (``tests/unit/test_softmax.py`` compares them bit for bit)."""
+    K = 10 (``tests/unit/test_multiclass_models.py`` compares them bit for bit)."""
     n = x.shape[-1]
     if n > 128:  # numpy halves longer rows first; not a number of classes met here
         return x.sum(axis=-1)

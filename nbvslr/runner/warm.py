@@ -65,9 +65,15 @@ def groups_for(kinds: Iterable[tuple[str, bool]]) -> tuple[str, ...]:
     return tuple(g for g in GROUPS if g in need)
 
 
-def stamp_name(group: str) -> str:
-    """``nbvslr-kernels-<digest>-<group>.compiled``: the digest of the kernels' sources, Python's
-    version, numba's version and the machine's architecture."""
+def stamp_name(group: str, digest: str | None = None) -> str:
+    """``nbvslr-kernels-<digest>-<group>.compiled`` (``digest`` as ``kernels_digest`` gives
+    it, made here if not given)."""
+    return f"nbvslr-kernels-{digest or kernels_digest()}-{group}.compiled"
+
+
+def kernels_digest() -> str:
+    """16 hex digits of the digest of the kernels' sources, Python's version, numba's
+    version and the machine's architecture."""
     digest = hashlib.sha256()
     for path in sorted(KERNELS.glob("*.py")):
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
@@ -76,7 +82,7 @@ def stamp_name(group: str) -> str:
     except importlib.metadata.PackageNotFoundError:  # pragma: no cover - numba is required
         numba_version = "?"
     digest.update(f"{sys.version}|{numba_version}|{platform.machine()}".encode())
-    return f"nbvslr-kernels-{digest.hexdigest()[:16]}-{group}.compiled"
+    return digest.hexdigest()[:16]
 
 
 def compile_all(groups: Sequence[str] = GROUPS) -> None:
@@ -162,12 +168,13 @@ def ensure_compiled(say: Callable[[str], None] | None = None,
     folder = cache_folder()
     if folder is None:
         return None
-    stamps = {g: folder / stamp_name(g) for g in groups}
+    digest = kernels_digest()
+    stamps = {g: folder / stamp_name(g, digest) for g in groups}
     missing = [g for g in groups if not stamps[g].exists()]
     if not missing:
         return None
     if say is not None:
-        first = not any(folder.glob(stamp_name("*")))  # the draws are not compiled yet
+        first = not any(folder.glob(stamp_name("*", digest)))  # the draws not compiled yet
         seconds = (ESTIMATE_S["draws"] if first else 0.0) + sum(ESTIMATE_S[g] for g in missing)
         say(MESSAGE.format(seconds=seconds))
     started = time.perf_counter()
