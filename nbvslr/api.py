@@ -79,12 +79,14 @@ class Task:
     continuous: tuple[str, ...] | None = None
     discrete: tuple[str, ...] | None = None
     text: tuple[tuple[str, Any], ...] = ()
+    many_levels: str = "refuse"
 
     @classmethod
     def from_frame(cls, df: pd.DataFrame, *, target: str, name: str,
                    positive: Any | Sequence[Any] | None = None, kind: Kind | None = None,
                    columns: Sequence[str] | None = None, missing: str = "error",
-                   text: Mapping[str, Any] | None = None) -> Task:
+                   text: Mapping[str, Any] | None = None,
+                   many_levels: str = "refuse") -> Task:
         """A task from a DataFrame ``df`` (N rows): the column ``target`` is the label and
         ``positive`` the value(s) counted as class 1 (default: of exactly two values, the
         second in sorted order); the features are ``columns`` (default: every other
@@ -95,7 +97,11 @@ class Task:
 
         ``kind="text"``: ``columns`` names the one column of documents (a text task,
         docs/text.md), ``text`` its vocabulary options (``vocabulary``, ``min_df``,
-        ``max_features``)."""
+        ``max_features``).
+
+        A discrete column of nearly all distinct values (numbers, ids) or of free text is
+        refused when the task is read, the error naming the fix (``kind='continuous'``,
+        ``kind='text'``); ``many_levels='allow'`` keeps it as categories, with a warning."""
         if text is not None and not isinstance(text, Mapping):
             raise ConfigError(f"{name}: text= is {type(text).__name__}, not a mapping of "
                               "vocabulary options; give e.g. text={'min_df': 2}")
@@ -127,7 +133,8 @@ class Task:
                    columns=None if columns is None or split else names,
                    missing=missing,
                    continuous=split[0] if split else None,
-                   discrete=split[1] if split else None)
+                   discrete=split[1] if split else None,
+                   many_levels=many_levels)
 
     @classmethod
     def from_arrays(cls, X: np.ndarray, y: np.ndarray, *, name: str,
@@ -172,6 +179,8 @@ class Task:
             features = {"kind": "text", "column": self.columns[0], **dict(self.text)}
         if self.continuous is not None and self.discrete is not None:
             features = {"continuous": list(self.continuous), "discrete": list(self.discrete)}
+        if self.many_levels != "refuse":
+            features["many_levels"] = self.many_levels
         entry: dict[str, Any] = {"name": self.name,
                                  "source": {"frame": self.frame, "missing": self.missing},
                                  "target": target}

@@ -75,7 +75,7 @@ SOURCE_KEYS: Mapping[str, tuple[str, ...]] = {
     "synthetic": ("synthetic",),
 }
 TARGET_KEYS = ("column", "positive", "classes")
-FEATURE_KEYS = ("kind", "columns", "drop", "continuous", "discrete")
+FEATURE_KEYS = ("kind", "columns", "drop", "continuous", "discrete", "many_levels")
 MIXED_KEYS = ("continuous", "discrete")
 KINDS = ("continuous", "discrete", "text")
 
@@ -310,6 +310,14 @@ def validate(spec: TaskSpec) -> None:
                 features["kind"],
                 "use continuous, discrete or text",
             )
+        if "many_levels" in features:
+            if features["many_levels"] not in csvsource.MANY_LEVELS_MODES:
+                raise _error("features.many_levels", with_hint(
+                    "unknown mode", features["many_levels"], csvsource.MANY_LEVELS_MODES),
+                    features["many_levels"], "use refuse (the default) or allow")
+            if features.get("kind") == "continuous":
+                raise _error("features.many_levels", "only applies to discrete columns",
+                             features["many_levels"], "remove it with kind: continuous")
         mixed = [k for k in MIXED_KEYS if k in features]
         if mixed:
             _mixed(features, target, missing)
@@ -338,7 +346,7 @@ def validate(spec: TaskSpec) -> None:
 def _mixed(features: Mapping[str, Any], target: Mapping[str, Any] | None, missing: Any) -> None:
     """``features: {continuous: [...], discrete: [...]}``: the columns of each kind, no
     other key beside them, each column once, not the target."""
-    others = [k for k in features if k not in MIXED_KEYS]
+    others = [k for k in features if k not in (*MIXED_KEYS, "many_levels")]
     if others:
         raise _error(
             "features", "continuous: and discrete: name every feature, so they take no "
