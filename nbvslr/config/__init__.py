@@ -33,8 +33,15 @@ from typing import Any
 import yaml
 
 from nbvslr.config import sweep
-from nbvslr.data import RECIPES, get_recipe, is_text, text_task_names, validate_task
-from nbvslr.data.dataset import PATH_SOURCES, DataSettings, TaskSpec
+from nbvslr.data import (
+    RECIPES,
+    absolute_paths,
+    get_recipe,
+    is_text,
+    parse_task,
+    text_task_names,
+)
+from nbvslr.data.dataset import DataSettings, TaskSpec
 from nbvslr.errors import (
     ConfigError,
     NbvslrError,
@@ -471,19 +478,18 @@ def _tasks(where: _Where, raw: Any, base_dir: Path | None) -> tuple[TaskSpec, ..
         except ConfigError as exc:
             raise ConfigError(f"{where.source}: {exc}") from None
     for key, item in expanded:
-        spec = _task(where, key, item, base_dir)
+        spec = _task(where, key, item)
         if spec.name in seen:
             raise where.error(key, "task listed twice", spec.name, "list each task once")
         seen.add(spec.name)
-        try:
-            validate_task(spec)
-        except ConfigError as exc:
-            raise ConfigError(f"{where.source}: {key}: {exc}") from None
+        spec = parse_task(spec, f"{where.source}: {key}")  # parsed once, here
+        if base_dir is not None:
+            spec = absolute_paths(spec, base_dir)
         specs.append(spec)
     return tuple(specs)
 
 
-def _task(where: _Where, key: str, item: Any, base_dir: Path | None = None) -> TaskSpec:
+def _task(where: _Where, key: str, item: Any) -> TaskSpec:
     if isinstance(item, str):
         item = {"name": item}
     if not isinstance(item, Mapping):
@@ -518,14 +524,6 @@ def _task(where: _Where, key: str, item: Any, base_dir: Path | None = None) -> T
         if value is not None and not isinstance(value, Mapping):
             raise where.error(f"{key}.{sub}", "must be a mapping", value, "write {key: value}")
         mappings[sub] = copy.deepcopy(dict(value)) if value is not None else None
-    src = mappings["source"]
-    for kind in PATH_SOURCES:
-        # an empty path stays empty, to be refused, not read as the config's own folder
-        if (base_dir is not None and src is not None and isinstance(src.get(kind), str)
-                and src[kind].strip()):
-            path = Path(src[kind]).expanduser()
-            if not path.is_absolute():
-                src[kind] = str(base_dir / path)
     return TaskSpec(
         name=name,
         source=mappings["source"],
