@@ -67,11 +67,12 @@ class Task:
     Made by ``Task.from_frame`` or ``Task.from_arrays``; the table follows the rules of a
     CSV task (docs/config.md): the positive class, the kind of the features, missing values
     (``missing``: ``error``, ``drop`` or ``level``), [0, 1] scaling or discrete levels.
+    ``Task.from_openml`` names an OpenML dataset instead, read when the task runs.
     """
 
     name: str
-    frame: Frame
-    target: str
+    frame: Frame | None
+    target: str | None
     positive: tuple[str, ...] | None = None
     kind: Kind | None = None
     columns: tuple[str, ...] | None = None
@@ -80,6 +81,24 @@ class Task:
     discrete: tuple[str, ...] | None = None
     text: tuple[tuple[str, Any], ...] = ()
     many_levels: str = "refuse"
+    openml: int | None = None
+
+    @classmethod
+    def from_openml(cls, dataset_id: int, *, name: str | None = None,
+                    target: str | None = None, positive: Any | Sequence[Any] | None = None,
+                    missing: str = "error") -> Task:
+        """OpenML dataset ``dataset_id`` as a task (``source: {openml: id}``), named ``name``
+        (default ``openml-<id>``): ``target`` the class column (default: the dataset's
+        default target), ``positive`` as in ``from_frame``; the features are its other
+        numeric and nominal columns, continuous and discrete as its ARFF header declares.
+        Nothing is downloaded here: the run reads the dataset (once, into the cache,
+        verified against OpenML's md5), and checks these choices with the config."""
+        if positive is not None and not isinstance(positive, list | tuple):
+            positive = [positive]
+        return cls(name=name if name is not None else f"openml-{dataset_id}", frame=None,
+                   target=None if target is None else str(target),
+                   positive=None if positive is None else tuple(str(v) for v in positive),
+                   missing=missing, openml=dataset_id)
 
     @classmethod
     def from_frame(cls, df: pd.DataFrame, *, target: str, name: str,
@@ -166,10 +185,14 @@ class Task:
         return cls.from_frame(df, target="y", name=name, positive=positive, kind=kind)
 
     def to_config(self) -> dict[str, Any]:
-        """The task as a config entry (``source: {frame: ...}``)."""
-        target: dict[str, Any] = {"column": self.target}
+        """The task as a config entry (``source: {frame: ...}`` or ``{openml: id}``)."""
+        target: dict[str, Any] = {"column": self.target} if self.target is not None else {}
         if self.positive is not None:
             target["positive"] = list(self.positive)
+        if self.openml is not None:
+            named = {"name": self.name,
+                     "source": {"openml": self.openml, "missing": self.missing}}
+            return {**named, **({"target": target} if target else {})}
         features: dict[str, Any] = {}
         if self.kind is not None:
             features["kind"] = self.kind

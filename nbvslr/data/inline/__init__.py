@@ -75,11 +75,11 @@ from types import ModuleType
 from typing import Any
 
 from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
-from nbvslr.data.inline import csv, folder, frame, synthetic, text, uci
+from nbvslr.data.inline import csv, folder, frame, openml, synthetic, text, uci
 from nbvslr.errors import ConfigError, check_known_keys, setting_error, with_hint
 
 #: The sources, in the order their names are listed.
-MODULES: tuple[ModuleType, ...] = (csv, uci, synthetic, frame, text, folder)
+MODULES: tuple[ModuleType, ...] = (csv, uci, openml, synthetic, frame, text, folder)
 
 #: source key -> its module.
 REGISTRY: dict[str, ModuleType] = {m.KEY: m for m in MODULES}
