@@ -134,8 +134,9 @@ def fetch(dataset_id: int, settings: DataSettings) -> tuple[Description, bytes, 
             return about, data, "cache"
     hint = _hint(dataset_id)
     if not settings.download:
-        raise DownloadError(f"OpenML dataset {dataset_id} is not in the cache ({folder}) and "
-                            f"downloads are off; {hint}")
+        where = (f"{arff} fails its md5 check" if arff.is_file() and described.is_file()
+                 else f"OpenML dataset {dataset_id} is not in the cache ({folder})")
+        raise DownloadError(f"{where} and downloads are off; {hint}")
     deadline = time.monotonic() + settings.timeout
     raw = _download(description_url(dataset_id), deadline, settings.timeout, dataset_id)
     about = parse_description(raw, dataset_id, description_url(dataset_id))

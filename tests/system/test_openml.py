@@ -174,3 +174,13 @@ def test_the_shipped_config_offline_is_one_line(tmp_path):
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and "OpenML dataset 31 is not in the cache" in lines[0]
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_a_damaged_cache_offline_names_the_file(server, tmp_path):
+    """Offline with a cached file that fails its md5: the message names that file."""
+    load_task(_spec(), _settings(tmp_path))
+    cached = openml.cache_folder(40, _settings(tmp_path)) / openml.DATA_FILE
+    cached.write_bytes(b"damaged")
+    with pytest.raises(DownloadError, match=rf"{cached} fails its md5 check and downloads "
+                                            "are off"):
+        load_task(_spec(), _settings(tmp_path, download=False))

@@ -146,3 +146,16 @@ def test_many_levels_is_checked(value, pattern):
     spec = TaskSpec(name="t", source={"csv": "x.csv"}, features={"many_levels": value})
     with pytest.raises(ConfigError, match=pattern):
         validate_task(spec)
+
+
+def test_from_frame_many_levels_allow_is_kept_and_recorded(tmp_path):
+    """Task.from_frame(..., many_levels='allow') reads the categories, the finding kept in
+    the Dataset's notes (run.json's warnings)."""
+    texts, labels = _messages(60)
+    df = pd.DataFrame({"message": texts, "label": labels})
+    task = nbvslr.Task.from_frame(df, target="label", name="sms", many_levels="allow")
+    assert task.to_config()["features"]["many_levels"] == "allow"
+    config = parse_config({"tasks": [task.to_config()], "sizes": [4]}, source="<dict>")
+    data = load_task(config.tasks[0], _settings(tmp_path))
+    assert data.kind == "discrete" and data.n_values == (60,)
+    assert len(data.notes["warnings"]) == 1 and "free text" in data.notes["warnings"][0]
