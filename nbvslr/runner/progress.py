@@ -11,11 +11,12 @@ run, then every block of finished splits, every finished size and every finished
   finished size and per finished task, flushed at once, so a log shows how far a run got.
 - ``NoProgress`` (``--quiet``): nothing.
 - ``NotebookProgress`` (``nbvslr.run`` from Python): a ``tqdm.auto`` bar, a widget in a
-  notebook.
+  notebook where ipywidgets is installed, else tqdm's text bar (without tqdm's warning).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 import time
@@ -354,20 +355,31 @@ class LogProgress:
         pass
 
 
+def _auto_bar() -> type:
+    """``tqdm.auto``'s bar (a widget in a notebook) where ipywidgets is installed; else
+    tqdm's text bar, which a notebook shows as well, without ``tqdm.auto``'s warning that
+    the widget is missing."""
+    if importlib.util.find_spec("ipywidgets") is None:
+        return tqdm
+    from tqdm.auto import tqdm as auto  # the notebook's widget, imported when used
+
+    return auto
+
+
 class NotebookProgress:
     """A ``tqdm.auto`` bar: a widget in a Jupyter notebook (when ipywidgets is there), a
-    text bar elsewhere; a line per finished task above it (``nbvslr.run``'s default)."""
+    text bar elsewhere (``_auto_bar``); a line per finished task above it (``nbvslr.run``'s
+    default)."""
 
     def __init__(self) -> None:
         self.tally = Tally()
         self.bar: Any = None
 
     def start(self, plan: Sequence[TaskPlan], workers: int = 1) -> None:
-        from tqdm.auto import tqdm as auto  # the notebook's widget, imported when used
-
         self.tally.start(plan)
-        self.bar = auto(total=max(1, self.tally.splits), initial=self.tally.splits_done,
-                        desc=plan[0].name if plan else "nbvslr", unit="split", leave=True)
+        self.bar = _auto_bar()(total=max(1, self.tally.splits), initial=self.tally.splits_done,
+                               desc=plan[0].name if plan else "nbvslr", unit="split",
+                               leave=True)
 
     def splits_done(self, task: str, m: int, n: int, seconds: float | None = None) -> None:
         self.tally.splits_done += n

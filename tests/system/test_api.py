@@ -226,19 +226,48 @@ def test_import_is_light():
 
 
 def test_plot_on_given_axes(csv_config):
-    """plot(ax=...) draws the one task's panel on ax and returns its figure; with several
-    tasks it asks for one."""
+    """plot(ax=...) draws the one task's panel on ax and returns ax (not its figure, which a
+    notebook would then show twice); with several tasks it asks for one."""
     from matplotlib.figure import Figure
 
     res = nbvslr.run(csv_config, progress=False)
     fig = Figure()
     ax = fig.subplots()
-    assert res.plot(ax=ax) is fig
+    assert res.plot(ax=ax) is ax
     assert [line.get_label() for line in ax.get_lines()][:2] == ["nb", "lr"]
     two = nbvslr.Results(res.tasks * 2)
     with pytest.raises(nbvslr.ConfigError, match="2 tasks for one panel"):
         two.plot(ax=ax)
     assert two["toy"].names == ["toy"]
+
+
+def test_results_html_names_tasks_models_sizes_and_crossovers(csv_config):
+    """A notebook's view of Results: every task with its models, sizes and splits, and the
+    crossover table of its pairs."""
+    res = nbvslr.run(csv_config, progress=False)
+    page = res._repr_html_()
+    assert "<table" in page and "toy" in page and "nb, lr" in page
+    overview = res.overview().iloc[0]
+    assert (overview["sizes"], overview["m_min"], overview["m_max"], overview["splits"]) == (
+        len(SIZES), SIZES[0], SIZES[-1], SPLITS)
+    assert "crossover_low" in page and "b_significant_from" in page
+
+
+def test_progress_without_ipywidgets_is_a_quiet_text_bar(monkeypatch, capsys):
+    """Without ipywidgets the default bar is tqdm's text bar: no TqdmWarning about a missing
+    IProgress widget (pytest turns warnings into errors), the bar on stderr."""
+    import importlib.util
+
+    from nbvslr.runner import progress
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(progress.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "ipywidgets" else real(name, *a))
+    from tqdm import tqdm
+
+    assert progress._auto_bar() is tqdm
+    nbvslr.run(_raw(nbvslr.Task.from_arrays(*_xy(), name="quiet")))
+    assert "36/36" in capsys.readouterr().err
 
 
 def test_frame_task_in_worker_processes():
