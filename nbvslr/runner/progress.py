@@ -26,6 +26,7 @@ from typing import Any, Protocol, TextIO
 
 from tqdm import tqdm
 
+from nbvslr.runner.costs import reference_costs
 from nbvslr.runner.eta import Estimator, UnitShape
 
 DEFAULT_WIDTH = 80
@@ -122,7 +123,8 @@ class Tally:
         self.sizes_done = sum(p.resumed for p in plan)
         self.splits = sum(p.sizes * p.splits for p in plan)
         self.resumed_splits = self.splits_done = sum(p.resumed * p.splits for p in plan)
-        self.eta = Estimator([u for p in plan for u in p.unit_shapes()], workers)
+        self.eta = Estimator([u for p in plan for u in p.unit_shapes()], workers,
+                             reference_costs())
         self.t0 = time.monotonic()
 
     def unit_done(self, task: str, m: int, n: int, seconds: float | None) -> None:
