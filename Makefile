@@ -16,8 +16,9 @@ PANELS  := pima adult-continuous boston optdigits-0v1 optdigits-2v3 ionosphere l
         refresh-multiclass refresh-text refresh-as-published seal-committed \
         clean
 
-# The install ends by compiling the numba loops once for this machine (about 9 s, which a
-# first run would otherwise pay; benchmarks/RESULTS.md).
+# The install ends by compiling the numba loops once for this machine, which a first run
+# would otherwise pay; its line says how long (nbvslr/runner/warm.py's ESTIMATE_S, the one
+# source of that number; benchmarks/RESULTS.md).
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip

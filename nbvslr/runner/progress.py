@@ -157,6 +157,8 @@ class Tally:
 
 
 SEP = "  "
+SHORT_LABEL = 12
+"""The shortest label worth showing ("adult-con… m=382")."""
 MAX_BAR = 24
 """The widest bar: room beyond it goes to the counts."""
 TIME_WIDTH = len("12:34 elapsed, estimating…")
@@ -186,9 +188,10 @@ def compose(label: str, tally: Tally, width: int) -> tuple[str, str, bool]:
     the bar does not move), then the times, then a bar of ``MIN_BAR`` to ``MAX_BAR`` cells,
     then the counts that still fit at their widest (sizes, tasks, then splits). As every
     part is padded to its widest, ``left + right`` has the same length on every redraw and
-    the bar keeps its width. Too narrow for the label, a bar and the times: the bar goes,
-    then the counts, then the label is shortened ("adult-con… m=382"); the times always
-    stay (cut to the width on a terminal too narrow even for them).
+    the bar keeps its width. A label too long for a bar beside it is shortened
+    ("adult-con… m=382", at least ``SHORT_LABEL`` columns) to keep a bar of ``MIN_BAR``;
+    too narrow even for that: the bar goes, then the counts, then the label is shortened;
+    the times always stay (cut to the width on a terminal too narrow even for them).
     """
     parts = tally.counts()
     time_text = parts.pop("time")
@@ -197,6 +200,11 @@ def compose(label: str, tally: Tally, width: int) -> tuple[str, str, bool]:
     widest = _maximal(tally)
     decor = 4  # " |" bar "| "
     room = width - label_w - decor - time_w
+    short_w = width - decor - time_w - MIN_BAR
+    if label and room < MIN_BAR and short_w >= SHORT_LABEL:
+        # a task name too long for a bar beside it: shortened, so that the bar stays
+        label = _shorten(label, short_w) if len(label) > short_w else label
+        label_w, room = short_w, MIN_BAR
     if label and room >= MIN_BAR:
         shown = []
         for key in ("sizes", "tasks", "splits"):
@@ -213,7 +221,7 @@ def compose(label: str, tally: Tally, width: int) -> tuple[str, str, bool]:
     # shortened if need be, then the counts that fit.
     # room kept for the label: whole if it fits beside the times, else shortened
     whole = len(label) + len(SEP) if label else 0
-    keep = whole if width - len(time_text) >= whole else 12 + len(SEP) if label else 0
+    keep = whole if width - len(time_text) >= whole else SHORT_LABEL + len(SEP) if label else 0
     shown: list[str] = []
     for key in ("sizes", "tasks", "splits"):
         trial = shown + [key]
@@ -223,7 +231,7 @@ def compose(label: str, tally: Tally, width: int) -> tuple[str, str, bool]:
     room = width - len(tail)
     if label and room >= len(label) + len(SEP):
         return label + SEP, tail, False
-    if label and room - len(SEP) >= 12:  # "adult-con… m=382": shortened, still a hint
+    if label and room - len(SEP) >= SHORT_LABEL:  # "adult-con… m=382": still a hint
         return _shorten(label, room - len(SEP)) + SEP, tail, False
     if room >= 0:
         return "", tail, False

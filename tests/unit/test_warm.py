@@ -66,9 +66,21 @@ def test_a_run_compiles_the_groups_its_tasks_need_once_each(tmp_path, monkeypatc
     assert compiled == [("two-class",), ("k-class",)]
     assert len(said) == 2
     # the first line counts the draws' compile, the second only the K-class loops'
-    est = warm.ESTIMATE_S
-    assert f"about {est['draws'] + est['two-class']:.0f} s" in said[0]
-    assert f"about {est['k-class']:.0f} s" in said[1]
+    est, busy = warm.ESTIMATE_S, warm.busy_factor()
+    assert f"about {(est['draws'] + est['two-class']) * busy:.0f} s" in said[0]
+    assert f"about {est['k-class'] * busy:.0f} s" in said[1]
+
+
+def test_the_estimate_counts_a_busy_machine(monkeypatch):
+    """At a load of 8 on 2 cores the line says four times the idle machine's CPU seconds,
+    and names those; on an idle machine, those alone."""
+    monkeypatch.setattr(warm.os, "getloadavg", lambda: (8.0, 8.0, 8.0))
+    monkeypatch.setattr(warm.os, "cpu_count", lambda: 2)
+    cpu = warm.ESTIMATE_S["draws"] + warm.ESTIMATE_S["two-class"]
+    line = warm.estimate_line(["two-class"], first=True)
+    assert f"(about {4 * cpu:.0f} s, as the machine is busy: {cpu:.0f} s on an idle one;" in line
+    monkeypatch.setattr(warm.os, "getloadavg", lambda: (0.5, 0.5, 0.5))
+    assert f"(about {cpu:.0f} s; later runs" in warm.estimate_line(["two-class"], first=True)
 
 
 def test_warming_compiles_what_a_k_class_gaussian_fit_runs():
