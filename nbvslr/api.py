@@ -28,7 +28,7 @@ from nbvslr.config import Config, load_config, parse_config
 from nbvslr.config.catalog import resolve_config
 from nbvslr.data.dataset import DataSettings
 from nbvslr.data.frame import Frame
-from nbvslr.errors import ConfigError
+from nbvslr.errors import ConfigError, did_you_mean
 from nbvslr.results.files import table_bytes
 from nbvslr.results.read import TaskResults
 from nbvslr.runner import run_tasks
@@ -96,6 +96,14 @@ class Task:
         ``kind="text"``: ``columns`` names the one column of documents (a text task,
         docs/text.md), ``text`` its vocabulary options (``vocabulary``, ``min_df``,
         ``max_features``)."""
+        if not isinstance(df, pd.DataFrame):
+            raise ConfigError(f"{name}: df is a {type(df).__name__}, not a pandas DataFrame; "
+                              "give a DataFrame, or use Task.from_arrays(X, y, ...)")
+        names = [str(c) for c in df.columns]
+        if str(target) not in names:
+            shown = ", ".join(repr(c) for c in names[:8]) + (", ..." if len(names) > 8 else "")
+            raise ConfigError(f"{name}: target={target!r}: no such column"
+                              f"{did_you_mean(str(target), names)}; the columns are {shown}")
         if text is not None and not isinstance(text, Mapping):
             raise ConfigError(f"{name}: text= is {type(text).__name__}, not a mapping of "
                               "vocabulary options; give e.g. text={'min_df': 2}")

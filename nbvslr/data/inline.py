@@ -395,6 +395,8 @@ def load(spec: TaskSpec, settings: DataSettings) -> Dataset:
             held.table, name=spec.name, choices=choices, origin=f"{spec.name} (DataFrame)",
             row_label=frame.row_label, default_target=None, default_features=None,
             notes={"source": "frame", "rows": held.shape[0], "sha256": held.sha256},
+            missing_fix='give Task.from_frame(..., missing="drop") to drop such rows, or '
+                        'fill them in',
         )
     if kind == "uci":
         import nbvslr.data.ucisource as ucisource

@@ -296,3 +296,39 @@ def test_mixed_frame_is_the_mixed_csv_task(tmp_path):
     assert from_frame.splits.equals(from_csv.splits)
     info = from_frame.tasks[0].run_info["task"]
     assert (info["kind"], info["features"]) == ("mixed", 4)
+
+
+def test_from_frame_checks_its_target_column_at_once():
+    """A target that is not a column is a ConfigError from Task.from_frame itself, naming
+    the columns and the closest one, before any run."""
+    with pytest.raises(nbvslr.ConfigError, match=r"target='lable': no such column "
+                                                 r"\(did you mean 'label'\?\); the columns "
+                                                 r"are 'a', 'b', 'c', 'label'"):
+        nbvslr.Task.from_frame(_frame(), target="lable", name="toy")
+
+
+def test_a_missing_value_names_the_python_argument():
+    """A DataFrame's missing cell: the error names from_frame's missing="drop", not the
+    config key, and missing="drop" then runs."""
+    df = _frame()
+    df.loc[3, "a"] = np.nan
+    task = nbvslr.Task.from_frame(df, target="label", name="gappy")
+    with pytest.raises(nbvslr.DataError, match=r'missing value at .*Task.from_frame\(\.\.\., '
+                                               r'missing="drop"\)') as err:
+        nbvslr.run(_raw(task), progress=False)
+    assert "source.missing" not in str(err.value)
+    dropped = nbvslr.Task.from_frame(df, target="label", name="gappy", missing="drop")
+    assert not nbvslr.run(_raw(dropped), progress=False).summary.empty
+
+
+def test_constant_columns_are_kept_as_docs_api_says():
+    """docs/api.md: a constant column of a DataFrame is kept, not refused (continuous and
+    discrete), and the run goes on."""
+    df = _frame().assign(flat=1.0, same="x")
+    task = nbvslr.Task.from_frame(df, target="label", name="flat",
+                                  columns=["a", "b", "flat"])
+    assert not nbvslr.run(_raw(task), progress=False).summary.empty
+    discrete = nbvslr.Task.from_frame(df.assign(a=df["a"] > 0), target="label", name="levels",
+                                      columns=["same", "a"], kind="discrete")
+    assert not nbvslr.run(_raw(discrete), progress=False).summary.empty
+    assert "constant column kept" in (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
