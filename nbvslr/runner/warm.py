@@ -43,14 +43,21 @@ GROUPS = ("two-class", "k-class", "text")
 ESTIMATE_S = {"draws": 7.5, "two-class": 6.5, "k-class": 4.0, "text": 2.7}
 
 
-def busy_factor() -> float:
-    """How much longer than on an idle machine one process's CPU work takes now: the
-    1-minute load average per core, at least 1 (1 where the system does not tell)."""
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return 1.0
-    return max(1.0, load / max(1, os.cpu_count() or 1))
+PROBE_S = 0.1
+"""CPU seconds of the busy loop by which ``busy_factor`` measures this process's share."""
+
+
+def busy_factor(probe: float = PROBE_S) -> float:
+    """How much longer than on an idle machine this process's CPU work takes now: the wall
+    time of a ``probe`` seconds' busy loop over its CPU time, at least 1 (the load average
+    overstates it: many of the processes it counts wait on something else). Stops after 20
+    probes' wall time on a machine too busy to give it any."""
+    start_wall, start_cpu = time.perf_counter(), time.process_time()
+    while (time.process_time() - start_cpu < probe
+           and time.perf_counter() - start_wall < 20 * probe):
+        pass
+    cpu = max(time.process_time() - start_cpu, 1e-9)
+    return max(1.0, (time.perf_counter() - start_wall) / cpu)
 
 
 def estimate_line(groups: Sequence[str], first: bool) -> str:
