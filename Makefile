@@ -16,8 +16,9 @@ PANELS  := pima adult-continuous boston optdigits-0v1 optdigits-2v3 ionosphere l
         refresh-multiclass refresh-text refresh-as-published seal-committed \
         clean
 
-# The install ends by compiling the numba loops once for this machine (about 9 s, which a
-# first run would otherwise pay; benchmarks/RESULTS.md).
+# The install ends by compiling the numba loops once for this machine, which a first run
+# would otherwise pay; its line says how long (nbvslr/runner/warm.py's ESTIMATE_S, the one
+# source of that number; benchmarks/RESULTS.md).
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
@@ -98,11 +99,14 @@ refresh-text: $(STAMP)
 
 # After a refresh: the committed runs keep their tables, not their splits.csv.gz (git
 # ignores it) nor a files.sha256 that would name the figures drawn with the splits' intervals;
-# the figures are drawn again from the tables alone, as a fresh clone draws them.
+# the figures are drawn again from the tables alone, as a fresh clone draws them; the
+# per-size costs of the time-left estimate are taken again from the runs' timings
+# (nbvslr/runner/costs.csv).
 seal-committed: $(STAMP)
 	rm -f results/reference/*/files.sha256 results/multiclass/*/files.sha256 \
 	    results/text/*/files.sha256 results/as-published/*/files.sha256
 	$(BIN)/python docs/committed_figures.py
+	$(BIN)/python -m nbvslr.runner.costs > nbvslr/runner/costs.csv
 
 reference:
 	@echo "make reference is now 'make refresh-reference' (it rewrites the committed" \

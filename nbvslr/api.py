@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 import pandas as pd
@@ -28,7 +28,7 @@ from nbvslr.config import Config, load_config, parse_config
 from nbvslr.config.catalog import resolve_config
 from nbvslr.data.dataset import DataSettings
 from nbvslr.data.frame import Frame
-from nbvslr.errors import ConfigError
+from nbvslr.errors import ConfigError, did_you_mean
 from nbvslr.results.files import table_bytes
 from nbvslr.results.read import TaskResults
 from nbvslr.runner import run_tasks
@@ -121,6 +121,14 @@ class Task:
         A discrete column of nearly all distinct values (numbers, ids) or of free text is
         refused when the task is read, the error naming the fix (``kind='continuous'``,
         ``kind='text'``); ``many_levels='allow'`` keeps it as categories, with a warning."""
+        if not isinstance(df, pd.DataFrame):
+            raise ConfigError(f"{name}: df is a {type(df).__name__}, not a pandas DataFrame; "
+                              "give a DataFrame, or use Task.from_arrays(X, y, ...)")
+        names = [str(c) for c in df.columns]
+        if str(target) not in names:
+            shown = ", ".join(repr(c) for c in names[:8]) + (", ..." if len(names) > 8 else "")
+            raise ConfigError(f"{name}: target={target!r}: no such column"
+                              f"{did_you_mean(str(target), names)}; the columns are {shown}")
         if text is not None and not isinstance(text, Mapping):
             raise ConfigError(f"{name}: text= is {type(text).__name__}, not a mapping of "
                               "vocabulary options; give e.g. text={'min_df': 2}")
@@ -396,6 +404,34 @@ class Results:
         names = ", ".join(t.name for t in self.tasks)
         return f"<nbvslr.Results: {len(self.tasks)} task(s): {names}>"
 
+    def overview(self) -> pd.DataFrame:
+        """One row per task: its models, sizes (how many, smallest and largest m) and
+        splits per size (the most of any size)."""
+        rows = []
+        for task in self.tasks:
+            ms = sorted({int(m) for m in task.summary["m"]})
+            rows.append({"task": task.name, "models": ", ".join(task.model_order()),
+                         "sizes": len(ms), "m_min": ms[0] if ms else None,
+                         "m_max": ms[-1] if ms else None,
+                         "splits": int(task.summary["n_splits"].max()) if ms else 0})
+        return pd.DataFrame(rows, columns=["task", "models", "sizes", "m_min", "m_max",
+                                           "splits"])
+
+    def _repr_html_(self) -> str:
+        """What a notebook shows for ``res``: the tasks (models, sizes, splits) and where
+        each compared pair's curves cross."""
+        head = (f"<p><b>nbvslr results</b>: {len(self.tasks)} task"
+                f"{'' if len(self.tasks) == 1 else 's'}</p>")
+        tasks = self.overview().to_html(index=False, border=0, na_rep="")
+        if self.crossovers.empty:
+            return head + tasks
+        shown = self.crossovers[["task", "model_a", "model_b", "crossover", "crossover_low",
+                                 "crossover_high", "better_after", "b_significant_from"]]
+        cross = shown.to_html(index=False, border=0, na_rep="–", float_format="{:.4g}".format)
+        return (head + tasks + "<p>Crossovers (first crossing of the mean curves, its 95% "
+                "bootstrap interval, the model ahead after it, and the m from which b stays "
+                "significantly better):</p>" + cross)
+
     @property
     def names(self) -> list[str]:
         """The task names, in run order."""
@@ -478,10 +514,19 @@ class Results:
             table[col] = table[col].astype(float)
         return table
 
-    def plot(self, ax: Axes | None = None, *, paper: bool = False) -> Figure:
-        """The learning curves, as ``nbvslr plot`` draws them: one panel per task (None
-        ``ax``), or the one task's panel on ``ax``; returns the matplotlib Figure.
-        ``paper`` overlays the paper's curves on the panels of its Figure 1."""
+    @overload
+    def plot(self, ax: None = None, *, paper: bool = False) -> Figure: ...
+
+    @overload
+    def plot(self, ax: Axes, *, paper: bool = False) -> Axes: ...
+
+    def plot(self, ax: Axes | None = None, *, paper: bool = False) -> Figure | Axes:
+        """The learning curves, as ``nbvslr plot`` draws them: one panel per task on a new
+        Figure (None ``ax``), returned (a notebook shows it once, as a cell's value, with
+        no ``%matplotlib`` magic); or the one task's panel drawn on ``ax``, which is
+        returned (its figure is the caller's: a notebook shows a pyplot figure once at the
+        end of the cell). ``paper`` overlays the paper's curves on the panels of its
+        Figure 1."""
         from nbvslr.views import plots
 
         if ax is None:
@@ -491,7 +536,7 @@ class Results:
             raise ConfigError(f"plot(ax=...): {len(self.tasks)} tasks for one panel; "
                               "call plot() without ax, or pick one task: results[name]")
         plots.draw_task(ax, self.tasks[0], paper=paper, n_boot=self.n_boot, seed=self.seed)
-        return ax.figure
+        return ax
 
     def report(self, *, notes: bool = True, paper: bool = True,
                extrapolate: bool = False) -> str:

@@ -22,6 +22,7 @@ Examples:
   nbvslr report results
   nbvslr report results -o results/report.md
   nbvslr report results --format csv -o results/report.csv   # pandas.read_csv(...)
+  nbvslr report results --format html -o report.html   # one page, figures inline
   nbvslr report results --extrapolate     # fitted curves past the grid
   nbvslr report results -o results/report.md --brief   # the file, and a line per task
 """,
@@ -29,12 +30,14 @@ Examples:
 @results_dirs_argument
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               default=None, metavar="FILE", help="Also write the table to FILE.")
-@click.option("--format", "fmt", type=click.Choice(["markdown", "csv"]), default="markdown",
-              show_default=True,
+@click.option("--format", "fmt", type=click.Choice(["markdown", "csv", "html"]),
+              default="markdown", show_default=True,
               help="markdown: the table with its notes; csv: one row per task and compared "
                    "pair, plain numbers (errors and interval half-widths at the smallest and "
                    "largest m, winners, crossover and its interval, b better from, "
-                   "asymptotic and majority errors).")
+                   "asymptotic and majority errors); html: one self-contained page to "
+                   "share (every task's figure inline, the Markdown's sections, the runs' "
+                   "settings and versions; readable offline), written with -o.")
 @click.option("--n-boot", type=click.IntRange(min=1), default=DEFAULT_N_BOOT,
               show_default=True,
               metavar="N", help="Bootstrap resamples for the crossover interval.")
@@ -49,7 +52,7 @@ Examples:
               help="Append each model's fitted learning curve past the grid: its asymptote "
                    "(with a bootstrap interval where the splits were kept) beside the error "
                    "when trained on all rows, and the predicted crossover beyond the largest "
-                   "m (docs/extrapolation.md). Markdown only; every bootstrap resample "
+                   "m (docs/extrapolation.md). Not with csv; every bootstrap resample "
                    "(--n-boot) is refitted, so it takes a few seconds a task.")
 @click.option("--brief", is_flag=True,
               help="Print one line per task and pair instead of the table: the winner at "
@@ -68,7 +71,20 @@ def report(results_dirs, output, fmt, n_boot, seed, notes, paper, brief,
     if fmt == "csv" and extrapolate:
         raise ConfigError("--extrapolate adds a Markdown section; use it without "
                           "--format csv")
+    if fmt == "html" and output is None:
+        raise ConfigError("--format html writes a page; give its file, e.g. "
+                          "-o report.html")
     rows = report_rows(results_dirs, n_boot=n_boot, seed=seed) if brief else None
+    if fmt == "html":
+        from nbvslr.views.html import html_page  # matplotlib, for this format alone
+
+        text = html_page(results_dirs, n_boot=n_boot, seed=seed, notes=notes, paper=paper,
+                         extrapolate=extrapolate)
+        if rows is not None:
+            click.echo(verdict_lines(rows), nl=False)
+        results.atomic_write_text(output, text)
+        click.echo(f"wrote {output}", err=True)
+        return
     if fmt == "csv":
         text = report_csv(results_dirs, n_boot=n_boot, seed=seed)
     else:

@@ -177,6 +177,10 @@ def _same_value(cell: str, wanted: str) -> bool:
     return a is not None and b is not None and a == b
 
 
+MISSING_FIX = "set source.missing: drop to drop such rows, or fill them in"
+"""What a missing cell's error says to do, in a config."""
+
+
 def build_dataset(
     table: pd.DataFrame,
     *,
@@ -187,6 +191,7 @@ def build_dataset(
     default_target: str | None,
     default_features: Sequence[str] | None,
     notes: Mapping[str, Any],
+    missing_fix: str = MISSING_FIX,
 ) -> Dataset:
     """Build the task from a table of text cells.
 
@@ -202,6 +207,9 @@ def build_dataset(
         Used when the config does not name them (``None``: last column / every other column).
     notes : mapping
         Provenance recorded first in ``Dataset.notes``.
+    missing_fix : str
+        The fix a missing cell's error names (the config's key; the Python argument for a
+        DataFrame).
     """
     columns = [str(c) for c in table.columns]
 
@@ -277,8 +285,7 @@ def build_dataset(
             column = [target, *features][col]
             raise DataError(
                 f"{origin}: column {column!r}: missing value at {row_label(int(row))} "
-                f"({int(bad.sum())} missing cells in the columns used); set source.missing: "
-                "drop to drop such rows, or fill them in"
+                f"({int(bad.sum())} missing cells in the columns used); {missing_fix}"
             )
     elif choices.missing == "drop":
         keep = ~missing.to_numpy().any(axis=1)

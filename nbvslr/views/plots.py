@@ -47,6 +47,16 @@ FORMATS = ("png", "pdf", "svg")
 _METADATA = {"png": {"Software": None}, "pdf": {"CreationDate": None, "Producer": None},
              "svg": {"Date": None, "Creator": None}}
 PANEL_SIZE = (4.0, 3.0)  # inches per panel (width, height)
+NOTEBOOK_DPI = 100  # pixels per inch of the picture a notebook shows
+
+
+class ShownFigure(Figure):
+    """A ``Figure`` that a Jupyter notebook shows as a PNG when it is a cell's value, with no
+    ``%matplotlib`` magic and without pyplot: it is not one of pyplot's figures, so the
+    inline backend never shows it a second time (docs/api.md, "In a notebook")."""
+
+    def _repr_png_(self) -> bytes:
+        return render(self, "png", dpi=NOTEBOOK_DPI)
 
 
 # --------------------------------------------------------------------------------------
@@ -488,9 +498,9 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | Non
     nrows = math.ceil(n / ncols)
     shared = n > 1
     # a caption of a few lines below the panels: room for it
-    fig = Figure(figsize=(panel_size[0] * ncols,
-                          panel_size[1] * nrows + (0.9 if shared else 0.8)),
-                 dpi=100, layout="constrained")
+    fig = ShownFigure(figsize=(panel_size[0] * ncols,
+                               panel_size[1] * nrows + (0.9 if shared else 0.8)),
+                      dpi=100, layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
     intervals = drawn_paper = nb_ahead = lr_ahead = False  # what the caption has to explain
     for k, (ax, task) in enumerate(zip(axes, tasks, strict=False)):

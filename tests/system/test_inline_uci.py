@@ -15,6 +15,7 @@ from urllib.parse import parse_qs, urlparse
 import numpy as np
 import pytest
 import ucimlrepo.fetch
+from loopback import GENEROUS
 
 from nbvslr.data import load_task, ucisource
 from nbvslr.data.dataset import DataSettings, TaskSpec
@@ -115,7 +116,7 @@ def _spec(uci_id: int, **kw) -> TaskSpec:
 
 
 def _settings(tmp_path, **kw) -> DataSettings:
-    return DataSettings(cache_dir=tmp_path / "cache", **{"timeout": 5.0, **kw})
+    return DataSettings(cache_dir=tmp_path / "cache", **{"timeout": GENEROUS, **kw})
 
 
 def test_uci_fetch_builds_task_and_caches_csv_and_json(uci, tmp_path):

@@ -42,4 +42,6 @@ def load(spec: Spec, settings: DataSettings) -> Dataset:
         held.table, name=spec.name, choices=spec.table, origin=f"{spec.name} (DataFrame)",
         row_label=frames.row_label, default_target=None, default_features=None,
         notes={"source": "frame", "rows": held.shape[0], "sha256": held.sha256},
+        missing_fix='give Task.from_frame(..., missing="drop") to drop such rows, or '
+                    'fill them in',
     )
