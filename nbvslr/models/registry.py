@@ -14,6 +14,7 @@ from typing import Any
 from nbvslr.data.text import TEXT_FEATURES
 from nbvslr.errors import ConfigError, did_you_mean
 from nbvslr.models.family import DISCRIMINATIVE, GENERATIVE, Family, Option, defaults
+from nbvslr.models.lda import LinearDiscriminant, MulticlassLinearDiscriminant
 from nbvslr.models.lr import LogisticRegression
 from nbvslr.models.multiclass import (
     MulticlassCategoricalNB,
@@ -22,6 +23,7 @@ from nbvslr.models.multiclass import (
 )
 from nbvslr.models.nb import CategoricalNB, GaussianNB, MixedNB
 from nbvslr.models.options import DEFAULT_PROFILE, MCMC_DEFAULTS, PROFILES
+from nbvslr.models.qda import MulticlassQuadraticDiscriminant, QuadraticDiscriminant
 from nbvslr.models.text_family import (
     TEXT_LR_OPTIONS,
     TEXT_NB_OPTIONS,
@@ -44,6 +46,10 @@ ENTRIES: tuple[Family, ...] = (
     TextLR(),
     MulticlassTextNB(),
     MulticlassTextLR(),
+    LinearDiscriminant(),
+    MulticlassLinearDiscriminant(),
+    QuadraticDiscriminant(),
+    MulticlassQuadraticDiscriminant(),
 )
 
 #: How each name learns: ``GENERATIVE`` (it models p(x, y) and classifies by Bayes' rule)
@@ -52,6 +58,8 @@ ENTRIES: tuple[Family, ...] = (
 APPROACHES: dict[str, str] = {
     "nb": GENERATIVE,
     "lr": DISCRIMINATIVE,
+    "lda": GENERATIVE,
+    "qda": GENERATIVE,
 }
 
 #: Options of a name that only its text entries read, listed after its table's.
