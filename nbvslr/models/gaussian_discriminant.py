@@ -382,16 +382,20 @@ class DiscriminantEntry:
     def _covariances(self, data: Dataset) -> int:
         raise NotImplementedError
 
-    def width(self, data: Dataset, design: Design) -> int:
-        # the stacked X and, per training row, d numbers of each covariance (its d x d when
-        # m >= d); the design's rows when they are wider
+    def _width(self, data: Dataset) -> int:
+        """The stacks' width per training row: the gathered X (d + 1), or, when wider, W with
+        W^2 >= the d x d covariances a split holds (one, or one per class): the memory plan
+        counts a few W x W matrices per split (``runner.memory``), as for LR's Hessians. The
+        design's rows (QDA's d (d + 1) / 2 products) are never stacked per split: they are
+        held once, with the design, and scored in tiles."""
         d = data.n_features
-        return max(design.n_params, d + 1 + 3 * self._covariances(data) * d)
+        return max(d + 1, int(np.ceil(np.sqrt(self._covariances(data)) * d)) + 1)
+
+    def width(self, data: Dataset, design: Design) -> int:
+        return self._width(data)
 
     def planned(self, data: Dataset, opts: Mapping[str, Any]) -> tuple[int, int]:
-        d = data.n_features
-        width = d + 1 if self.design_name == "x" else d + d * (d + 1) // 2 + 1
-        return max(width, d + 1 + 3 * self._covariances(data) * d), 0
+        return self._width(data), 0
 
     def fit(self, data: Dataset, design: Design, idx: np.ndarray, opts: Mapping[str, Any],
             seeds: Sequence[np.random.SeedSequence] = (),
