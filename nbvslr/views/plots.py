@@ -433,8 +433,13 @@ def _shared_legend(fig: Figure, axes: Sequence[Axes]) -> None:
 def _line_styles(tasks: Sequence[Any]) -> str:
     """The caption's words for the line styles: the families of the tasks' models by
     approach, in their order ("NB solid, LR dashed"; "NB, LDA solid, LR dashed")."""
-    families = [str(f) for t in tasks if "family" in t.summary
-                for f in pd.unique(t.summary["family"].astype(str))]
+    families = []
+    for t in tasks:  # in each run's model order (run.json), as the legend lists them
+        if "family" not in t.summary:
+            continue
+        family = dict(zip(t.summary["model"].astype(str), t.summary["family"].astype(str),
+                          strict=False))
+        families += [family[m] for m in model_order(t.summary, t.run_info) if m in family]
     by_style: dict[str, list[str]] = {}
     for fam in dict.fromkeys(families):
         by_style.setdefault(LINESTYLES.get(approach(fam), OTHER_LINESTYLE), []).append(title(fam))
