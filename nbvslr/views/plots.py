@@ -57,6 +57,12 @@ PANEL_SIZE = (4.0, 3.0)  # inches per panel (width, height)
 # One task
 # --------------------------------------------------------------------------------------
 
+def family_color(family: str, default: str = "black") -> str:
+    """The colour of a family's first model: its approach's (``APPROACH_COLORS``), else
+    ``default`` (a family nbvslr does not know)."""
+    return APPROACH_COLORS.get(approach(str(family)), default)
+
+
 def model_styles(models: Sequence[tuple[str, str]]) -> dict[str, dict[str, Any]]:
     """Line properties for each ``(name, family)``, in order.
 
