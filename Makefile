@@ -13,7 +13,8 @@ PANELS  := pima adult-continuous boston optdigits-0v1 optdigits-2v3 ionosphere l
 
 .PHONY: install test test-fast lint docs run figures draw reference refresh-reference \
         redraw-committed compare bench bench-quick sample-complexity refresh-sample-complexity \
-        refresh-multiclass refresh-text refresh-as-published refresh-generative \
+        refresh-multiclass refresh-text refresh-as-published refresh-generative efron \
+        refresh-efron \
         seal-committed \
         clean
 
@@ -141,6 +142,16 @@ sample-complexity: $(STAMP)
 refresh-sample-complexity: $(STAMP)
 	$(BIN)/nbvslr sample-complexity studies/sample-complexity.yaml \
 	    --out results/sample-complexity $(ARGS)
+
+# Efron's comparison measured (docs/efron.md): LDA against LR on two Gaussian classes with a
+# shared covariance, four separations, m = 10 .. 640, 2000 training sets each, against the
+# asymptotic relative efficiency; into $(RESULTS)/studies/efron (git ignores it).
+# refresh-efron rewrites the committed results/efron.
+efron: $(STAMP)
+	$(BIN)/python studies/efron/efron.py --out $(RESULTS)/studies/efron $(ARGS)
+
+refresh-efron: $(STAMP)
+	$(BIN)/python studies/efron/efron.py --out results/efron $(ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench.py
