@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from nbvslr import results
+from nbvslr.analysis import crossovers
 from nbvslr.analysis.crossovers import DEFAULT_N_BOOT, task_crossovers
 from nbvslr.analysis.stats import task_paired, task_pairs
 from nbvslr.config import Config, load_config, parse_config
@@ -44,12 +45,9 @@ __all__ = [
     "read_config", "run",
 ]
 
-CROSSOVER_COLUMNS = (
-    "task", "model_a", "model_b", "crossover", "crossover_low", "crossover_high",
-    "boot_fraction", "n_crossings", "better_after", "first_b_significant",
-    "b_significant_from", "first_a_significant", "tie_everywhere",
-)
-"""Columns of ``Results.crossovers``: one row per task and compared pair (a, b)."""
+CROSSOVER_COLUMNS = ("task", "model_a", "model_b", *crossovers.CROSSOVER_COLUMNS)
+"""Columns of ``Results.crossovers``: one row per task and compared pair (a, b); the same
+crossover columns as ``nbvslr report --format csv``."""
 
 EXTRAPOLATION_COLUMNS = (
     "task", "model", "family", "asymptote", "asymptote_low", "asymptote_high", "all_rows",
@@ -426,7 +424,7 @@ class Results:
         if self.crossovers.empty:
             return head + tasks
         shown = self.crossovers[["task", "model_a", "model_b", "crossover", "crossover_low",
-                                 "crossover_high", "better_after", "b_significant_from"]]
+                                 "crossover_high", "better_after", "b_better_from"]]
         cross = shown.to_html(index=False, border=0, na_rep="–", float_format="{:.4g}".format)
         return (head + tasks + "<p>Crossovers (first crossing of the mean curves, its 95% "
                 "bootstrap interval, the model ahead after it, and the m from which b stays "
@@ -464,25 +462,9 @@ class Results:
         for task in self.tasks:
             for pair in task_pairs(task):
                 _, c = task_crossovers(task, pair, n_boot=self.n_boot, seed=self.seed)
-                rows.append({
-                    "task": task.name, "model_a": c.model_a, "model_b": c.model_b,
-                    "crossover": c.first_crossover,
-                    "crossover_low": c.interval[0] if c.interval else None,
-                    "crossover_high": c.interval[1] if c.interval else None,
-                    "boot_fraction": c.boot_fraction,
-                    "n_crossings": len(c.crossings),
-                    "better_after": c.better_after[0] if c.better_after else None,
-                    "first_b_significant": c.first_lr_significant,
-                    "b_significant_from": c.lr_significant_from,
-                    "first_a_significant": c.first_nb_significant,
-                    "tie_everywhere": c.tie_everywhere,
-                })
-        table = pd.DataFrame(rows, columns=list(CROSSOVER_COLUMNS))
-        for col in ("crossover", "crossover_low", "crossover_high", "boot_fraction"):
-            table[col] = table[col].astype(float)
-        for col in ("first_b_significant", "b_significant_from", "first_a_significant"):
-            table[col] = table[col].astype("Int64")
-        return table
+                rows.append({"task": task.name, "model_a": c.model_a, "model_b": c.model_b,
+                             **crossovers.crossover_fields(c)})
+        return crossovers.crossover_table(rows, CROSSOVER_COLUMNS)
 
     def extrapolation(self, *, n_boot: int = 200) -> pd.DataFrame:
         """Each model's learning curve fitted past the grid (``nbvslr report

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from nbvslr.config.pairs import pick_pair
 from nbvslr.errors import ResultsError
 from nbvslr.results.layout import (
     HOW_TO_MAKE,
@@ -45,7 +46,6 @@ from nbvslr.results.layout import (
     SPLITS_FILE,
     STATS_COLUMNS,
     SUMMARY_COLUMNS,
-    pick_pair,
 )
 
 # --------------------------------------------------------------------------------------
@@ -153,7 +153,8 @@ def summarize(splits: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
 
 
 def default_pair(splits: pd.DataFrame, models: Sequence[str] | None = None) -> tuple[str, str]:
-    """The default comparison: the first nb-family model vs the first lr-family model.
+    """The default comparison: the first generative model vs the first discriminative one
+    (``nbvslr.config.pairs.pick_pair``, by the models' families).
 
     ``models`` gives the order (e.g. the keys of run.json's ``models``); without it, the
     order in which models first appear in ``splits``.
@@ -164,7 +165,7 @@ def default_pair(splits: pd.DataFrame, models: Sequence[str] | None = None) -> t
     pair = pick_pair([(m, family.get(m)) for m in order])
     if pair is None:
         raise ResultsError(
-            f"need one nb-family and one lr-family model to compare, found "
+            f"need one generative and one discriminative model to compare, found "
             f"{', '.join(f'{m} ({family.get(m)})' for m in order) or 'no models'}"
         )
     return pair
@@ -206,7 +207,7 @@ def paired_summary(
     The difference is taken split by split (same training and test set), then summarised
     with the formulas of the module docstring: ``diff_mean``, ``diff_sem = sd / sqrt(n)``
     and the t interval ``ci_low, ci_high``. ``n_splits`` counts the splits both models have.
-    A positive difference means model_b (by default LR) has the lower error.
+    A positive difference means model_b has the lower error.
 
     Returns a DataFrame with columns ``task, model_a, model_b, m, n_splits, diff_mean,
     diff_sem, ci_low, ci_high``, sorted by task, m.
@@ -227,7 +228,7 @@ def paired_summary(
 def task_paired(task) -> pd.DataFrame:
     """A task's paired rows: its ``paired.csv``, or (when absent) the run's pairs (run.json's
     ``config.compare``, else the default pair) computed from its splits; no rows when the
-    run has no pair to compare (its models all of one family).
+    run has no pair to compare (no generative and discriminative model both).
 
     task : ``results.TaskResults`` (``saved_paired()``, ``has_splits()``, ``splits()``,
     ``model_order()``, ``run_info``, ``folder``). Raises ``ResultsError`` when the folder has
@@ -246,7 +247,7 @@ def task_paired(task) -> pd.DataFrame:
         family = dict(zip(splits["model"], splits["family"], strict=False))
         order = task.model_order() or list(pd.unique(splits["model"]))
         pair = pick_pair([(m, family.get(m)) for m in order])
-        if pair is None:  # one family only (e.g. a run of nb alone): nothing to pair
+        if pair is None:  # one side only (e.g. a run of nb alone): nothing to pair
             return pd.DataFrame({c: pd.Series(dtype=float) for c in PAIRED_COLUMNS})
         pairs = [pair]
     return pd.concat([paired_summary(splits, a, b) for a, b in pairs], ignore_index=True)

@@ -15,7 +15,7 @@ from nbvslr.views.report import report_csv, report_rows, report_table, verdict_l
 
 @click.command(
     "report",
-    short_help="Tabulate finished runs: errors, NB - LR, crossovers.",
+    short_help="Tabulate finished runs: errors, a - b, crossovers.",
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="""\b
 Examples:
@@ -56,14 +56,15 @@ Examples:
                    "(--n-boot) is refitted, so it takes a few seconds a task.")
 @click.option("--brief", is_flag=True,
               help="Print one line per task and pair instead of the table: the winner at "
-                   "the smallest and largest m, the crossover, where LR stays better "
+                   "the smallest and largest m, the crossover, where b stays better "
                    "(-o still writes the whole table).")
 def report(results_dirs, output, fmt, n_boot, seed, notes, paper, brief,
            extrapolate):
-    """Print a table of finished runs, one row per task and compared pair (NB vs LR, and
-    the config's other pairs).
+    """Print a table of finished runs, one row per task and compared pair (a, b): by
+    default every generative model (nb, lda, qda) against every discriminative one (lr),
+    else the config's compare.
 
-    NB and LR error at the smallest and largest m, the winner at each end (or "tie" when
+    Both models' errors at the smallest and largest m, the winner at each end (or "tie" when
     the paired 95% interval contains 0), the crossover with its bootstrap interval, and
     the asymptotic and majority-class errors; then, in Markdown, for the built-in panels,
     the comparison with the paper's Figure 1. Made from saved results only.

@@ -33,6 +33,7 @@ from typing import Any
 import yaml
 
 from nbvslr.config import sweep
+from nbvslr.config.pairs import NEITHER, pick_pairs
 from nbvslr.data import (
     RECIPES,
     absolute_paths,
@@ -53,7 +54,7 @@ from nbvslr.models import FAMILIES, resolve_options
 from nbvslr.models.options import DEFAULT_PROFILE, PROFILES
 from nbvslr.models.spec import ModelSpec
 from nbvslr.models.text_family import check_text_model
-from nbvslr.results.layout import DEFAULT_OUT, pick_pairs
+from nbvslr.results.layout import DEFAULT_OUT
 from nbvslr.splits import MIN_SIZE
 
 KEYS = ("tasks", "sizes", "splits", "seed", "models", "compare", "nested", "block",
@@ -106,8 +107,8 @@ class Config:
         stated method.
     pairs : tuple of (str, str)
         The model pairs ``(a, b)`` compared split by split (``a - b``): the config's
-        ``compare``, by default every nb-family model against every lr-family model
-        (``results.pick_pairs``).
+        ``compare``, by default every generative model against every discriminative one
+        (``nbvslr.config.pairs.pick_pairs``).
     nested : bool
         Nested training sets across sizes (see ``nbvslr.splits``).
     block : int
@@ -605,6 +606,9 @@ def _models(where: _Where, raw: Any, profile: str = "stated") -> tuple[ModelSpec
     for name, options in raw.items():
         key = f"models.{name}"
         _check_name(where, key, name, "model")
+        if name == NEITHER:
+            raise where.error(key, f"'{NEITHER}' is the report's word for neither model being "
+                              "better", name, "give the model another name")
         if options is None:
             options = {}
         if not isinstance(options, Mapping):

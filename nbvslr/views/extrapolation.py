@@ -15,9 +15,15 @@ from nbvslr.analysis.extrapolate import (
 )
 from nbvslr.analysis.formatting import MISSING, m_text, number
 from nbvslr.errors import ResultsError
+from nbvslr.views.naming import GENERIC, family_of, shared_titles, task_label
 
-HEADER = ["task", "NB fit", "NB asymptote", "NB all rows", "LR fit", "LR asymptote",
-          "LR all rows", "predicted crossover"]
+
+def header(names: tuple[str, str] | None) -> list[str]:
+    """The section's header, the pair's columns headed ``names`` (else a and b)."""
+    a, b = names or GENERIC
+    return ["task", f"{a} fit", f"{a} asymptote", f"{a} all rows", f"{b} fit",
+            f"{b} asymptote", f"{b} all rows", "predicted crossover"]
+
 
 NOTES = """\
 - fit: the curve family that best predicted the larger sizes from the smaller ones (fitted
@@ -27,7 +33,7 @@ NOTES = """\
   splits, {n_boot} resamples] where the splits were kept; **‡** where it lies below the error
   when trained and tested on all rows (all rows), which it should not: that curve is bending
   down faster than the data can sustain, and its extrapolation is not to be trusted.
-- predicted crossover: the first m past the largest measured size where the fitted NB and LR
+- predicted crossover: the first m past the largest measured size where the fitted {A} and {B}
   curves cross, up to the task's rows; "none before N" when they do not. Its interval's
   upper end "none" means some resamples predict no crossover before N; **‡** where it rests
   on an asymptote marked ‡.
@@ -65,24 +71,34 @@ def section(tasks: Sequence, *, n_boot: int = DEFAULT_N_BOOT, seed: int = 0,
             level: float = 0.95, notes: bool = True) -> str:
     """The Markdown section "Beyond the grid" for ``tasks`` (``results.TaskResults``, in
     the report's order); a task whose grid is too short to fit gets its reason."""
-    lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    made: list[tuple[object, Extrapolation | ResultsError]] = []
     for task in tasks:
-        full = task.run_info.get("asymptotic_error") or {}
         try:
-            ex = task_extrapolation(task, n_boot=n_boot, seed=seed, level=level)
+            made.append((task, task_extrapolation(task, n_boot=n_boot, seed=seed,
+                                                  level=level)))
         except ResultsError as err:
+            made.append((task, err))
+    families = {id(task): (family_of(task, ex.model_a), family_of(task, ex.model_b))
+                for task, ex in made if isinstance(ex, Extrapolation)}
+    names = shared_titles(families.values())
+    head = header(names)
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for task, ex in made:
+        full = task.run_info.get("asymptotic_error") or {}
+        if not isinstance(ex, Extrapolation):
             lines.append(f"| {task.name} | " + " | ".join([MISSING] * 6)
-                         + f" | {str(err).split(': ', 1)[-1]} |")
+                         + f" | {str(ex).split(': ', 1)[-1]} |")
             continue
         a, b = ex.model_a, ex.model_b
-        cells = [task.name if (a, b) == ("nb", "lr") else f"{task.name} ({a} vs {b})",
+        cells = [task_label(task.name, (a, b), families[id(task)], names is not None),
                  ex.family[a], _asymptote(ex, a, full.get(a)), number(full.get(a)),
                  ex.family[b], _asymptote(ex, b, full.get(b)), number(full.get(b)),
                  _crossover(ex, any(_below(ex, mo, full.get(mo)) for mo in (a, b)))]
         lines.append("| " + " | ".join(cells) + " |")
     text = "\n".join(lines) + "\n"
     if notes:
-        families = ", ".join(f"{f.name} `{f.formula}`" for f in FAMILIES.values())
+        curves = ", ".join(f"{f.name} `{f.formula}`" for f in FAMILIES.values())
+        A, B = names or GENERIC
         text += "\n" + NOTES.format(pct=round(100 * level), n_boot=n_boot,
-                                    families=families) + "\n"
+                                    families=curves, A=A, B=B) + "\n"
     return text

@@ -250,7 +250,7 @@ def test_results_html_names_tasks_models_sizes_and_crossovers(csv_config):
     overview = res.overview().iloc[0]
     assert (overview["sizes"], overview["m_min"], overview["m_max"], overview["splits"]) == (
         len(SIZES), SIZES[0], SIZES[-1], SPLITS)
-    assert "crossover_low" in page and "b_significant_from" in page
+    assert "crossover_low" in page and "b_better_from" in page
 
 
 def test_progress_without_ipywidgets_is_a_quiet_text_bar(monkeypatch, capsys):
