@@ -188,7 +188,7 @@ def _sample_block(Z1: np.ndarray, y: np.ndarray, K: int, theta0: np.ndarray,
                     burn_in, thin, MAX_EVENTS, kept, events)
     if bounces is not None:
         bounces.append(events)
-    # the sum over the classes is 0 up to rounding: made exact, then normalised (in place)
+    # the sum over the classes drifts from 0 by rounding: its mean removed, then normalised
     kept = kept.reshape(S, chains * draws, K, P)
     kept -= kept.mean(axis=2, keepdims=True)
     kept /= np.maximum(np.linalg.norm(kept, axis=(2, 3), keepdims=True), 1e-300)
