@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +37,24 @@ def decode(data: bytes) -> str:
 def _visible(folder: Path) -> list[Path]:
     return sorted((p for p in folder.iterdir() if not p.name.startswith(".")),
                   key=lambda p: p.name)
+
+
+def folder_sha256(path: str | Path) -> str | None:
+    """sha256 of what ``load_text_folder(path)`` reads: the class folders' names, their
+    visible regular files' names and bytes, in the load's order; ``None`` for a path the
+    load refuses (it says why). Keys the per-process copy of the task by its content."""
+    root = Path(path).expanduser()
+    digest = hashlib.sha256()
+    try:
+        for folder in (p for p in _visible(root) if p.is_dir()):
+            digest.update(b"\x00class\x00" + folder.name.encode("utf-8", "surrogateescape"))
+            for entry in _visible(folder):
+                digest.update(b"\x00file\x00" + entry.name.encode("utf-8", "surrogateescape"))
+                if entry.is_file():  # never a pipe or a device: the load refuses those
+                    digest.update(hashlib.sha256(entry.read_bytes()).digest())
+    except OSError:
+        return None
+    return digest.hexdigest()
 
 
 def load_text_folder(path: str | Path, name: str | None = None) -> TextTask:

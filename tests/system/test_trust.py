@@ -78,7 +78,7 @@ def test_a_worker_reloads_a_copy_cached_by_an_earlier_run(tmp_path):
     _toy_csv(tmp_path / "toy.csv", shift=2.0)
     units._CACHE.pop(units._cache_key(spec, settings))
     new, new_digest = units.loaded(spec, settings)
-    units._CACHE[units._cache_key(spec, settings)] = (old, old_digest)  # a stale copy
+    units._CACHE[units._cache_key(spec, settings)] = (old, old_digest, None)  # stale
     assert units.dataset_for(spec, settings, new_digest) is not old
     with pytest.raises(DataError):
         units.dataset_for(spec, settings, old_digest)
