@@ -73,3 +73,76 @@ def test_a_text_folder_edited_between_two_runs_of_one_process_is_read_again(tmp_
             (tmp_path / "docs" / f"c{k}" / f"d{i}.txt").write_text(f"y{(i + k) % 4} z")
     second = nbvslr.run(raw, progress=False).summary["error_mean"].tolist()
     assert second != first
+
+
+# ----------------------------------------------- 2. the fit on all rows of a separable set
+
+
+def _separable_rows(n: int, d: int = 3, seed: int = 0):
+    """n rows of a set a hyperplane separates with a margin: ``(Z1, sign, theta0)``, one split."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, d))
+    w = np.arange(1.0, d + 1)
+    score = X @ w
+    X = X[np.abs(score) > 0.2]  # a margin
+    sign = np.where(X @ w > 0, 1.0, -1.0)
+    Z1 = np.concatenate([X, np.ones((len(X), 1))], axis=1)[None]  # (1, N, P)
+    return Z1, sign[None], np.append(w, 0.0)[None]
+
+
+def test_the_hmc_sampler_on_many_rows_never_holds_their_gram_matrix():
+    """HMC on 6,000 separable rows peaks far below the 288 MB an N x N Gram matrix takes."""
+    import tracemalloc
+
+    from nbvslr.models.hmc import GRAM_ROWS, sample_separating_hmc
+
+    Z1, sign, theta0 = _separable_rows(7000)
+    assert Z1.shape[1] > GRAM_ROWS
+    tracemalloc.start()
+    draws = sample_separating_hmc(Z1, sign, theta0, [np.random.SeedSequence(1)])
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 50e6, f"peak {peak / 1e6:.0f} MB"
+    margins = sign[0] * (Z1[0] @ draws[0].T).T  # (K, N)
+    assert (margins > 0).all()
+
+
+def test_bounces_that_make_their_gram_row_follow_the_held_matrix(monkeypatch):
+    """The sampler without the held Gram matrix draws what it draws with it (up to rounding)."""
+    import nbvslr.models.hmc as hmc
+
+    Z1, sign, theta0 = _separable_rows(400, seed=3)
+    seeds = [np.random.SeedSequence(7)]
+    held = hmc.sample_separating_hmc(Z1, sign, theta0, seeds, draws=4)
+    monkeypatch.setattr(hmc, "GRAM_ROWS", 10)
+    made = hmc.sample_separating_hmc(Z1, sign, theta0, seeds, draws=4)
+    np.testing.assert_allclose(made, held, atol=1e-6)
+
+
+def test_the_memory_plan_counts_the_samplers_gram_matrices():
+    """A separable LR task's plan counts the sampler's m x m Gram matrices of its sizes."""
+    from nbvslr.runner import memory
+
+    shape = memory.TaskShape("t", rows=3000, features=3, width=4, grid=(2000,),
+                             hyperplanes=2, models=2)
+    without = memory.TaskShape("t", rows=3000, features=3, width=4, grid=(2000,),
+                               hyperplanes=0, models=2)
+    gram = 16 * 8.0 * 2000 ** 2  # the sampler's fewest splits per block, each 2000 x 2000
+    assert memory.unit_bytes(shape, 2000, 100) - memory.unit_bytes(without, 2000, 100) >= gram
+
+
+def test_the_fit_on_all_rows_of_a_separable_set_never_forms_n_by_n(tmp_path):
+    """The all-rows fit of 4,000 rows with a leaked label: error 0, below N x N's 128 MB."""
+    import tracemalloc
+
+    Z1, sign, _ = _separable_rows(4500)
+    task = nbvslr.Task.from_arrays(Z1[0, :, :3], (sign[0] > 0).astype(int), name="leak")
+    raw = {"tasks": [task], "sizes": [10, 20], "splits": 3, "seed": 1, "models": {"lr": {}}}
+    nbvslr.run(raw, progress=False)  # the modules and kernels loaded before the count
+    tracemalloc.start()
+    nbvslr.run(raw, out=tmp_path / "r", progress=False, jobs=1)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    info = json.loads((tmp_path / "r" / "leak" / "run.json").read_text())
+    assert info["asymptotic_error"]["lr"] == 0.0
+    assert peak < 100e6, f"peak {peak / 1e6:.0f} MB"
