@@ -146,3 +146,31 @@ def test_the_fit_on_all_rows_of_a_separable_set_never_forms_n_by_n(tmp_path):
     info = json.loads((tmp_path / "r" / "leak" / "run.json").read_text())
     assert info["asymptotic_error"]["lr"] == 0.0
     assert peak < 100e6, f"peak {peak / 1e6:.0f} MB"
+
+
+# ------------------------------------------------------ 3. few splits, wide intervals
+
+
+def test_two_splits_seal_intervals_every_reader_accepts(tmp_path):
+    """A run of 2 splits: its intervals stay within what an error can be; every reader reads it."""
+    from click.testing import CliRunner
+
+    from nbvslr.cli import cli
+
+    _csv(tmp_path / "toy.csv", seed=0, shift=0.3)
+    raw = {**_raw(tmp_path / "toy.csv"), "splits": 2}
+    nbvslr.run(raw, out=tmp_path / "r", progress=False)
+    summary = pd.read_csv(tmp_path / "r" / "toy" / "summary.csv")
+    paired = pd.read_csv(tmp_path / "r" / "toy" / "paired.csv")
+    half = (summary["ci_high"] - summary["ci_low"]) / 2
+    assert (half > 0.2).any()  # wide: the clip is what keeps them in range
+    assert summary["ci_low"].between(0, 1).all() and summary["ci_high"].between(0, 1).all()
+    assert paired["ci_low"].between(-1, 1).all() and paired["ci_high"].between(-1, 1).all()
+    assert (summary["ci_low"] <= summary["error_mean"]).all()
+    assert (summary["error_mean"] <= summary["ci_high"]).all()
+    nbvslr.load(tmp_path / "r")
+    folder = str(tmp_path / "r" / "toy")
+    for args in (["report", folder], ["plot", folder, "-o", str(tmp_path / "f.png")],
+                 ["compare", folder, folder]):
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 0, (args, result.output)
