@@ -4,11 +4,14 @@ folders believed, unbounded reads, tracebacks instead of one line)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 import nbvslr
 
@@ -174,3 +177,105 @@ def test_two_splits_seal_intervals_every_reader_accepts(tmp_path):
                  ["compare", folder, folder]):
         result = CliRunner().invoke(cli, args)
         assert result.exit_code == 0, (args, result.output)
+
+
+# ------------------------------------------- 4. folders without a digest: values checked
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    """Two finished runs of the toy task (seeds 1 and 2), their files.sha256 removed."""
+    root = tmp_path_factory.mktemp("runs")
+    _csv(root / "toy.csv", seed=0, shift=0.8)
+    for seed in (1, 2):
+        nbvslr.run({**_raw(root / "toy.csv"), "seed": seed}, out=root / f"s{seed}",
+                   progress=False)
+        (root / f"s{seed}" / "toy" / "files.sha256").unlink()
+    return root
+
+
+def _damaged(two_runs, tmp_path, damage) -> Path:
+    folder = tmp_path / "toy"
+    shutil.copytree(two_runs / "s1" / "toy", folder)
+    damage(folder)
+    return folder
+
+
+def _edit(name: str, change):
+    def damage(folder: Path) -> None:
+        table = pd.read_csv(folder / name)
+        change(table).to_csv(folder / name, index=False, float_format="%.10g")
+    return damage
+
+
+def _flip(t):
+    t[["diff_mean", "ci_low", "ci_high"]] = -t[["diff_mean", "ci_high", "ci_low"]].to_numpy()
+    return t
+
+
+DAMAGES = {
+    "flipped signs in paired.csv": _edit("paired.csv", _flip),
+    "paired.csv's models swapped": _edit(
+        "paired.csv", lambda t: t.rename(columns={"model_a": "model_b", "model_b": "model_a"})),
+    "a truncated paired.csv": _edit("paired.csv", lambda t: t.iloc[:-1]),
+    "summary headers swapped (mean, ci_low)": _edit(
+        "summary.csv", lambda t: t.rename(columns={"error_mean": "ci_low", "ci_low": "error_mean"})),
+    "summary headers swapped (sd, sem)": _edit(
+        "summary.csv", lambda t: t.rename(columns={"error_sd": "error_sem", "error_sem": "error_sd"})),
+    "summary headers swapped (ci ends)": _edit(
+        "summary.csv", lambda t: t.rename(columns={"ci_low": "ci_high", "ci_high": "ci_low"})),
+    "summary model labels swapped": _edit(
+        "summary.csv", lambda t: t.assign(model=t["model"].map({"nb": "lr", "lr": "nb"}))),
+    "NaN as a mean": _edit("summary.csv", lambda t: t.assign(
+        error_mean=np.where(np.arange(len(t)) == 2, np.nan, t["error_mean"]))),
+}
+
+
+@pytest.mark.parametrize("what", list(DAMAGES))
+def test_a_folder_without_a_digest_refuses_values_that_disagree(two_runs, tmp_path, what):
+    """A damaged summary.csv or paired.csv in a folder without files.sha256 is refused."""
+    from nbvslr.errors import ResultsError
+    from nbvslr.results import read
+
+    folder = _damaged(two_runs, tmp_path, DAMAGES[what])
+    with pytest.raises(ResultsError):
+        read.load_task(folder).saved_paired()
+    with pytest.raises(ResultsError):
+        read.load_tables(folder)
+
+
+def test_another_runs_paired_csv_is_refused(two_runs, tmp_path):
+    """paired.csv copied from a run of another seed disagrees with the summary: refused."""
+    from nbvslr.errors import ResultsError
+    from nbvslr.results import read
+
+    folder = _damaged(two_runs, tmp_path, lambda f: shutil.copy(
+        two_runs / "s2" / "toy" / "paired.csv", f / "paired.csv"))
+    with pytest.raises(ResultsError, match="diff_mean"):
+        read.load_task(folder).saved_paired()
+
+
+def test_a_nan_mean_under_a_recomputed_digest_is_refused_in_one_line(two_runs, tmp_path):
+    """NaN as a mean with files.sha256 made again for it: report refuses in one line, exit 1."""
+    from click.testing import CliRunner
+
+    from nbvslr.cli import cli
+
+    folder = _damaged(two_runs, tmp_path, DAMAGES["NaN as a mean"])
+    (folder / "files.sha256").write_text("".join(
+        f"{hashlib.sha256((folder / n).read_bytes()).hexdigest()}  {n}\n"
+        for n in ("summary.csv", "paired.csv", "run.json")))
+    result = CliRunner().invoke(cli, ["report", str(folder)])
+    assert result.exit_code == 1
+    assert "error_mean: missing (NaN)" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_the_undamaged_runs_are_read(two_runs):
+    """The two runs the damage tests start from are read by every reader."""
+    from nbvslr.results import read
+
+    for seed in (1, 2):
+        task = read.load_task(two_runs / f"s{seed}" / "toy")
+        assert task.saved_paired() is not None
+        read.load_tables(two_runs / f"s{seed}" / "toy")
