@@ -92,3 +92,20 @@ def manifest_bytes(files: Mapping[str, bytes]) -> bytes:
     """``files.sha256``: one ``<sha256>  <name>`` line per file, as ``sha256sum`` writes."""
     return "".join(f"{hashlib.sha256(data).hexdigest()}  {name}\n"
                    for name, data in files.items()).encode("ascii")
+
+
+SEALED_TABLES = (SUMMARY_FILE, PAIRED_FILE, RUN_FILE)
+"""What ``seal_tables`` lists: the files the readers read of a folder kept without its
+splits (a committed run), not its drawings (drawn again from these tables)."""
+
+
+def seal_tables(folder: Path) -> bytes:
+    """Write ``folder``'s ``files.sha256`` over the tables it holds (``SEALED_TABLES``), so
+    the readers check them as they check a run's; return its bytes. A splits.csv.gz or
+    curve.png beside them is not listed (to the readers, absent)."""
+    folder = Path(folder)
+    files = {name: (folder / name).read_bytes() for name in SEALED_TABLES
+             if (folder / name).is_file()}
+    data = manifest_bytes(files)
+    atomic_write_bytes(folder / MANIFEST_FILE, data)
+    return data

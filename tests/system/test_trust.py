@@ -187,9 +187,14 @@ def test_a_reader_during_rewrites_sees_one_run_or_the_other(tmp_path):
     assert seen > 5 and summaries
 
 
-def test_a_legacy_folder_without_manifest_is_read_unchecked():
-    """The committed results (written before files.sha256) are read as they are."""
-    task = results.load_task(REPO / "results" / "reference" / "lenses")
+def test_a_legacy_folder_without_manifest_is_read_without_a_digest(tmp_path):
+    """A folder written before files.sha256 (its tables alone) is read, its values checked."""
+    import shutil
+
+    folder = tmp_path / "lenses"
+    shutil.copytree(REPO / "results" / "reference" / "lenses", folder)
+    (folder / results.MANIFEST_FILE).unlink()
+    task = results.load_task(folder)
     assert task.manifest is None and len(task.summary) > 0
 
 
