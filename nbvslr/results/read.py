@@ -83,7 +83,9 @@ def read_bytes(path: Path, fix: str = HOW_TO_MAKE) -> bytes:
     """The bytes of a results file, never through a symbolic link; ``ResultsError`` naming
     the file otherwise."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        # never waiting: a named pipe with no writer would block the open itself
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise ResultsError(

@@ -279,3 +279,49 @@ def test_the_undamaged_runs_are_read(two_runs):
         task = read.load_task(two_runs / f"s{seed}" / "toy")
         assert task.saved_paired() is not None
         read.load_tables(two_runs / f"s{seed}" / "toy")
+
+
+# ------------------------------------------------ 10. devices and pipes are never read
+
+
+def _cli(*args: str):
+    from click.testing import CliRunner
+
+    from nbvslr.cli import cli
+
+    return CliRunner().invoke(cli, list(args))
+
+
+@pytest.mark.timeout(120)
+def test_a_device_or_a_pipe_as_the_config_is_refused_in_one_line(tmp_path):
+    """nbvslr run /dev/zero, or a named pipe no one writes: one line, never read or waited on."""
+    import os
+
+    os.mkfifo(tmp_path / "pipe.yaml")
+    for path in ("/dev/zero", str(tmp_path / "pipe.yaml")):
+        result = _cli("run", path, "--out", str(tmp_path / "out"))
+        assert result.exit_code != 0
+        assert "not a regular file" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("where", ["paired.csv", ".checkpoints/m=5.csv.gz"])
+def test_a_named_pipe_in_a_task_folder_is_refused_not_waited_on(tmp_path, where):
+    """A named pipe as paired.csv or a checkpoint: report and run refuse it in one line."""
+    import os
+
+    out = tmp_path / "out"
+    _csv(tmp_path / "toy.csv", seed=0, shift=0.8)
+    raw = _raw(tmp_path / "toy.csv")
+    nbvslr.run(raw, out=out, progress=False)
+    (out / "toy" / where).unlink()
+    os.mkfifo(out / "toy" / where)
+    result = _cli("report", str(out))
+    if where == "paired.csv":
+        assert result.exit_code == 1 and "is not a regular file" in result.output
+    config = tmp_path / "toy.json"
+    config.write_text(json.dumps(raw))
+    result = _cli("run", str(config), "--out", str(out), "-q")
+    if where != "paired.csv":
+        assert result.exit_code == 1 and "is not a regular file" in result.output
+    assert "Traceback" not in result.output
