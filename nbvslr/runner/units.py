@@ -85,13 +85,15 @@ def _cache_key(spec: TaskSpec, settings: DataSettings) -> str:
 def content_sha256(spec: TaskSpec) -> str | None:
     """sha256 of the local file or folder ``spec`` reads (``source.csv``, ``source.folder``);
     ``None`` for any other source (a built-in file is verified against its known sha256, a
-    DataFrame's text is in its key already) and for a path the load refuses."""
+    DataFrame's text is in its key already) and for a path the load refuses (never read)."""
     source = spec.source if hasattr(spec.source, "get") else {}
     csv, folder = source.get("csv"), source.get("folder")
     if isinstance(csv, str):
         path = Path(csv).expanduser()
         try:
-            return csvsource.sha256_of(path) if path.is_file() else None
+            if not path.is_file() or not csvsource.fits_in_memory(path.stat().st_size):
+                return None  # the load refuses it, from its kind or its size
+            return csvsource.sha256_of(path)
         except OSError:
             return None
     if isinstance(folder, str):

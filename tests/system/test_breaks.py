@@ -325,3 +325,15 @@ def test_a_named_pipe_in_a_task_folder_is_refused_not_waited_on(tmp_path, where)
     if where != "paired.csv":
         assert result.exit_code == 1 and "is not a regular file" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_csv_larger_than_the_memory_is_refused_before_it_is_read(tmp_path):
+    """A CSV of 1 TiB (sparse, nothing stored) is refused from its size in one line."""
+    from nbvslr.errors import DataError
+
+    big = tmp_path / "big.csv"
+    with big.open("wb") as fh:
+        fh.write(b"a,b,label\n")
+        fh.truncate(1 << 40)
+    with pytest.raises(DataError, match=r"memory: .*big\.csv is 1024\.0 GiB"):
+        nbvslr.run(_raw(big), progress=False)
