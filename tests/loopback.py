@@ -12,8 +12,8 @@ class LoopbackServer:
     ``routes[path]`` is bytes (200), an int (that status), ``("short", bytes)`` (half the
     announced body, then the connection closes), ``("endless", length)`` (zeros without
     end, announcing ``length`` bytes, or no length for None, until the client goes or the
-    test ends), ``("redirect", path)`` (a 302 to that path) or ``"hang"`` (answer nothing until the test ends, longer than any timeout
-    used here).
+    test ends), ``("redirect", path)`` (a 302 to that path) or ``"hang"`` (answer nothing
+    until the test ends, longer than any timeout used here).
     """
 
     def __init__(self) -> None:

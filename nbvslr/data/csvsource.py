@@ -599,6 +599,11 @@ def _checked_text(path: Path, sep: str, header: bool) -> str:
     return text
 
 
+def memory_bytes() -> float:
+    """The memory a table read here may use (the machine's or its cgroup's, a share)."""
+    return _memory_bytes()
+
+
 def fits_in_memory(size: int) -> bool:
     """Whether a file of ``size`` bytes may be read: its bytes and its text within the memory
     this process may use."""

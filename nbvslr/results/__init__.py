@@ -63,6 +63,7 @@ __all__ = [
     "find_task_dirs", "is_task_dir", "json_bytes", "load_results", "load_tables", "load_task",
     "model_order",
     "pick_pair", "pick_pairs",
-    "read_splits", "remove_temp_files", "seal_tables", "sort_splits", "task_dir", "write_csv_gz", "write_json",
+    "read_splits", "remove_temp_files", "seal_tables", "sort_splits", "task_dir",
+    "write_csv_gz", "write_json",
     "write_task_outputs",
 ]

@@ -27,8 +27,7 @@ from threadpoolctl import threadpool_limits
 
 import nbvslr.runner.lifeline as lifeline
 from nbvslr import models
-from nbvslr.data import load_task
-from nbvslr.data import csvsource
+from nbvslr.data import csvsource, load_task
 from nbvslr.data.dataset import PATH_SOURCES, Dataset, DataSettings, TaskSpec
 from nbvslr.data.sources import is_url
 from nbvslr.data.textfolder import folder_sha256

@@ -208,6 +208,10 @@ def _edit(name: str, change):
     return damage
 
 
+def _swap(name: str, a: str, b: str):
+    return _edit(name, lambda t: t.rename(columns={a: b, b: a}))
+
+
 def _flip(t):
     t[["diff_mean", "ci_low", "ci_high"]] = -t[["diff_mean", "ci_high", "ci_low"]].to_numpy()
     return t
@@ -215,15 +219,11 @@ def _flip(t):
 
 DAMAGES = {
     "flipped signs in paired.csv": _edit("paired.csv", _flip),
-    "paired.csv's models swapped": _edit(
-        "paired.csv", lambda t: t.rename(columns={"model_a": "model_b", "model_b": "model_a"})),
+    "paired.csv's models swapped": _swap("paired.csv", "model_a", "model_b"),
     "a truncated paired.csv": _edit("paired.csv", lambda t: t.iloc[:-1]),
-    "summary headers swapped (mean, ci_low)": _edit(
-        "summary.csv", lambda t: t.rename(columns={"error_mean": "ci_low", "ci_low": "error_mean"})),
-    "summary headers swapped (sd, sem)": _edit(
-        "summary.csv", lambda t: t.rename(columns={"error_sd": "error_sem", "error_sem": "error_sd"})),
-    "summary headers swapped (ci ends)": _edit(
-        "summary.csv", lambda t: t.rename(columns={"ci_low": "ci_high", "ci_high": "ci_low"})),
+    "summary headers swapped (mean, ci_low)": _swap("summary.csv", "error_mean", "ci_low"),
+    "summary headers swapped (sd, sem)": _swap("summary.csv", "error_sd", "error_sem"),
+    "summary headers swapped (ci ends)": _swap("summary.csv", "ci_low", "ci_high"),
     "summary model labels swapped": _edit(
         "summary.csv", lambda t: t.assign(model=t["model"].map({"nb": "lr", "lr": "nb"}))),
     "NaN as a mean": _edit("summary.csv", lambda t: t.assign(
@@ -337,3 +337,49 @@ def test_a_csv_larger_than_the_memory_is_refused_before_it_is_read(tmp_path):
         fh.truncate(1 << 40)
     with pytest.raises(DataError, match=r"memory: .*big\.csv is 1024\.0 GiB"):
         nbvslr.run(_raw(big), progress=False)
+
+
+# --------------------------------------------------------- 6, 9, 11. tables made in Python
+
+
+def test_a_dataframe_wider_than_a_csv_may_be_is_refused_at_once():
+    """1000 x 100,000 numeric columns: refused in one line, as the same CSV is."""
+    from nbvslr.errors import ConfigError
+
+    wide = pd.DataFrame(np.zeros((1000, 100_000)))
+    wide["label"] = np.arange(1000) % 2
+    with pytest.raises(ConfigError, match=r"memory: the DataFrame has 100001 columns, more "
+                                          r"than the 10000"):
+        nbvslr.Task.from_frame(wide, target="label", name="wide")
+
+
+def test_dataframes_with_newlines_and_tabs_in_cells_have_their_own_digests():
+    """Two tables whose cells differ only in where a newline or tab falls: two digests."""
+    from nbvslr.data.frame import Frame
+
+    a = pd.DataFrame({"x": ["p\nq"], "y": ["r"]})  # a newline moved to the next column
+    b = pd.DataFrame({"x": ["p"], "y": ["q\nr"]})
+    c = pd.DataFrame({"x": ["p\tq", "r"], "y": ["s", "t"]})  # a tab moved to the next row
+    d = pd.DataFrame({"x": ["p", "q\tr"], "y": ["s", "t"]})
+    assert Frame(a).sha256 != Frame(b).sha256
+    assert Frame(c).sha256 != Frame(d).sha256
+
+
+def test_a_lone_surrogate_in_a_text_cell_is_no_traceback():
+    """A cell holding a lone surrogate character: a task is made, or one line says why."""
+    from nbvslr.errors import NbvslrError
+
+    rng = np.random.default_rng(0)
+    words = ["apple pie", "banana split", "cherry tart", "date loaf"]
+    docs = [f"{words[i % 4]} {i}" for i in range(60)]
+    docs[3] = "bad \ud800 cell"
+    frame = pd.DataFrame({"text": docs, "label": [i % 2 for i in range(60)]})
+    frame["x"] = rng.normal(size=60)
+    for kind, columns in (("text", ["text"]), (None, ["text", "x"])):
+        try:
+            task = nbvslr.Task.from_frame(frame, target="label", name="s", kind=kind,
+                                          columns=columns)
+            nbvslr.run({"tasks": [task], "sizes": [10], "splits": 2, "seed": 0,
+                        "models": {"nb": {}}}, progress=False)
+        except NbvslrError as exc:
+            assert "\n" not in str(exc)
