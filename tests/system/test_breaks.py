@@ -383,3 +383,14 @@ def test_a_lone_surrogate_in_a_text_cell_is_no_traceback():
                         "models": {"nb": {}}}, progress=False)
         except NbvslrError as exc:
             assert "\n" not in str(exc)
+
+
+@pytest.mark.parametrize("progress", [object(), "yes", 1.5])
+def test_a_progress_without_the_methods_is_a_config_error_before_any_work(tmp_path, progress):
+    """progress= given an object without Progress's methods: one ConfigError, nothing run."""
+    from nbvslr.errors import ConfigError
+
+    _csv(tmp_path / "toy.csv", seed=0, shift=1.0)
+    with pytest.raises(ConfigError, match=r"progress: a \w+ without the method\(s\) start"):
+        nbvslr.run(_raw(tmp_path / "toy.csv"), out=tmp_path / "out", progress=progress)
+    assert not (tmp_path / "out").exists()
