@@ -141,6 +141,9 @@ LOG_SPAN = 20.0
 #: A panel's own legend of more entries than this is drawn beside the panel, where it hides
 #: no curve and no label (a run of several models and pairs).
 LEGEND_INSIDE = 4
+LABEL_CHARS = 40
+"""The longest model name a legend shows whole; a longer one is shortened in the middle
+(``short_name``), so a long name never pushes the panels out of the figure."""
 
 
 def log_axis(sizes: Sequence[float]) -> bool:
@@ -215,7 +218,7 @@ def plot_task(
         high = rows["ci_high"].to_numpy(dtype=float)
         style = styles[name]
         # ours above the paper's thin black lines, which show where they differ
-        ax.plot(m, mean, label=name, linewidth=1.4, zorder=4, **style)
+        ax.plot(m, mean, label=short_name(name), linewidth=1.4, zorder=4, **style)
         drawn.append((m, mean))
         if len(m):
             starts[name] = (float(m[0]), float(mean[0]))
@@ -328,11 +331,21 @@ CROSSOVER_STYLES = {"lr": ":", "nb": "-."}
 NB does (sick: LR ahead at m = 2, NB from m ≈ 2.6); in the colour of the model ahead."""
 
 
+def short_name(name: str, limit: int = LABEL_CHARS) -> str:
+    """``name`` as a legend shows it: whole up to ``limit`` characters, else its start and
+    its end around an ellipsis (two names differing only in the middle stay apart when
+    their ends differ)."""
+    if len(name) <= limit:
+        return name
+    tail = (limit - 1) // 3
+    return f"{name[: limit - 1 - tail]}\u2026{name[-tail:]}"
+
+
 def _pair_label(crossover: Crossovers) -> str:
     """"" for the crossover of nb and lr (what the caption names); " (a vs b)" for the
     first pair of a run that compared other models."""
     pair = (str(crossover.model_a), str(crossover.model_b))
-    return "" if pair == ("nb", "lr") else f" ({pair[0]} vs {pair[1]})"
+    return "" if pair == ("nb", "lr") else f" ({short_name(pair[0])} vs {short_name(pair[1])})"
 
 
 def _ahead_name(crossover: Crossovers, after: str | None) -> str | None:

@@ -394,3 +394,29 @@ def test_a_progress_without_the_methods_is_a_config_error_before_any_work(tmp_pa
     with pytest.raises(ConfigError, match=r"progress: a \w+ without the method\(s\) start"):
         nbvslr.run(_raw(tmp_path / "toy.csv"), out=tmp_path / "out", progress=progress)
     assert not (tmp_path / "out").exists()
+
+
+# ---------------------------------------------------------------- 13. a long model name
+
+
+def test_a_300_character_model_name_is_drawn_without_warning(tmp_path):
+    """A model named with 300 characters: the figure is drawn without a layout warning, its
+    legend shows the name shortened, and two such names stay apart."""
+    import warnings
+
+    from nbvslr.results import read
+    from nbvslr.views import plots
+
+    _csv(tmp_path / "toy.csv", seed=0, shift=1.0)
+    raw = _raw(tmp_path / "toy.csv")
+    raw["models"] = {"n" * 300 + "a": {"model": "nb"}, "n" * 300 + "b": {"model": "nb"},
+                     "lr": {}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nbvslr.run(raw, out=tmp_path / "out", progress=False)
+        fig = plots.figure_of_tasks([read.load_task(tmp_path / "out" / "toy")])
+        plots.render(fig, "png")
+    labels = fig.axes[0].get_legend_handles_labels()[1]
+    long = [label for label in labels if label.startswith("nnn")]
+    assert len(long) == 2 and len(set(long)) == 2
+    assert all(len(label) <= plots.LABEL_CHARS for label in labels)
