@@ -420,3 +420,45 @@ def test_a_300_character_model_name_is_drawn_without_warning(tmp_path):
     long = [label for label in labels if label.startswith("nnn")]
     assert len(long) == 2 and len(set(long)) == 2
     assert all(len(label) <= plots.LABEL_CHARS for label in labels)
+
+
+# ------------------------------------------------ 7. an OS error while files are renamed
+
+
+@pytest.mark.parametrize("fail_at", range(1, 7))  # 6 renames: 5 files, then files.sha256
+def test_an_os_error_at_any_rename_leaves_the_previous_result_readable(tmp_path, monkeypatch,
+                                                                      fail_at):
+    """EIO at the k-th rename of the final files: the previous finished result is read back
+    whole (the same bytes, its digest checked); the next write succeeds."""
+    import errno
+
+    import nbvslr.results.write as write
+    from nbvslr.results import read
+
+    _csv(tmp_path / "toy.csv", seed=0, shift=1.0)
+    raw = _raw(tmp_path / "toy.csv")
+    nbvslr.run(raw, out=tmp_path / "out", progress=False)
+    folder = tmp_path / "out" / "toy"
+    def files() -> dict[str, bytes]:  # what the readers read (the lock is the run's own)
+        return {p.name: p.read_bytes() for p in folder.iterdir()
+                if p.is_file() and p.name != ".lock"}
+
+    before = files()
+    real, calls = write.replace_staged, []
+
+    def failing(tmp, path):
+        calls.append(path)
+        if len(calls) == fail_at:
+            Path(tmp).unlink()
+            raise OSError(errno.EIO, "Input/output error", str(path))
+        real(tmp, path)
+
+    monkeypatch.setattr(write, "replace_staged", failing)
+    with pytest.raises(OSError):
+        nbvslr.run({**raw, "seed": 2}, out=tmp_path / "out", progress=False)
+    assert files() == before
+    task = read.load_task(folder)
+    assert task.manifest is not None and task.saved_paired() is not None
+    monkeypatch.setattr(write, "replace_staged", real)
+    nbvslr.run({**raw, "seed": 2}, out=tmp_path / "out", progress=False)
+    assert read.load_task(folder).summary.shape == task.summary.shape
