@@ -462,3 +462,38 @@ def test_an_os_error_at_any_rename_leaves_the_previous_result_readable(tmp_path,
     monkeypatch.setattr(write, "replace_staged", real)
     nbvslr.run({**raw, "seed": 2}, out=tmp_path / "out", progress=False)
     assert read.load_task(folder).summary.shape == task.summary.shape
+
+
+# ------------------------------------------------------- 12. Ctrl-C as the command starts
+
+
+EARLY = """
+import importlib.abc, os, signal, sys, time
+sys.argv = ["nbvslr", "--version"]
+
+class Interrupt(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):  # Ctrl-C as nbvslr.errors starts to import
+        if name == "nbvslr.errors":
+            os.kill(os.getpid(), signal.{sig})
+            time.sleep(0.05)  # the handler has run by now
+        return None
+
+sys.meta_path.insert(0, Interrupt())
+from nbvslr.__main__ import main
+main()
+"""
+
+
+@pytest.mark.parametrize(("sig", "code", "word"), [("SIGINT", 130, "interrupted"),
+                                                   ("SIGTERM", 143, "terminated")])
+def test_a_signal_while_the_command_itself_imports_is_one_line(sig, code, word):
+    """Ctrl-C (SIGTERM) before the command's handlers are in place: exit 130 (143), one
+    line, no traceback."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", EARLY.replace("{sig}", sig)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == code, done.stderr
+    assert done.stderr.strip().splitlines() == [f"{word}: rerun the same command to start again"]
+    assert done.stdout == ""
