@@ -134,8 +134,17 @@ def shipped_bytes(dataset: str, file: DataFile) -> bytes | None:
 
 def is_cached(dataset: str, file: DataFile, settings: DataSettings) -> bool:
     """True when the cache holds a copy of ``file`` whose sha256 matches."""
-    path = cache_path(dataset, file, settings)
-    return path.is_file() and sha256_of(path) == file.sha256
+    return _holds(cache_path(dataset, file, settings), file)
+
+
+def _holds(path: Path, file: DataFile) -> bool:
+    """Whether ``path`` is a regular file with ``file``'s sha256; one larger than any data
+    file (``MAX_DOWNLOAD``) is not, and is never read."""
+    try:
+        return (path.is_file() and path.stat().st_size <= MAX_DOWNLOAD
+                and sha256_of(path) == file.sha256)
+    except OSError:
+        return False
 
 
 def status(dataset: str, file: DataFile, settings: DataSettings) -> str:
@@ -149,7 +158,7 @@ def status(dataset: str, file: DataFile, settings: DataSettings) -> str:
     if is_url(settings.mirror) and settings.download:
         return "mirror"
     found = mirror_path(dataset, file, settings)
-    if found is not None and sha256_of(found) == file.sha256:
+    if found is not None and _holds(found, file):
         return "mirror"
     return "download"
 
@@ -265,7 +274,7 @@ def read_verified(dataset: str, file: DataFile, settings: DataSettings,
     message with ``hint``).
     """
     target = cache_path(dataset, file, settings)
-    if target.is_file():
+    if target.is_file() and target.stat().st_size <= MAX_DOWNLOAD:  # else never its file
         data = target.read_bytes()
         if hashlib.sha256(data).hexdigest() == file.sha256:
             return data, "cache"
@@ -292,7 +301,7 @@ def obtain(dataset: str, file: DataFile, settings: DataSettings,
     """
     target = cache_path(dataset, file, settings)
     stale = target.is_file()
-    if stale and sha256_of(target) == file.sha256:
+    if stale and _holds(target, file):
         return target, "cache"
     if settings.shipped:
         data = shipped_bytes(dataset, file)
@@ -309,6 +318,10 @@ def obtain(dataset: str, file: DataFile, settings: DataSettings,
 
     found = mirror_path(dataset, file, settings)
     if found is not None:
+        if found.stat().st_size > MAX_DOWNLOAD:
+            raise DataError(
+                f"mirror file {found} is larger than any data file ({MAX_DOWNLOAD >> 20} MiB); "
+                "replace it with the original UCI file")
         actual = sha256_of(found)
         if actual != file.sha256:
             raise DataError(

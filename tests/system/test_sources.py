@@ -221,6 +221,17 @@ def test_every_recipe_file_fits_the_download_limit():
     assert sizes and 0 < max(sizes) < src.MAX_DOWNLOAD / 8
 
 
+def test_a_cached_file_of_a_terabyte_is_never_read(cache_dir):
+    """A 1 TiB file (sparse) where a cached copy belongs: not read, the shipped copy is used."""
+    target = cache_dir / LENSES.dataset / LENSES_FILE.name
+    target.parent.mkdir(parents=True)
+    with target.open("wb") as fh:
+        fh.truncate(1 << 40)
+    settings = DataSettings(cache_dir=cache_dir, download=False)
+    assert load_task(TaskSpec("lenses"), settings).n_rows == 24
+    assert task_status("lenses", settings) == "shipped"  # not hashed either
+
+
 def test_a_refused_connection_is_a_download_error(cache_dir, monkeypatch):
     """Nothing listening on the port: a DownloadError naming the URL."""
     with LoopbackServer() as s:
