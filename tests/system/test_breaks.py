@@ -497,3 +497,18 @@ def test_a_signal_while_the_command_itself_imports_is_one_line(sig, code, word):
     assert done.returncode == code, done.stderr
     assert done.stderr.strip().splitlines() == [f"{word}: rerun the same command to start again"]
     assert done.stdout == ""
+
+
+def test_a_text_folder_with_a_terabyte_document_is_refused_unread(tmp_path):
+    """A class folder holding a 1 TiB document (sparse): one line from its size, unread."""
+    from nbvslr.errors import DataError
+
+    for k in range(2):
+        (tmp_path / "docs" / f"c{k}").mkdir(parents=True)
+        (tmp_path / "docs" / f"c{k}" / "a.txt").write_text("a short post")
+    with (tmp_path / "docs" / "c1" / "b.txt").open("wb") as fh:
+        fh.truncate(1 << 40)
+    raw = {"tasks": [{"name": "docs", "source": {"folder": str(tmp_path / "docs")}}],
+           "sizes": [2], "splits": 2, "models": {"nb": {}}}
+    with pytest.raises(DataError, match=r"memory: text folder .* holds more bytes"):
+        nbvslr.run(raw, progress=False)
