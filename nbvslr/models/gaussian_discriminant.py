@@ -16,9 +16,9 @@ Estimates (the maximum-likelihood fit by default):
 
 * means: the class means of the training rows;
 * ``covariance="ml"``: the scatter about the class means divided by m (LDA, the pooled
-  covariance) or by ``count(k)`` (QDA); ``"unbiased"``: by ``m - K`` or ``count(k) - 1`` (at
-  least 1), the estimator scikit-learn's ``LinearDiscriminantAnalysis`` (solver ``svd``) and
-  ``QuadraticDiscriminantAnalysis`` use;
+  covariance) or by ``count(k)`` (QDA), as the installed scikit-learn (1.9) divides them;
+  ``"unbiased"``: by ``m - K`` or ``count(k) - 1`` (at least 1), as its earlier releases'
+  ``LinearDiscriminantAnalysis`` (solver ``svd``) and ``QuadraticDiscriminantAnalysis`` did;
 * ``shrinkage`` lambda in [0, 1]: ``(1 - lambda) Sigma + lambda diag(Sigma)``, towards the
   diagonal: lambda = 1 is naive Bayes's covariance (LDA: the shared variances of Gaussian
   NB's ``variance: shared``; QDA: the class variances of ``variance: class``);
