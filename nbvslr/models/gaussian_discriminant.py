@@ -22,8 +22,9 @@ Estimates (the maximum-likelihood fit by default):
 * ``shrinkage`` lambda in [0, 1]: ``(1 - lambda) Sigma + lambda diag(Sigma)``, towards the
   diagonal: lambda = 1 is naive Bayes's covariance (LDA: the shared variances of Gaussian
   NB's ``variance: shared``; QDA: the class variances of ``variance: class``);
-* the class prior as naive Bayes's: ``(count(k) + l) / (m + K l)`` with l = ``smoothing``,
-  or uniform.
+* the class prior as naive Bayes's: ``(count(k) + l) / (m + K l)`` with l = ``smoothing``
+  (0: the maximum-likelihood ``count(k) / m``, never 0 as every training set holds every
+  class), or uniform.
 
 A singular covariance (always at ``m <= d`` for LDA and ``count(k) <= d`` for QDA; also
 when a feature is constant in the training rows) has no inverse. ``singular`` says what
@@ -71,8 +72,9 @@ def _fraction(value):
 
 #: The options of the ``lda`` and ``qda`` model names (each name holds this table).
 DISCRIMINANT_OPTIONS: tuple[Option, ...] = (
-    Option("smoothing", 1.0, number(0.0, strict=True), "a number > 0",
-           "Laplace smoothing l of the class prior, as naive Bayes's"),
+    Option("smoothing", 1.0, number(0.0, strict=False), "a number >= 0",
+           "Laplace smoothing l of the class prior, as naive Bayes's; 0: the class "
+           "frequencies count(k) / m, the maximum-likelihood prior"),
     Option("prior", "empirical", choice("empirical", "uniform"), one_of("empirical", "uniform"),
            "`empirical`: the Laplace-smoothed class prior; `uniform`: equal priors"),
     Option("covariance", "ml", choice("ml", "unbiased"), one_of("ml", "unbiased"),
