@@ -201,3 +201,11 @@ def test_python_task_chooses_columns_and_many_levels(server, tmp_path):
     assert allowing["features"] == {"many_levels": "allow"}
     assert parse_config({"tasks": [allowing], "sizes": [4]},
                         source="<dict>").tasks[0].parsed.table.many_levels == "allow"
+
+
+def test_the_default_target_listed_as_a_feature_is_refused(server, tmp_path):
+    """features.columns naming the dataset's default target is refused in one line, as a
+    CSV task's is (with declared kinds it was silently dropped from the features)."""
+    with pytest.raises(DataError, match=r"features\.columns: the target column 'class' is "
+                       r"listed as a feature; remove it from features\.columns"):
+        load_task(_spec(features={"columns": ["class", "age"]}), _settings(tmp_path))
