@@ -438,7 +438,9 @@ class Results:
         if self.crossovers.empty:
             return head + tasks
         shown = self.crossovers[["task", "model_a", "model_b", "crossover", "crossover_low",
-                                 "crossover_high", "better_after", "b_better_from"]]
+                                 "crossover_high", "better_after", "b_better_from"]].copy()
+        for column in ("better_after", "b_better_from"):  # None and <NA>: na_rep skips them
+            shown[column] = shown[column].astype(object).where(shown[column].notna(), "–")
         cross = shown.to_html(index=False, border=0, na_rep="–", float_format="{:.4g}".format)
         return (head + tasks + "<p>Crossovers (first crossing of the mean curves, its 95% "
                 "bootstrap interval, the model ahead after it, and the m from which b stays "
