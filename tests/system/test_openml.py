@@ -209,3 +209,14 @@ def test_the_default_target_listed_as_a_feature_is_refused(server, tmp_path):
     with pytest.raises(DataError, match=r"features\.columns: the target column 'class' is "
                        r"listed as a feature; remove it from features\.columns"):
         load_task(_spec(features={"columns": ["class", "age"]}), _settings(tmp_path))
+
+
+def test_timeout_help_names_the_openml_transfer():
+    """--timeout's help says that an OpenML dataset's one deadline covers its description
+    and its file, as fetch does."""
+    from click.testing import CliRunner
+
+    from nbvslr.cli import cli
+
+    out = CliRunner().invoke(cli, ["run", "--help"], terminal_width=200).output
+    assert "of an OpenML dataset, its description and its file together" in " ".join(out.split())
