@@ -60,6 +60,7 @@ from nbvslr.models.budget import DEFAULT_BUDGET, Budget
 from nbvslr.models.design import Design
 from nbvslr.models.family import Fit, Option, choice, number, one_of
 from nbvslr.models.multiclass_nb import log_prior
+from nbvslr.models.sum_zero import centred
 
 
 def _fraction(value):
@@ -363,7 +364,15 @@ def closed_form(theta: np.ndarray) -> Fit:
 
 class DiscriminantEntry:
     """What the LDA and QDA entries share: the options, the stacks, the tie rule (a score
-    of exactly 0 counts half an error; a tie among t classes (t - 1)/t)."""
+    of exactly 0 counts half an error; a tie among t classes (t - 1)/t).
+
+    The K scores of a split are returned minus their mean over the classes (the same
+    predictions): a feature constant in the training rows has weights of about
+    ``1 / epsilon`` (``singular: epsilon``) that every class shares, and the tie band of
+    the evaluation is relative to the rule's size, ``1e-10 * ||theta||_1``; left in, that
+    shared part (1e10 on a [0, 1] feature of value 1) made the band wider than the
+    scores' differences and counted nearly every row as a tie. Two classes: the log-odds
+    ``theta_1 - theta_0`` has no shared part."""
 
     name = ""
     kinds = ("continuous",)
@@ -409,6 +418,8 @@ class DiscriminantEntry:
         theta = self._theta(X, y, max(data.n_classes, 2), opts)  # (S, K, P)
         if not self.multiclass:
             theta = theta[:, 1] - theta[:, 0]  # the log-odds of class 1: (S, P)
+        else:  # the same rule, without the part every class shares (tie band: docstring)
+            theta = centred(theta)
         return closed_form(theta)
 
     def _theta(self, X: np.ndarray, y: np.ndarray, K: int,

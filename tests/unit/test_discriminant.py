@@ -210,3 +210,29 @@ def test_smoothing_zero_is_the_maximum_likelihood_prior(name):
     np.testing.assert_allclose(ml[:, -1] - flat[:, -1],
                                np.log(counts / counts.sum()) + np.log(3), atol=1e-12)
     np.testing.assert_array_equal(ml[:, :-1], flat[:, :-1])
+
+
+@pytest.mark.parametrize("name", ["lda", "qda"])
+def test_a_feature_constant_in_the_training_rows_ties_no_k_class_prediction(name):
+    """K classes, a feature equal to 1 in every training row (0 in a few test rows): its
+    weights of about 1/epsilon are the same in every class, so they change no prediction,
+    and the tie band (relative to the rule's size) must not turn the rows into ties. The
+    mistakes counted are those of the argmax of the scores (the task's rows are in general
+    position: no exact tie)."""
+    from nbvslr.models.evaluate_multi import count_mistakes_multi
+
+    base = _task(300, 3, 3, seed=11)
+    one = np.ones((300, 1))
+    one[[5, 50, 95, 140, 185, 230, 275]] = 0.0  # never in the training rows below
+    data = Dataset(name="c", title="c", X=np.hstack([base.X, one]), y=base.y,
+                   kind="continuous", classes=base.classes)
+    rows = np.setdiff1d(np.arange(300), np.flatnonzero(one[:, 0] == 0.0))
+    idx = rows[_idx(rows.size, 30, 8, 3)]  # every class present: rows k, k + 3, ... of rows
+    assert (np.sort(data.y[idx][:, :3], axis=1) == np.arange(3)).all()
+    opts = resolve_options(name, name, {})
+    entry = lookup(name, "continuous", multiclass=True)
+    design = get_design(data, entry.design(data, opts))
+    theta = entry.fit(data, design, idx, opts).theta  # (S, K, P)
+    mistakes, _ = count_mistakes_multi(design, data, theta, None)
+    scores = _scores(data, name, theta)  # (S, N, K)
+    assert np.all(mistakes == (scores.argmax(axis=2) != data.y).sum(axis=1))
