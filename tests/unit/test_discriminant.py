@@ -20,7 +20,6 @@ from nbvslr.models.registry import lookup
 from nbvslr.splits import split_seeds
 
 
-
 def _task(n: int, d: int, K: int, seed: int = 0, shift: float = 1.0) -> Dataset:
     """K Gaussian classes of correlated features (n rows, d features)."""
     rng = np.random.default_rng(seed)
