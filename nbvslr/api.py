@@ -24,7 +24,7 @@ import pandas as pd
 from nbvslr import results
 from nbvslr.analysis import crossovers
 from nbvslr.analysis.crossovers import DEFAULT_N_BOOT, task_crossovers
-from nbvslr.analysis.metrics import for_metric
+from nbvslr.analysis.metrics import for_metric, metric_of
 from nbvslr.analysis.stats import task_paired, task_pairs
 from nbvslr.config import Config, load_config, parse_config
 from nbvslr.config.catalog import resolve_config
@@ -481,8 +481,9 @@ class Results:
         section past the grid (``nbvslr report --extrapolate``)."""
         from nbvslr.views.report import report_table
 
+        metric = metric_of(self.tasks[0]) if self.tasks else "error"  # Results.metric's
         return report_table(self.tasks, n_boot=self.n_boot, seed=self.seed, notes=notes,
-                            paper=paper, extrapolate=extrapolate)
+                            paper=paper, extrapolate=extrapolate, metric=metric)
 
     def __getitem__(self, name: str) -> Results:
         """The results of the task called ``name`` alone."""

@@ -90,8 +90,11 @@ def for_metric(task: TaskResults, metric: str) -> TaskResults:
     ``MetricTask`` (the module docstring). ``ResultsError`` naming the folder when its
     splits were not kept or do not hold the metric."""
     check_metric(metric)
-    if metric == "error":
+    if metric_of(task) == metric:  # the error itself, or a view of it already
         return task
+    if metric_of(task) != "error":
+        raise ResultsError(f"{task.folder}: a view of {metric_of(task)}, not of the whole "
+                           f"results; take the {metric} of those")
     if not task.has_splits():
         raise ResultsError(f"{task.folder}: the splits were not kept, and {metric} is "
                            "summarised from them; rerun the config")
