@@ -120,23 +120,26 @@ def dense_losses(design: Design, data: Dataset, theta: np.ndarray,
     K = 2 if theta.ndim == 2 else theta.shape[1]
     counts = class_counts(design, data.y, K)  # (U, K)
     U = counts.shape[0]
-    rows = design.row_to_unique[idx]  # (n, m) among the U rows
+    rows = design.row_to_unique[idx].astype(np.int64)  # (n, m) among the U rows
     labels = np.asarray(data.y, dtype=np.int64)[idx]  # (n, m)
     loss = np.empty(n)
     brier = np.empty(n)
+    if theta.ndim == 2:
+        # compiled (numba) where it runs: a process that only plans and writes never loads it
+        from nbvslr.kernels.losses import add_binary_losses, train_binary_losses
+
+        n1, n0 = np.ascontiguousarray(counts[:, 1]), np.ascontiguousarray(counts[:, 0])
     cols = max(1, min(n, TILE // max(1, U * K)))
     for lo in range(0, n, cols):
         hi = min(n, lo + cols)
         own = np.arange(hi - lo)[:, None]  # (c, 1)
         if theta.ndim == 2:
-            s = _binary_scores(design, theta[lo:hi])  # (U, c)
-            l1, l0, b1, b0 = binary_terms(s)
-            all_loss = counts[:, 1] @ l1 + counts[:, 0] @ l0  # (c,)
-            all_brier = counts[:, 1] @ b1 + counts[:, 0] @ b0
-            r, y1 = rows[lo:hi].T, labels[lo:hi].T == 1  # (m, c)
-            cc = own.T  # (1, c)
-            tr_loss = np.where(y1, l1[r, cc], l0[r, cc]).sum(axis=0)
-            tr_brier = np.where(y1, b1[r, cc], b0[r, cc]).sum(axis=0)
+            s = np.ascontiguousarray(_binary_scores(design, theta[lo:hi]))  # (U, c)
+            all_loss, all_brier = np.zeros(hi - lo), np.zeros(hi - lo)
+            add_binary_losses(s, n1, n0, _LOSS_LOW, _LOSS_HIGH, all_loss, all_brier)
+            tr_loss, tr_brier = np.empty(hi - lo), np.empty(hi - lo)
+            train_binary_losses(s, rows[lo:hi], labels[lo:hi], _LOSS_LOW, _LOSS_HIGH,
+                                tr_loss, tr_brier)
         else:
             s = _class_scores(design, theta[lo:hi])  # (U, c, K)
             lk, bk = class_terms(s)  # (U, c, K) each
@@ -167,28 +170,38 @@ def text_metrics(design: SparseDesign, theta: np.ndarray, train_idx: np.ndarray,
     """Test log-loss, test Brier score and training 0-1 error of text rules (n, V + 1) or
     (n, K, V + 1) with training rows (n, m); each (n,). The training error counts a tie as
     the test error does (``text_family.text_errors``)."""
+    theta = np.asarray(theta, dtype=np.float64)
     idx = np.asarray(train_idx, dtype=np.int64)
     n, m = idx.shape
     N = design.n_rows
-    test = np.ones((n, N), dtype=bool)
-    test[np.arange(n)[:, None], idx] = False
-    z = text_scores(design, theta)
     y = np.asarray(design.y, dtype=np.int64)
-    if z.ndim == 2:
-        l1, l0, b1, b0 = binary_terms(z)  # (n, N)
-        loss, brier = np.where(y == 1, l1, l0), np.where(y == 1, b1, b0)
+    labels = y[idx]  # (n, m)
+    if theta.ndim == 2:
+        # compiled (numba) where it runs: a process that only plans and writes never loads it
+        from nbvslr.kernels.losses import add_binary_losses, train_binary_losses
+
+        z = np.ascontiguousarray(design.Z @ theta[:, :-1].T + theta[:, -1])  # (N, n)
+        n1 = (y == 1).astype(np.float64)
+        all_loss, all_brier = np.zeros(n), np.zeros(n)
+        add_binary_losses(z, n1, 1.0 - n1, _LOSS_LOW, _LOSS_HIGH, all_loss, all_brier)
+        tr_loss, tr_brier = np.empty(n), np.empty(n)
+        train_binary_losses(z, idx, labels, _LOSS_LOW, _LOSS_HIGH, tr_loss, tr_brier)
         tau = np.maximum(TIE_RTOL * np.abs(theta).sum(axis=1), 1e-300)[:, None]
-        zt = np.take_along_axis(z, idx, axis=1)  # (n, m)
+        zt = z[idx, np.arange(n)[:, None]]  # (n, m) each rule's training scores
         pred = np.where(np.abs(zt) <= tau, ties, np.sign(zt))
         wrong = np.where(pred == 0, 0.5, (pred != design.sign[idx]).astype(np.float64))
-    else:
-        lk, bk = class_terms(z)  # (n, N, K)
-        loss = np.take_along_axis(lk, np.broadcast_to(y, (n, N))[..., None], axis=2)[..., 0]
-        brier = np.take_along_axis(bk, np.broadcast_to(y, (n, N))[..., None], axis=2)[..., 0]
-        tau = np.maximum(TIE_RTOL * np.abs(theta).sum(axis=(1, 2)), 1e-300)[:, None, None]
-        zt = np.take_along_axis(z, idx[..., None], axis=1)  # (n, m, K)
-        top = zt >= zt.max(axis=2, keepdims=True) - tau
-        hit = np.take_along_axis(top, y[idx][..., None], axis=2)[..., 0]
-        wrong = 1.0 - hit / top.sum(axis=2)
+        return ((all_loss - tr_loss) / (N - m), (all_brier - tr_brier) / (N - m),
+                wrong.sum(axis=1) / m)
+    test = np.ones((n, N), dtype=bool)
+    test[np.arange(n)[:, None], idx] = False
+    z = text_scores(design, theta)  # (n, N, K)
+    lk, bk = class_terms(z)  # (n, N, K)
+    loss = np.take_along_axis(lk, np.broadcast_to(y, (n, N))[..., None], axis=2)[..., 0]
+    brier = np.take_along_axis(bk, np.broadcast_to(y, (n, N))[..., None], axis=2)[..., 0]
+    tau = np.maximum(TIE_RTOL * np.abs(theta).sum(axis=(1, 2)), 1e-300)[:, None, None]
+    zt = np.take_along_axis(z, idx[..., None], axis=1)  # (n, m, K)
+    top = zt >= zt.max(axis=2, keepdims=True) - tau
+    hit = np.take_along_axis(top, labels[..., None], axis=2)[..., 0]
+    wrong = 1.0 - hit / top.sum(axis=2)
     return ((loss * test).sum(axis=1) / (N - m), (brier * test).sum(axis=1) / (N - m),
             wrong.sum(axis=1) / m)
