@@ -97,8 +97,9 @@ refresh-text: $(STAMP)
 	$(MAKE) seal-committed
 
 # Four panels of Figure 1 with every metric (configs/metrics.yaml; docs/findings.md,
-# "Beyond the 0-1 error"), at 1000 splits: the run, then each metric's figure and report
-# (Markdown and CSV), made while its splits.csv.gz is there (a metric's tables are computed
+# "Beyond the 0-1 error"), at 1000 splits: the run, then each metric's figure, report
+# (Markdown and CSV) and summary (summary-<metric>.csv: Results.metric(m).summary, the
+# columns of summary.csv), made while its splits.csv.gz is there (a metric's tables are computed
 # from the splits, which are not committed). Its task folders keep their files.sha256.
 METRIC_NAMES = error log_loss brier train_error
 refresh-metrics: $(STAMP)
@@ -110,6 +111,9 @@ refresh-metrics: $(STAMP)
 	    $(BIN)/nbvslr report results/metrics --metric $$m --format csv \
 	        -o results/metrics/report-$$m.csv > /dev/null || exit 1; \
 	done
+	$(BIN)/python -c "import nbvslr; r = nbvslr.load('results/metrics'); \
+	    [r.metric(m).summary.to_csv(f'results/metrics/summary-{m}.csv', index=False, \
+	     float_format='%.10g', lineterminator='\n') for m in '$(METRIC_NAMES)'.split()]"
 
 # After a refresh: the committed runs keep their tables, not their splits.csv.gz (git
 # ignores it) nor a files.sha256 that would name the figures drawn with the splits' intervals;

@@ -106,6 +106,8 @@ def comparison(task: TaskResults, pair: tuple[str, str], *, n_boot: int = DEFAUL
             hit = _row_at(task.summary, model, m)
             row[f"{role}_error_{end}_m"] = _value(hit, "error_mean")
             row[f"{role}_halfwidth_{end}_m"] = _half_width(hit)
+            # the splits of that mean (fewer than the run's where a metric has no value)
+            row[f"_{role}_n_{end}_m"] = None if hit is None else int(hit["n_splits"])
         row[f"winner_{end}_m"] = winner(paired[paired["m"] == m].iloc[0])
     row.update(_crossover_cells(cross))
     row["a_asymptotic"] = _number(asym.get(a))
@@ -177,7 +179,8 @@ def _markdown_row(row: Mapping[str, Any], have_splits: bool, titled: bool) -> li
             if math.isnan(mean):
                 cells.append(MISSING)
             elif not math.isfinite(half):
-                cells.append(f"{number(mean)} (n={row['splits']})")
+                n = row.get(f"_{role}_n_{end}_m")
+                cells.append(f"{number(mean)} (n={row['splits'] if n is None else n})")
             else:
                 cells.append(f"{number(mean)} ± {number(half)}")
         cells.append(row[f"winner_{end}_m"])
