@@ -32,7 +32,10 @@ Outputs per split: ``error`` (test error on every row outside the training set, 
 score 0 -- counting one half unless the family's tie rule says otherwise), ``separable`` (the
 Newton certificate; always False for NB, which does not need it), ``n_iter`` (Newton steps, 0
 for NB) and ``converged`` (the gradient criterion was met; True for NB, False for a separable
-split under "sample" or "mle", whose likelihood has no maximum).
+split under "sample" or "mle", whose likelihood has no maximum). With ``metrics``, also
+``log_loss`` and ``brier`` (of the class probabilities, ``probabilities``; NaN where the rule
+has none, ``no_probabilities``) and ``train_error`` (the error on the split's own training
+rows, from the counts the test error already makes).
 """
 
 from __future__ import annotations

@@ -48,16 +48,6 @@ TILE = 1 << 20
 
 
 # --------------------------------------------------------------------------- per entry
-def binary_terms(score: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Clipped log-losses and Brier terms of two-class scores (any shape; +-inf allowed):
-    ``(loss if y = 1, loss if y = 0, brier if y = 1, brier if y = 0)``."""
-    # -log p(1 | s) = log(1 + exp(-s)) = logaddexp(0, -s): stable for any s, inf at s = -inf
-    loss1 = np.clip(np.logaddexp(0.0, -score), _LOSS_LOW, _LOSS_HIGH)
-    loss0 = np.clip(np.logaddexp(0.0, score), _LOSS_LOW, _LOSS_HIGH)
-    p1 = 0.5 * (1.0 + np.tanh(0.5 * score))  # the logistic function, no overflow
-    return loss1, loss0, (1.0 - p1) ** 2, p1 ** 2
-
-
 def class_terms(score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Clipped log-losses and Brier terms of K-class scores (..., K) (``-inf``: probability
     0; a row of ``-inf`` only is uniform): each (..., K), entry k the value if y = k."""
@@ -77,8 +67,7 @@ def _binary_scores(design: Design, theta: np.ndarray) -> np.ndarray:
     """Scores (U, n) of two-class rules (n, P); with zero-probability levels
     (``evaluate_zeros``) +inf (probability 0 in class 0 only), -inf (in class 1 only) or
     0 (in both: uniform)."""
-    finite = np.isfinite(theta).all()
-    if finite:
+    if np.isfinite(theta).all():
         return design.unique_Z1 @ theta.T
     Zu = design.unique_Z1
     score = Zu @ np.where(np.isfinite(theta), theta, 0.0).T  # (U, n)
