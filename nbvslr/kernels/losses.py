@@ -110,3 +110,29 @@ def train_binary_losses(tile, rows, labels, low, high, loss, brier):
                 squares += p1 * p1
         loss[c] = total
         brier[c] = squares
+
+
+@compiled
+def train_binary_losses_direct(Zu, rows, theta, labels, low, high, loss, brier):
+    """``train_binary_losses`` with each training row's score made here from its distinct
+    row, ``Zu[rows[c, i]] @ theta[c]`` (finite rules only), instead of read from a tile:
+    Zu (U, P), rows (C, m), theta (C, P), labels (C, m); loss, brier (C,) set."""
+    C, m = rows.shape
+    P = Zu.shape[1]
+    for c in range(C):
+        total = 0.0
+        squares = 0.0
+        for i in range(m):
+            u = rows[c, i]
+            s = 0.0
+            for p in range(P):
+                s += Zu[u, p] * theta[c, p]
+            l1, l0, p1 = _terms(s, low, high)
+            if labels[c, i] == 1:
+                total += l1
+                squares += (1.0 - p1) * (1.0 - p1)
+            else:
+                total += l0
+                squares += p1 * p1
+        loss[c] = total
+        brier[c] = squares

@@ -52,7 +52,7 @@ from nbvslr.models.evaluate import count_mistakes
 from nbvslr.models.evaluate_multi import count_mistakes_multi
 from nbvslr.models.evaluate_zeros import has_zeros
 from nbvslr.models.family import Fit
-from nbvslr.models.probabilities import dense_losses, text_metrics
+from nbvslr.models.probabilities import TileSums, dense_losses, text_metrics
 from nbvslr.models.registry import FAMILIES, lookup, resolve_options
 from nbvslr.models.spec import ModelSpec
 from nbvslr.models.stacks import check_both_classes, check_distinct, split_chunks
@@ -77,7 +77,8 @@ def _heldout(design: Design | SparseDesign, fit: Fit, idx: np.ndarray, ties: flo
     multi = data is not None and data.multiclass
     losses = any(k in metrics for k in ("log_loss", "brier"))
 
-    def errors(theta: np.ndarray, rows: np.ndarray) -> dict[str, np.ndarray]:
+    def errors(theta: np.ndarray, rows: np.ndarray,
+               with_losses: bool = False) -> dict[str, np.ndarray]:
         m = rows.shape[1]
         if isinstance(design, SparseDesign):
             out = {"error": text_errors(design, theta, rows, ties)}
@@ -89,26 +90,32 @@ def _heldout(design: Design | SparseDesign, fit: Fit, idx: np.ndarray, ties: flo
             all_rows, train_rows = _mistakes(design, theta, rows, ties, data)
         elif multi:
             all_rows, train_rows = count_mistakes_multi(design, data, theta, rows)
+        elif with_losses:  # the log-loss summed from the errors' own tiles of scores
+            sums = TileSums(design, data, theta.shape[0])
+            all_rows, train_rows = count_mistakes(design, theta, rows, ties, on_tile=sums)
+            log_loss, brier = sums.finish(design, data, theta, rows)
+            return {"error": (all_rows - train_rows) / (design.n_rows - m),
+                    "train_error": train_rows / m, "log_loss": log_loss, "brier": brier}
         else:
             all_rows, train_rows = count_mistakes(design, theta, rows, ties)
         return {"error": (all_rows - train_rows) / (design.n_rows - m),
                 "train_error": train_rows / m}
 
-    def probabilities(theta: np.ndarray, rows: np.ndarray) -> dict[str, np.ndarray]:
-        if not losses or isinstance(design, SparseDesign):  # text: with its errors
-            return {}
-        log_loss, brier = dense_losses(design, data, theta, rows)
-        return {"log_loss": log_loss, "brier": brier}
+    def measured(theta: np.ndarray, rows: np.ndarray) -> dict[str, np.ndarray]:
+        """The errors, and the probabilities' metrics when asked."""
+        out = errors(theta, rows, with_losses=losses)
+        if losses and "log_loss" not in out and not isinstance(design, SparseDesign):
+            out["log_loss"], out["brier"] = dense_losses(design, data, theta, rows)
+        return out
 
     S = idx.shape[0]
     todo = fit.sampled
     if not todo.size:
-        out = {**errors(fit.theta, idx), **probabilities(fit.theta, idx)}
+        out = measured(fit.theta, idx)
     else:
         rest = np.setdiff1d(np.arange(S), todo)  # splits with one hyperplane
         out = {k: np.full(S, np.nan) for k in METRICS}
-        for key, value in {**errors(fit.theta[rest], idx[rest]),
-                           **probabilities(fit.theta[rest], idx[rest])}.items():
+        for key, value in measured(fit.theta[rest], idx[rest]).items():
             out[key][rest] = value
         n, K = fit.draws.shape[:2]
         per_draw = errors(

@@ -34,7 +34,7 @@ import numpy as np
 
 from nbvslr.data.dataset import Dataset
 from nbvslr.models.design import Design, SparseDesign
-from nbvslr.models.evaluate import TIE_RTOL
+from nbvslr.models.evaluate import TIE_RTOL, count_mistakes
 from nbvslr.models.evaluate_multi import class_counts
 from nbvslr.models.evaluate_zeros import class_scores
 
@@ -114,10 +114,13 @@ def dense_losses(design: Design, data: Dataset, theta: np.ndarray,
     loss = np.empty(n)
     brier = np.empty(n)
     if theta.ndim == 2:
+        n1, n0 = np.ascontiguousarray(counts[:, 1]), np.ascontiguousarray(counts[:, 0])
+        if np.isfinite(theta).all():  # the sums in cache-sized tiles, as the errors'
+            sums = TileSums(design, data, n)
+            count_mistakes(design, theta, None, on_tile=sums)
+            return sums.finish(design, data, theta, idx)
         # compiled (numba) where it runs: a process that only plans and writes never loads it
         from nbvslr.kernels.losses import add_binary_losses, train_binary_losses
-
-        n1, n0 = np.ascontiguousarray(counts[:, 1]), np.ascontiguousarray(counts[:, 0])
     cols = max(1, min(n, TILE // max(1, U * K)))
     for lo in range(0, n, cols):
         hi = min(n, lo + cols)
@@ -140,6 +143,43 @@ def dense_losses(design: Design, data: Dataset, theta: np.ndarray,
         loss[lo:hi] = (all_loss - tr_loss) / (design.n_rows - m)
         brier[lo:hi] = (all_brier - tr_brier) / (design.n_rows - m)
     return loss, brier
+
+
+class TileSums:
+    """The all-rows log-loss and Brier sums of finite two-class rules (n, P), made from the
+    tiles of scores ``evaluate.count_mistakes`` makes for the errors (its ``on_tile``): no
+    second product; then ``finish`` subtracts each rule's training rows (their scores made
+    from their distinct rows in the compiled loop)."""
+
+    def __init__(self, design: Design, data: Dataset, n: int) -> None:
+        counts = class_counts(design, data.y, 2)  # (U, 2)
+        self.n1 = np.ascontiguousarray(counts[:, 1])
+        self.n0 = np.ascontiguousarray(counts[:, 0])
+        self.loss = np.zeros(n)
+        self.brier = np.zeros(n)
+
+    def __call__(self, tile: np.ndarray, r0: int, r1: int, lo: int, hi: int) -> None:
+        # compiled (numba) where it runs: a process that only plans and writes never loads it
+        from nbvslr.kernels.losses import add_binary_losses
+
+        add_binary_losses(tile, self.n1[r0:r1], self.n0[r0:r1], _LOSS_LOW, _LOSS_HIGH,
+                          self.loss[lo:hi], self.brier[lo:hi])
+
+    def finish(self, design: Design, data: Dataset, theta: np.ndarray,
+               train_idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Test log-loss and Brier score (n,) of the rules ``theta`` (n, P) whose tiles were
+        summed, with training rows ``train_idx`` (n, m)."""
+        from nbvslr.kernels.losses import train_binary_losses_direct
+
+        idx = np.asarray(train_idx, dtype=np.int64)
+        n, m = idx.shape
+        rows = design.row_to_unique[idx].astype(np.int64)  # (n, m)
+        labels = np.asarray(data.y, dtype=np.int64)[idx]
+        tr_loss, tr_brier = np.empty(n), np.empty(n)
+        train_binary_losses_direct(design.unique_Z1, rows, np.ascontiguousarray(theta),
+                                   labels, _LOSS_LOW, _LOSS_HIGH, tr_loss, tr_brier)
+        N = design.n_rows
+        return (self.loss - tr_loss) / (N - m), (self.brier - tr_brier) / (N - m)
 
 
 # --------------------------------------------------------------------------- text designs

@@ -127,12 +127,15 @@ def _plain_fields(df: pd.DataFrame) -> list[list[str]] | None:
             values = column.to_numpy()
             if kind == "f" and np.signbit(values[values == 0]).any():
                 return None
-            # each distinct value formatted once, by numpy's astype(str) as pandas does; a
-            # missing value (NaN: np.unique keeps one, last) written empty, as pandas does
+            # each distinct value formatted once, as pandas does (numpy's astype(str), whose
+            # floats are Python's repr); a missing value (NaN: np.unique keeps one, last)
+            # written empty, as pandas does
             distinct, where = np.unique(values, return_inverse=True)
-            text = np.array(distinct.astype(str).tolist() + [""], dtype=object)
-            if kind == "f":
+            if kind == "f":  # Python's repr: the same shortest round trip, 2x faster
+                text = np.array(list(map(repr, distinct.tolist())) + [""], dtype=object)
                 text[:-1][np.isnan(distinct)] = ""
+            else:
+                text = np.array(distinct.astype(str).tolist() + [""], dtype=object)
         elif kind == "O" or isinstance(dtype, pd.StringDtype):
             codes, distinct = pd.factorize(column, use_na_sentinel=True)
             if (codes < 0).any() or not all(
