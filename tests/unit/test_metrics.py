@@ -290,3 +290,15 @@ def test_plot_and_report_take_a_metric(tmp_path):
     out = runner.invoke(cli, ["report", str(tmp_path / "plain"), "--metric", "log_loss"])
     assert out.exit_code != 0
     assert "no log_loss in the splits" in out.output and "Traceback" not in out.output
+
+
+def test_metric_report_refuses_extrapolation_and_names_the_metric(tmp_path):
+    """--extrapolate fits the test error only: with another metric it is one line, exit 2;
+    Results.metric(name).report() is headed by the metric's name."""
+    r = nbvslr.run(_cfg(), out=tmp_path, progress=False, metrics=list(ALL))
+    assert r.metric("brier").report(notes=False).startswith("Metric: test Brier score")
+    assert not r.report(notes=False).startswith("Metric:")
+    out = CliRunner().invoke(cli, ["report", str(tmp_path), "--metric", "brier",
+                                   "--extrapolate"])
+    assert out.exit_code == 2
+    assert "--extrapolate fits curves of the test error only" in out.output
