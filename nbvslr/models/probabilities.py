@@ -221,6 +221,12 @@ def text_metrics(design: SparseDesign, theta: np.ndarray, train_idx: np.ndarray,
         wrong = np.where(pred == 0, 0.5, (pred != design.sign[idx]).astype(np.float64))
         return ((all_loss - tr_loss) / (N - m), (all_brier - tr_brier) / (N - m),
                 wrong.sum(axis=1) / m)
+    K = theta.shape[1]
+    cols = max(1, TILE // max(1, N * K))  # rules per pass: (c, N, K) arrays of ~8 MB
+    if n > cols:
+        parts = [text_metrics(design, theta[lo:lo + cols], idx[lo:lo + cols], ties)
+                 for lo in range(0, n, cols)]
+        return tuple(np.concatenate(x) for x in zip(*parts, strict=True))  # type: ignore
     test = np.ones((n, N), dtype=bool)
     test[np.arange(n)[:, None], idx] = False
     z = text_scores(design, theta)  # (n, N, K)

@@ -302,3 +302,18 @@ def test_metric_report_refuses_extrapolation_and_names_the_metric(tmp_path):
                                    "--extrapolate"])
     assert out.exit_code == 2
     assert "--extrapolate fits curves of the test error only" in out.output
+
+
+def test_k_class_text_metrics_in_small_passes_are_the_same(monkeypatch):
+    """K-class text rules scored a few at a time (a small TILE, as on 20 Newsgroups) give
+    the numbers of one pass."""
+    from nbvslr.models import probabilities
+
+    data = _text(3)
+    train = _train(data.y, 6, 5)
+    spec = _spec("nb")
+    whole = score_splits(spec, data, train, _seeds(5), metrics=ALL)
+    monkeypatch.setattr(probabilities, "TILE", 2 * data.n_rows * 3)  # two rules a pass
+    parts = score_splits(spec, data, train, _seeds(5), metrics=ALL)
+    for key in ALL:
+        np.testing.assert_array_equal(whole[key], parts[key])
