@@ -10,6 +10,7 @@ from nbvslr import results
 from nbvslr.analysis.crossovers import DEFAULT_N_BOOT
 from nbvslr.cli.results_options import results_dirs_argument
 from nbvslr.errors import ConfigError
+from nbvslr.results.layout import METRICS
 from nbvslr.views.report import report_csv, report_rows, report_table, verdict_lines
 
 
@@ -54,12 +55,16 @@ Examples:
                    "when trained on all rows, and the predicted crossover beyond the largest "
                    "m (docs/extrapolation.md). Not with csv; every bootstrap resample "
                    "(--n-boot) is refitted, so it takes a few seconds a task.")
+@click.option("--metric", type=click.Choice(list(METRICS)), default="error",
+              show_default=True,
+              help="The metric to tabulate: the test error, or another one the run measured "
+                   "(its config's metrics), each with the same paired statistics.")
 @click.option("--brief", is_flag=True,
               help="Print one line per task and pair instead of the table: the winner at "
                    "the smallest and largest m, the crossover, where b stays better "
                    "(-o still writes the whole table).")
 def report(results_dirs, output, fmt, n_boot, seed, notes, paper, brief,
-           extrapolate):
+           extrapolate, metric):
     """Print a table of finished runs, one row per task and compared pair (a, b): by
     default every generative model (nb, lda, qda) against every discriminative one (lr),
     else the config's compare.
@@ -75,7 +80,14 @@ def report(results_dirs, output, fmt, n_boot, seed, notes, paper, brief,
     if fmt == "html" and output is None:
         raise ConfigError("--format html writes a page; give its file, e.g. "
                           "-o report.html")
-    rows = report_rows(results_dirs, n_boot=n_boot, seed=seed) if brief else None
+    if metric != "error" and extrapolate:
+        raise ConfigError(f"--extrapolate fits curves of the test error only; drop it with "
+                          f"--metric {metric}")
+    if metric != "error" and fmt == "html":
+        raise ConfigError(f"--format html shows the test error only; drop --metric {metric}, "
+                          "or use --format markdown or csv for it")
+    rows = report_rows(results_dirs, n_boot=n_boot, seed=seed,
+                       metric=metric) if brief else None
     if fmt == "html":
         from nbvslr.views.html import html_page  # matplotlib, for this format alone
 
@@ -87,10 +99,10 @@ def report(results_dirs, output, fmt, n_boot, seed, notes, paper, brief,
         click.echo(f"wrote {output}", err=True)
         return
     if fmt == "csv":
-        text = report_csv(results_dirs, n_boot=n_boot, seed=seed)
+        text = report_csv(results_dirs, n_boot=n_boot, seed=seed, metric=metric)
     else:
         text = report_table(results_dirs, n_boot=n_boot, seed=seed, notes=notes,
-                            paper=paper, rows=rows, extrapolate=extrapolate)
+                            paper=paper, rows=rows, extrapolate=extrapolate, metric=metric)
     click.echo(verdict_lines(rows) if rows is not None else text, nl=False)
     if output is not None:
         results.atomic_write_text(output, text)

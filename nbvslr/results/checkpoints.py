@@ -33,7 +33,13 @@ import pandas as pd
 
 from nbvslr.errors import ResultsError
 from nbvslr.results.files import atomic_write_bytes, csv_gz_bytes, remove_temp_files, write_json
-from nbvslr.results.layout import CHECKPOINTS, FINGERPRINT_FILE, SPLIT_COLUMNS, sort_splits
+from nbvslr.results.layout import (
+    CHECKPOINTS,
+    DEFAULT_METRICS,
+    FINGERPRINT_FILE,
+    sort_splits,
+    split_columns,
+)
 from nbvslr.results.read import read_bytes
 
 _CHECKPOINT = re.compile(r"m=(\d+)\.csv\.gz")
@@ -52,6 +58,7 @@ class Expected:
     task: str
     models: tuple[tuple[str, str], ...]
     splits: int
+    metrics: tuple[str, ...] = DEFAULT_METRICS
 
 
 class Checkpoints:
@@ -173,9 +180,10 @@ def check_rows(df: pd.DataFrame, path: Path, m: int, expected: Expected) -> None
     def wrong(problem: str) -> ResultsError:
         return ResultsError(f"{path}: not the checkpoint of m = {m} ({problem}); {FIX}")
 
-    if list(df.columns) != list(SPLIT_COLUMNS):
+    want_columns = split_columns(expected.metrics)
+    if list(df.columns) != list(want_columns):
         columns = ", ".join(map(str, df.columns))
-        raise wrong(f"columns {columns}, not {', '.join(SPLIT_COLUMNS)}")
+        raise wrong(f"columns {columns}, not {', '.join(want_columns)}")
     others = sorted(_distinct_str(df["task"]) - {expected.task})
     if others:
         raise wrong(f"rows of task {others[0]}, not {expected.task}")

@@ -115,7 +115,7 @@ def _plain_fields(df: pd.DataFrame) -> list[list[str]] | None:
     """Each column of ``df`` as the list of its CSV fields, as pandas writes them (its
     ``get_values_for_csv``: ``astype(str)`` of numbers and booleans, strings as they are),
     or None when a column is anything else or holds a value pandas would write otherwise (a
-    missing value, a negative zero, a string to quote or empty), or ``df`` has an index."""
+    negative zero, a missing string, a string to quote or empty), or ``df`` has an index."""
     if not isinstance(df.index, pd.RangeIndex) or df.columns.empty or not all(
             isinstance(c, str) and c and not _QUOTED.search(c) for c in df.columns):
         return None
@@ -125,11 +125,17 @@ def _plain_fields(df: pd.DataFrame) -> list[list[str]] | None:
         kind = dtype.kind if isinstance(dtype, np.dtype) else "?"
         if kind in "iub" or (kind == "f" and dtype.itemsize == 8):
             values = column.to_numpy()
-            if kind == "f" and (np.isnan(values).any() or np.signbit(values[values == 0]).any()):
+            if kind == "f" and np.signbit(values[values == 0]).any():
                 return None
-            # each distinct value formatted once, by numpy's astype(str) as pandas does
+            # each distinct value formatted once, as pandas does (numpy's astype(str), whose
+            # floats are Python's repr); a missing value (NaN: np.unique keeps one, last)
+            # written empty, as pandas does
             distinct, where = np.unique(values, return_inverse=True)
-            text = np.array(distinct.astype(str).tolist() + [""], dtype=object)
+            if kind == "f":  # Python's repr: the same shortest round trip, 2x faster
+                text = np.array(list(map(repr, distinct.tolist())) + [""], dtype=object)
+                text[:-1][np.isnan(distinct)] = ""
+            else:
+                text = np.array(distinct.astype(str).tolist() + [""], dtype=object)
         elif kind == "O" or isinstance(dtype, pd.StringDtype):
             codes, distinct = pd.factorize(column, use_na_sentinel=True)
             if (codes < 0).any() or not all(

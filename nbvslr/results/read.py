@@ -70,7 +70,7 @@ takes them as damaged (a run renames its new files into place in well under this
 
 _INTEGER = ("m", "n_splits", "split", "n_iter")
 _BOOLEAN = ("separable", "converged")
-_RATES = ("error", "error_mean", "error_sd", "error_sem")  # in [0, 1]
+_RATES = ("error", "error_mean", "error_sd", "error_sem", "train_error")  # in [0, 1]
 _SIGNED = ("diff_mean", "diff_sem", "ci_low", "ci_high")  # in [-1, 1]
 _TEXT = ("task", "model", "family", "model_a", "model_b")
 
