@@ -10,7 +10,6 @@ public name.
 
 from __future__ import annotations
 
-import io
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -31,7 +30,7 @@ from nbvslr.config.catalog import resolve_config
 from nbvslr.data.dataset import DataSettings
 from nbvslr.data.frame import Frame
 from nbvslr.errors import ConfigError, did_you_mean
-from nbvslr.results.files import table_bytes
+from nbvslr.results.files import read_csv_bytes, table_bytes
 from nbvslr.results.layout import metrics_of, split_columns
 from nbvslr.results.read import TaskResults
 from nbvslr.runner import run_tasks
@@ -395,7 +394,7 @@ def _as_saved(task: Written) -> Written:
     gives the tables, figure and report of the same run read back by ``load``."""
 
     def reread(table: pd.DataFrame) -> pd.DataFrame:
-        return pd.read_csv(io.BytesIO(table_bytes(table)))
+        return read_csv_bytes(table_bytes(table))
 
     summary = reread(task.summary).sort_values(["model", "m"], kind="stable")
     paired = reread(task.pairs_table) if task.pairs_table is not None else None

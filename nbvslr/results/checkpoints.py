@@ -21,7 +21,6 @@ time writes a task's checkpoints.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import re
 from collections.abc import Sequence
@@ -32,7 +31,13 @@ import numpy as np
 import pandas as pd
 
 from nbvslr.errors import ResultsError
-from nbvslr.results.files import atomic_write_bytes, csv_gz_bytes, remove_temp_files, write_json
+from nbvslr.results.files import (
+    atomic_write_bytes,
+    csv_gz_bytes,
+    read_csv_bytes,
+    remove_temp_files,
+    write_json,
+)
 from nbvslr.results.layout import (
     CHECKPOINTS,
     DEFAULT_METRICS,
@@ -152,7 +157,7 @@ class Checkpoints:
                 f"{FIX}"
             )
         try:
-            df = pd.read_csv(io.BytesIO(data), compression="gzip")
+            df = read_csv_bytes(data, compression="gzip")
         except (OSError, EOFError, ValueError) as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise ResultsError(f"{path}: unreadable ({reason}); {FIX}") from None
@@ -240,5 +245,5 @@ class MemoryCheckpoints:
         """Nothing to check: no size is ever reused."""
 
     def load(self, sizes: Sequence[int]) -> pd.DataFrame:
-        frames = [pd.read_csv(io.BytesIO(self._data[m]), compression="gzip") for m in sizes]
+        frames = [read_csv_bytes(self._data[m], compression="gzip") for m in sizes]
         return sort_splits(pd.concat(frames, ignore_index=True))

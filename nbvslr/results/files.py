@@ -9,6 +9,7 @@ task removes them (``remove_temp_files``).
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import os
 import re
@@ -20,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from nbvslr.results.layout import FLOAT_FORMAT
+from nbvslr.results.layout import FLOAT_FORMAT, TEXT_COLUMNS
 
 _TEMP = re.compile(r"\..+\.tmp")
 
@@ -89,6 +90,23 @@ def remove_temp_files(folder: Path) -> list[Path]:
     for path in stale:
         path.unlink(missing_ok=True)
     return stale
+
+
+MISSING = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
+           "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
+"""The cells pandas reads as missing by default; in a table's other columns than
+``TEXT_COLUMNS`` they still are."""
+
+
+def read_csv_bytes(data: bytes, compression: str | None = None) -> pd.DataFrame:
+    """A table from its CSV bytes (gzipped for ``compression="gzip"``), as ``pd.read_csv``
+    reads it except the name columns (``TEXT_COLUMNS``): those hold the text written, so any
+    name a config accepts (``1``, ``2.0``, ``NaN``, ``NA``) reads back as itself."""
+    header = pd.read_csv(io.BytesIO(data), compression=compression, nrows=0).columns
+    text = [c for c in header if c in TEXT_COLUMNS]
+    return pd.read_csv(io.BytesIO(data), compression=compression, keep_default_na=False,
+                       na_values={c: list(MISSING) for c in header if c not in text},
+                       dtype=dict.fromkeys(text, str))
 
 
 def csv_bytes(df: pd.DataFrame) -> bytes:

@@ -84,6 +84,9 @@ PAIRED_COLUMNS = (
     "task", "model_a", "model_b", "m", "n_splits",
     "diff_mean", "diff_sem", "ci_low", "ci_high",
 )
+TEXT_COLUMNS = ("task", "model", "family", "model_a", "model_b")
+"""The columns of the tables that hold names: read back as the text written, whatever it
+looks like (a model named ``1`` or ``NaN`` is that name, not a number or a missing value)."""
 FLOAT_FORMAT = "%.10g"
 """How ``summary.csv`` and ``paired.csv`` write floats."""
 

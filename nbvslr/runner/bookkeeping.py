@@ -28,6 +28,7 @@ from nbvslr.analysis.metrics import no_probabilities
 from nbvslr.config import Config
 from nbvslr.data.dataset import Dataset, TaskSpec
 from nbvslr.errors import DataError, ResultsError
+from nbvslr.models.registry import lookup
 from nbvslr.results.checkpoints import first_bad_error
 from nbvslr.runner.backends import n_workers
 from nbvslr.runner.outputs import Written, task_tables, write_tables
@@ -73,6 +74,9 @@ def _check_sizes(config: Config, spec: TaskSpec, grid: tuple[int, ...], data: Da
         )
     for m in grid:
         check_size(m, n, spec.name, config.source, data.n_classes)
+    for model in config.models:  # each model has a fit for the task's kind and classes
+        lookup(model.family, data.kind, data.multiclass, model=model.name, task=spec.name,
+               source=config.source)
     options = data.text_options or {}
     min_df = int(options.get("min_df", 1))
     if options.get("vocabulary") == "training" and min(grid) < min_df:
