@@ -44,9 +44,10 @@ import numpy as np
 from nbvslr.data.dataset import Dataset
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
 from nbvslr.models.design import Design, SparseDesign, get_design
-from nbvslr.models.evaluate import count_mistakes, heldout_errors
+from nbvslr.models.evaluate import count_mistakes, heldout_errors, heldout_errors_lex
 from nbvslr.models.evaluate_multi import count_mistakes_multi, heldout_errors_multi
 from nbvslr.models.family import Fit
+from nbvslr.models.separation import NOT_ASSESSED
 from nbvslr.models.registry import FAMILIES, lookup, resolve_options
 from nbvslr.models.spec import ModelSpec
 from nbvslr.models.stacks import check_both_classes, check_distinct, split_chunks
@@ -74,11 +75,18 @@ def _heldout(design: Design | SparseDesign, fit: Fit, idx: np.ndarray, ties: flo
         return heldout_errors(design, theta, rows, ties)
 
     todo = fit.sampled
-    if not todo.size:
+    quasi = fit.quasi if fit.quasi is not None else np.empty(0, dtype=np.int64)
+    if not todo.size and not quasi.size:
         return errors(fit.theta, idx)
-    rest = np.setdiff1d(np.arange(idx.shape[0]), todo)  # splits with one hyperplane
+    # splits with one hyperplane
+    rest = np.setdiff1d(np.arange(idx.shape[0]), np.concatenate([todo, quasi]))
     err = np.empty(idx.shape[0])  # (S,)
     err[rest] = errors(fit.theta[rest], idx[rest])
+    if quasi.size:  # LR's quasi-separation rule (two classes, a dense design)
+        err[quasi] = heldout_errors_lex(design, fit.directions, fit.theta[quasi], idx[quasi],
+                                        ties)
+    if not todo.size:
+        return err
     n, K = fit.draws.shape[:2]
     per_draw = errors(
         fit.draws.reshape((n * K,) + fit.draws.shape[2:]), np.repeat(idx[todo], K, axis=0)
@@ -134,6 +142,7 @@ def score_splits(
     out = {
         "error": np.empty(S),
         "separable": np.zeros(S, dtype=bool),
+        "separation": np.full(S, NOT_ASSESSED, dtype=np.int8),
         "n_iter": np.zeros(S, dtype=np.int64),
         "converged": np.ones(S, dtype=bool),
     }
@@ -151,6 +160,8 @@ def score_splits(
         fit = entry.fit(data, design, idx, opts, seeds[sl], budget)
         out["error"][sl] = _heldout(design, fit, idx, ties, data)
         out["separable"][sl] = fit.separable
+        if fit.separation is not None:
+            out["separation"][sl] = fit.separation
         out["n_iter"][sl] = fit.n_iter
         out["converged"][sl] = fit.converged
     return out
@@ -175,6 +186,9 @@ def score_full(spec: ModelSpec, data: Dataset, seed: np.random.SeedSequence) -> 
         rules = fit.draws[0] if fit.sampled.size else fit.theta  # (n, K, P)
         wrong_k, _ = count_mistakes_multi(design, data, rules, None)  # (n,)
         return float(wrong_k.mean() / data.n_rows)
+    if fit.quasi is not None and fit.quasi.size:  # LR's quasi-separation rule
+        return float(heldout_errors_lex(design, fit.directions, fit.theta, idx[:, :0],
+                                        entry.ties(opts))[0])
     theta = fit.draws[0] if fit.sampled.size else fit.theta  # (K, P)
     wrong, _ = count_mistakes(design, theta, None, entry.ties(opts))  # (K,)
     return float(wrong.mean() / data.n_rows)

@@ -33,7 +33,13 @@ import pandas as pd
 
 from nbvslr.errors import ResultsError
 from nbvslr.results.files import atomic_write_bytes, csv_gz_bytes, remove_temp_files, write_json
-from nbvslr.results.layout import CHECKPOINTS, FINGERPRINT_FILE, SPLIT_COLUMNS, sort_splits
+from nbvslr.results.layout import (
+    CHECKPOINTS,
+    FINGERPRINT_FILE,
+    SEPARATIONS,
+    SPLIT_COLUMNS,
+    sort_splits,
+)
 
 _CHECKPOINT = re.compile(r"m=(\d+)\.csv\.gz")
 CHECKPOINT_LEVEL = 1
@@ -130,7 +136,7 @@ class Checkpoints:
     def load(self, sizes: Sequence[int]) -> pd.DataFrame:
         """All rows of ``sizes``, in file order, each checkpoint checked."""
         frames = [self._read(m) for m in sizes]
-        return sort_splits(pd.concat(frames, ignore_index=True))
+        return _named(sort_splits(pd.concat(frames, ignore_index=True)))
 
     def _read(self, m: int) -> pd.DataFrame:
         path = self.path(m)
@@ -154,6 +160,12 @@ class Checkpoints:
         if self.expected is not None:
             check_rows(df, path, m, self.expected)
         return df
+
+
+def _named(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with its ``separation`` as text (an empty field reads NaN: "")."""
+    df["separation"] = df["separation"].fillna("").astype(str)
+    return df
 
 
 def _distinct_str(column: pd.Series) -> set[str]:
@@ -210,6 +222,8 @@ def check_rows(df: pd.DataFrame, path: Path, m: int, expected: Expected) -> None
     for column in ("separable", "converged"):
         if not _distinct_str(df[column]) <= {"True", "False"}:
             raise wrong(f"{column} holds a value other than True and False")
+    if not _distinct_str(df["separation"]) <= {"nan", *SEPARATIONS}:
+        raise wrong(f"separation holds a value other than {', '.join(SEPARATIONS)} or empty")
 
 
 class MemoryCheckpoints:
@@ -235,4 +249,4 @@ class MemoryCheckpoints:
 
     def load(self, sizes: Sequence[int]) -> pd.DataFrame:
         frames = [pd.read_csv(io.BytesIO(self._data[m]), compression="gzip") for m in sizes]
-        return sort_splits(pd.concat(frames, ignore_index=True))
+        return _named(sort_splits(pd.concat(frames, ignore_index=True)))
