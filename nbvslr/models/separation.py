@@ -50,6 +50,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.optimize import linprog, nnls
 
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
@@ -149,7 +150,8 @@ def separated_rows_lp(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rows, back = _distinct(A[:, cols])
     k, P = rows.shape
     cost = np.concatenate([np.zeros(P), -np.ones(k)])
-    a_ub = np.concatenate([-rows, np.eye(k)], axis=1)  # t - A v <= 0
+    a_ub = sp.hstack([sp.csr_matrix(-rows), sp.identity(k, format="csr")],
+                     format="csr")  # t - A v <= 0 (sparse: k may be every row of the data)
     bounds = [(None, None)] * P + [(0.0, 1.0)] * k
     res = linprog(cost, A_ub=a_ub, b_ub=np.zeros(k), bounds=bounds, method="highs")
     if res.status != 0:  # bounded and feasible (v = 0, t = 0): only a solver failure
