@@ -254,7 +254,8 @@ def summarize(splits: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     for column in SHARE_COLUMNS:
         out[column] = np.nan
     if "separation" in splits.columns:  # each separation's share, where a model tells them
-        named = splits["separation"].fillna("").astype(str)
+        named = splits["separation"].astype(object)
+        named = named.where(named.notna(), "").astype(str)
         told = splits.loc[named != "", ["task", "model", "m"]].assign(sep=named[named != ""])
         if not told.empty:
             shares = pd.crosstab([told["task"], told["model"], told["m"]], told["sep"],

@@ -164,7 +164,8 @@ class Checkpoints:
 
 def _named(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` with its ``separation`` as text (an empty field reads NaN: "")."""
-    df["separation"] = df["separation"].fillna("").astype(str)
+    col = df["separation"]
+    df["separation"] = col.astype(object).where(col.notna(), "").astype(str)
     return df
 
 

@@ -204,7 +204,7 @@ def check_table(df: pd.DataFrame, path: Path, fix: str) -> pd.DataFrame:
                 raise bad(column, nan, "a name")
             df[column] = col.astype(str)
         elif column == "separation":  # a name of SEPARATIONS, or empty
-            col = col.fillna("").astype(str)
+            col = col.astype(object).where(col.notna(), "").astype(str)
             ok = col.isin(("", *SEPARATIONS))
             if not ok.all():
                 raise bad(column, ~ok, f"one of {', '.join(SEPARATIONS)} or empty")
