@@ -7,7 +7,7 @@ the stated ``lr`` fit the same splits, each in a fresh process with BLAS on one 
 interleaved, ``--repeat`` times; it prints the median CPU seconds per 1000 splits of each,
 their ratio, the share of quasi splits and the mean test errors of both.
 
-    python benchmarks/quasi.py --reference /tmp/base --splits 200 --repeat 3
+    python benchmarks/quasi.py --reference /tmp/base --splits 200 --repeat 3 [--quick]
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CASES = [("adult-discrete", 22), ("adult-discrete", 102), ("adult-discrete", 202),
          ("adult-discrete", 382), ("sick", 56), ("breast-cancer", 128),
          ("adult-continuous", 26)]
+QUICK = [("adult-discrete", 102), ("adult-discrete", 382), ("sick", 56)]
 
 #: Run in a fresh process inside one tree: the CPU seconds of one score_splits call.
 CHILD = r"""
@@ -62,11 +63,12 @@ def main() -> None:
     ap.add_argument("--reference", type=Path, required=True, help="the reference tree")
     ap.add_argument("--splits", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="three cases only")
     args = ap.parse_args()
     print(f"{'task':<18}{'m':>5}{'quasi':>7}{'ours s/1000':>13}{'ref s/1000':>12}"
           f"{'ratio':>7}{'err ours':>10}{'err ref':>9}")
     total = {"ours": 0.0, "ref": 0.0}
-    for task, m in CASES:
+    for task, m in QUICK if args.quick else CASES:
         ours, ref = [], []
         for _ in range(args.repeat):  # interleaved: both see the same load
             ours.append(run(ROOT, task, m, args.splits))
