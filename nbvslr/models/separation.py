@@ -29,8 +29,10 @@ How it is decided (``detect``), exactly and without reading where a solver stopp
    ``A_R v >= 0``, ``sum_R lambda_i A_i v = -g . v`` is at most ``tol m ||v||_1`` (g the
    gradient), so ``sum_R A_i v <= tol m ||v||_1 / CERTIFICATE_FLOOR`` = ``1e-4 m ||v||_1``
    at the defaults, far below the margin of any direction that separates a row of a design
-   of small integers. Q is then exactly the peeled rows: ``overlap`` if none, else
-   ``quasi``.
+   of small integers. A converged fit with rows below the floor (very confident rows of an
+   overlap set) is certified when one more Newton step moves no margin by more than
+   ``STEP_FLOOR``: at a fit that runs off, each step adds about 1 to the separated rows'
+   margins. Q is then exactly the peeled rows: ``overlap`` if none, else ``quasi``.
 3. Otherwise (Newton capped, a row fitted with ``sigma(-mu_i)`` below the floor, or a
    separation that no single column shows) the linear program of Konis (2007) decides on
    the remaining rows (``separated_rows_lp``): maximise ``sum_i t_i`` subject to ``A v >= t``,
@@ -69,6 +71,9 @@ PEEL, GUESS, LP = 0, 1, 2
 #: The smallest ``sigma(-mu_i)`` of a row of R that the overlap certificate accepts (a
 #: smaller one sends the split to the LP: it changes the cost, not the answer).
 CERTIFICATE_FLOOR = 1e-6
+#: The certificate's second form: the largest margin change of one more Newton step from a
+#: converged fit of R (``detect``); a change, not a size: the cost of a split, not its answer.
+STEP_FLOOR = 1e-3
 #: The null space of the overlap rows in ``max_margin_direction``: eigenvalues of
 #: ``Z_R^T Z_R`` at most this times the largest (a design of small integers has none between
 #: about 1e-14 and 1e-4 of it).
@@ -202,12 +207,31 @@ def detect(
         ok = overlap_certified(Z1[splits], sign[splits], rows, res.theta, res.converged)
         return res, ok & ~res.separable
 
+    def settled(splits: np.ndarray, res, ok: np.ndarray) -> np.ndarray:
+        """The certificate's second form, for converged fits with rows below the floor (an
+        overlap set with very confident rows): one more Newton step moves no margin by more
+        than STEP_FLOOR (at a divergent fit it adds about 1 to the separated rows')."""
+        out = np.zeros(splits.size, dtype=bool)
+        weak = np.flatnonzero(~ok & ~res.separable & res.converged)
+        if not weak.size:
+            return out
+        sel = splits[weak]
+        rows = ~separated[sel]
+        Zr = Z1[sel] * rows[:, :, None]
+        step = fit_newton(Zr, sign[sel], rows=rows, tol=0.0, max_iter=1,
+                          theta0=res.theta[weak], budget=budget)
+        moved = np.abs(np.matmul(Zr, (step.theta - res.theta[weak])[:, :, None])[:, :, 0])
+        out[weak] = ((moved <= STEP_FLOOR).all(axis=1)
+                     & (step.theta != res.theta[weak]).any(axis=1))  # a step was taken
+        return out
+
     # the rest of each split fitted by Newton (the peeled rows zeroed); a split that peels
     # nothing is the plain fit of all its rows
     todo = np.flatnonzero(~every)
     lp = np.empty(0, dtype=np.int64)
     if todo.size:
         res, ok = fit_rest(todo, stop=True)
+        ok |= settled(todo, res, ok)
         code[todo[res.separable]] = COMPLETE  # the rest separable too
         # a split that peeled nothing and that Newton certified: its iterate is the start
         ready[todo[res.separable & ~separated[todo].any(axis=1)]] = True
