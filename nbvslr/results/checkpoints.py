@@ -153,7 +153,7 @@ class Checkpoints:
                 f"{FIX}"
             )
         try:
-            df = pd.read_csv(io.BytesIO(data), compression="gzip")
+            df = pd.read_csv(io.BytesIO(data), compression="gzip", dtype={"separation": object})
         except (OSError, EOFError, ValueError) as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise ResultsError(f"{path}: unreadable ({reason}); {FIX}") from None
@@ -249,5 +249,6 @@ class MemoryCheckpoints:
         """Nothing to check: no size is ever reused."""
 
     def load(self, sizes: Sequence[int]) -> pd.DataFrame:
-        frames = [pd.read_csv(io.BytesIO(self._data[m]), compression="gzip") for m in sizes]
+        frames = [pd.read_csv(io.BytesIO(self._data[m]), compression="gzip",
+                              dtype={"separation": object}) for m in sizes]
         return _named(sort_splits(pd.concat(frames, ignore_index=True)))

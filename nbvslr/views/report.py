@@ -301,9 +301,11 @@ def separation_lines(tasks: Sequence[TaskResults]) -> str:
             if quasi.empty:
                 continue
             top = quasi.loc[quasi["share_quasi"].idxmax()]
+            share = top["share_quasi"]
+            shown = f"{share:.0%}" if share >= 0.01 else f"{share:.1%}"
             lines.append(f"- {task.name} ({model}): quasi-separated training sets at m = "
-                         f"{int(quasi['m'].min())}–{int(quasi['m'].max())}, up to "
-                         f"{top['share_quasi']:.0%} of the splits (m = {int(top['m'])})")
+                         f"{int(quasi['m'].min())}–{int(quasi['m'].max())}, up to {shown} of "
+                         f"the splits (m = {int(top['m'])})")
     if not lines:
         return ""
     return ("\nTraining sets that some direction separates only in part (`separation: quasi` in "
