@@ -13,7 +13,9 @@ R = ``not Q`` are the *overlap rows*. Albert & Anderson (1984):
   set: the weights of the directions that separate Q run off to infinity, those of R stay
   finite (the estimator: ``nbvslr.models.lr``).
 
-How it is decided (``detect``), exactly and without reading where a solver stopped:
+How it is decided (``detect``), exactly and without reading where a solver stopped (first,
+``FIRST_STEPS`` Newton steps on every row settle most separable and overlapping sets, by the
+certificates of step 2):
 
 1. ``pure_rows`` peels the rows that one column separates: a column whose non-zero entries
    among the remaining rows of ``A`` all have one sign is a cone direction of those rows
@@ -66,6 +68,9 @@ from nbvslr.models.logistic import fit_newton, sigmoid_neg
 NOT_ASSESSED, OVERLAP, COMPLETE, QUASI = -1, 0, 1, 2
 #: The names the splits table writes, by code (``NOT_ASSESSED`` writes an empty field).
 NAMES = {NOT_ASSESSED: "", OVERLAP: "overlap", COMPLETE: "complete", QUASI: "quasi"}
+#: Newton steps on every row before the peel (``detect``): a split separable or overlapping
+#: that Newton settles within them ends there (its fit is the one Newton would end with).
+FIRST_STEPS = 10
 #: Which step decided a split (``Detected.how``).
 PEEL, GUESS, LP = 0, 1, 2
 #: The smallest ``sigma(-mu_i)`` of a row of R that the overlap certificate accepts (a
@@ -195,8 +200,20 @@ def detect(
     converged = np.zeros(S, dtype=bool)
     how = np.full(S, PEEL, dtype=np.int8)
     ready = np.zeros(S, dtype=bool)  # complete, theta already a certified iterate
-    separated = pure_rows(Z1, sign, extra)  # (S, m)
-    every = separated.all(axis=1)  # peeled to the last row: complete
+    # first, a few Newton steps on every row: most splits end there, separable (certified)
+    # or overlapping (converged and certified), with the fit Newton would end with anyway
+    first = fit_newton(Z1, sign, stop_when_separable=True, tol=tol,
+                       max_iter=min(max_iter, FIRST_STEPS), budget=budget)
+    whole = np.ones((S, m), dtype=bool)
+    sure = first.separable | overlap_certified(Z1, sign, whole, first.theta, first.converged)
+    code[first.separable] = COMPLETE
+    ready[first.separable] = True
+    theta[sure], n_iter[sure], converged[sure] = (first.theta[sure], first.n_iter[sure],
+                                                  first.converged[sure])
+    separated = np.zeros((S, m), dtype=bool)
+    rest = np.flatnonzero(~sure)
+    separated[rest] = pure_rows(Z1[rest], sign[rest], extra)  # (S, m)
+    every = separated.all(axis=1) & ~sure  # peeled to the last row: complete
     code[every] = COMPLETE
 
     def fit_rest(splits: np.ndarray, stop: bool = False):  # Newton on the rows not separated
@@ -227,7 +244,7 @@ def detect(
 
     # the rest of each split fitted by Newton (the peeled rows zeroed); a split that peels
     # nothing is the plain fit of all its rows
-    todo = np.flatnonzero(~every)
+    todo = np.flatnonzero(~every & ~sure)
     lp = np.empty(0, dtype=np.int64)
     if todo.size:
         res, ok = fit_rest(todo, stop=True)
