@@ -47,8 +47,8 @@ from nbvslr.models.design import Design, SparseDesign, get_design
 from nbvslr.models.evaluate import count_mistakes, heldout_errors, heldout_errors_lex
 from nbvslr.models.evaluate_multi import count_mistakes_multi, heldout_errors_multi
 from nbvslr.models.family import Fit
-from nbvslr.models.separation import NOT_ASSESSED
 from nbvslr.models.registry import FAMILIES, lookup, resolve_options
+from nbvslr.models.separation import NOT_ASSESSED
 from nbvslr.models.spec import ModelSpec
 from nbvslr.models.stacks import check_both_classes, check_distinct, split_chunks
 from nbvslr.models.text_family import text_errors

@@ -42,12 +42,6 @@ from nbvslr.models.hit_and_run import sample_separating
 from nbvslr.models.hmc import sample_separating_hmc
 from nbvslr.models.logistic import fit_newton
 from nbvslr.models.naive_bayes import rescale_to_training, theta_to_original
-from nbvslr.models.separation import (
-    COMPLETE,
-    NOT_ASSESSED,
-    QUASI,
-    detect,
-)
 from nbvslr.models.options import (
     MAX_BURN_IN,
     MAX_CHAINS,
@@ -57,6 +51,12 @@ from nbvslr.models.options import (
     MAX_MCMC_ITERATIONS,
     MAX_THIN,
     MCMC_DEFAULTS,
+)
+from nbvslr.models.separation import (
+    COMPLETE,
+    NOT_ASSESSED,
+    QUASI,
+    detect,
 )
 from nbvslr.splits import SplitSeeds
 

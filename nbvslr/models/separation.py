@@ -326,13 +326,14 @@ def max_margin_direction(Z1: np.ndarray, sign: np.ndarray, separated: np.ndarray
 
     Z1 : (S, m, P); sign : (S, m); separated : (S, m) bool, Q of each split (non-empty, not
     every row). Returns the directions and whether each problem was feasible (False: some
-    row of Q cannot be separated with ``z_i . v = 0`` on the others; its direction is 0). ``rank_rtol``: eigenvalues of ``Z_R^T Z_R`` at most ``rank_rtol`` times the
-    largest are 0 (``RANK_RTOL``).
+    row of Q cannot be separated with ``z_i . v = 0`` on the others; its direction is 0).
+    ``rank_rtol``: eigenvalues of ``Z_R^T Z_R`` at most ``rank_rtol`` times the largest are 0
+    (``RANK_RTOL``).
 
     Exactly, with no step size or stopping tolerance: ``v = N u`` over an orthonormal basis N
-    (P, k) of the null space of ``Z_R`` (eigenvectors of ``Z_R^T Z_R``); ``||w||^2 = u^T M u`` with ``M =
-    N_w^T N_w`` positive definite (a direction of zero w is the intercept's, which is not in
-    that null space when R holds a row), ``M = L L^T``, ``x = L^T u``; then the least-distance
+    (P, k) of the null space of ``Z_R`` (eigenvectors of ``Z_R^T Z_R``); ``||w||^2 = u^T M u``
+    with ``M = N_w^T N_w`` positive definite (a direction of zero w is the intercept's, which
+    is not in that null space when R holds a row), ``M = L L^T``, ``x = L^T u``; then the least-distance
     problem ``min ||x||`` s.t. ``G x >= 1`` (``G = A_Q N L^-T``) by the non-negative least
     squares of Lawson & Hanson (1974, ch. 23; a finite active-set method): ``y >= 0``
     minimising ``|| [G^T; 1^T] y - e ||`` has residual ``r``, and ``x = -r[:k] / r[k]``. A

@@ -168,7 +168,8 @@ def read_table(path: Path, columns: Sequence[str], fix: str = HOW_TO_MAKE,
             data = gzip.decompress(data)
         text = data.decode("utf-8")
         header = next(csv.reader(io.StringIO(text)), [])
-        df = pd.read_csv(io.StringIO(text), dtype={"separation": object})  # pandas >= 3 parses floats exactly (round trip)
+        # pandas >= 3 parses floats exactly (round trip); separation is text (or empty)
+        df = pd.read_csv(io.StringIO(text), dtype={"separation": object})
     except (OSError, EOFError, ValueError, zlib.error, csv.Error) as exc:  # bad gzip, bad CSV
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ResultsError(f"{path}: cannot be read ({reason}); {fix}") from None

@@ -27,8 +27,8 @@ from nbvslr import results
 from nbvslr.config import Config
 from nbvslr.data.dataset import Dataset, TaskSpec
 from nbvslr.errors import DataError, ResultsError
-from nbvslr.results.checkpoints import first_bad_error
 from nbvslr.models.separation import NAMES, NOT_ASSESSED
+from nbvslr.results.checkpoints import first_bad_error
 from nbvslr.runner.backends import n_workers
 from nbvslr.runner.outputs import Written, task_tables, write_tables
 from nbvslr.runner.units import FULL, Unit, UnitResult, data_digest, loaded, plain, portable
