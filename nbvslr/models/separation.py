@@ -332,12 +332,12 @@ def max_margin_direction(Z1: np.ndarray, sign: np.ndarray, separated: np.ndarray
 
     Exactly, with no step size or stopping tolerance: ``v = N u`` over an orthonormal basis N
     (P, k) of the null space of ``Z_R`` (eigenvectors of ``Z_R^T Z_R``); ``||w||^2 = u^T M u``
-    with ``M = N_w^T N_w`` positive definite (a direction of zero w is the intercept's, which
-    is not in that null space when R holds a row), ``M = L L^T``, ``x = L^T u``; then the
-    least-distance problem ``min ||x||`` s.t. ``G x >= 1`` (``G = A_Q N L^-T``) by the non-negative least
-    squares of Lawson & Hanson (1974, ch. 23; a finite active-set method): ``y >= 0``
-    minimising ``|| [G^T; 1^T] y - e ||`` has residual ``r``, and ``x = -r[:k] / r[k]``. A
-    split's repeated rows are one constraint.
+    with ``M = N_w^T N_w`` positive definite (a direction of zero w is the intercept's, which is
+    not in that null space when R holds a row), ``M = L L^T``, ``x = L^T u``; then the
+    least-distance problem ``min ||x||`` s.t. ``G x >= 1`` (``G = A_Q N L^-T``) by the
+    non-negative least squares of Lawson & Hanson (1974, ch. 23; a finite active-set method):
+    ``y >= 0`` minimising ``|| [G^T; 1^T] y - e ||`` has residual ``r``, and ``x = -r[:k] /
+    r[k]``. A split's repeated rows are one constraint.
     """
     S, m, P = Z1.shape
     out = np.zeros((S, P))
