@@ -8,6 +8,8 @@ import click
 
 from nbvslr import results
 from nbvslr.analysis.crossovers import DEFAULT_N_BOOT
+from nbvslr.analysis.extrapolate import DEFAULT_N_BOOT as DRAWS
+from nbvslr.analysis.extrapolate import REACH
 from nbvslr.cli.results_options import results_dirs_argument
 from nbvslr.errors import ConfigError
 from nbvslr.views.report import report_csv, report_rows, report_table, verdict_lines
@@ -46,17 +48,21 @@ Examples:
               help="Append the comparison of the built-in panels with the paper's Figure 1 "
                    "(as `nbvslr fidelity`).")
 @click.option("--extrapolate", is_flag=True,
-              help="Append each model's fitted learning curve past the grid: its asymptote "
-                   "(with a bootstrap interval where the splits were kept) beside the error "
-                   "when trained on all rows, and the predicted crossover beyond the largest "
-                   "m (docs/extrapolation.md). Markdown only; every bootstrap resample "
-                   "(--n-boot) is refitted, so it takes a few seconds a task.")
+              help="Append each model's fitted learning curve past the grid: its limit beside "
+                   "the error when trained on all rows, and the predicted crossover beyond "
+                   "the largest m, with intervals that count the choice of the curve family "
+                   f"({DRAWS} draws of the mean curves, from summary.csv and paired.csv), up to "
+                   "the "
+                   "reach the validation supports (docs/extrapolation.md). Markdown only.")
+@click.option("--beyond-reach", is_flag=True,
+              help="With --extrapolate: look for the crossover up to the task's rows, past "
+                   f"the validated reach ({REACH:g}x the largest m).")
 @click.option("--brief", is_flag=True,
               help="Print one line per task and pair instead of the table: the winner at "
                    "the smallest and largest m, the crossover, where LR stays better "
                    "(-o still writes the whole table).")
 def report(results_dirs, output, fmt, n_boot, seed, notes, paper, brief,
-           extrapolate):
+           extrapolate, beyond_reach):
     """Print a table of finished runs, one row per task and compared pair (NB vs LR, and
     the config's other pairs).
 
@@ -68,12 +74,16 @@ def report(results_dirs, output, fmt, n_boot, seed, notes, paper, brief,
     if fmt == "csv" and extrapolate:
         raise ConfigError("--extrapolate adds a Markdown section; use it without "
                           "--format csv")
+    if beyond_reach and not extrapolate:
+        raise ConfigError("--beyond-reach changes the section --extrapolate adds; give "
+                          "--extrapolate too")
     rows = report_rows(results_dirs, n_boot=n_boot, seed=seed) if brief else None
     if fmt == "csv":
         text = report_csv(results_dirs, n_boot=n_boot, seed=seed)
     else:
         text = report_table(results_dirs, n_boot=n_boot, seed=seed, notes=notes,
-                            paper=paper, rows=rows, extrapolate=extrapolate)
+                            paper=paper, rows=rows, extrapolate=extrapolate,
+                            beyond_reach=beyond_reach)
     click.echo(verdict_lines(rows) if rows is not None else text, nl=False)
     if output is not None:
         results.atomic_write_text(output, text)

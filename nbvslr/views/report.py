@@ -298,6 +298,7 @@ def report_table(
     paper: bool = True,
     rows: Sequence[dict[str, Any]] | None = None,
     extrapolate: bool = False,
+    beyond_reach: bool = False,
 ) -> str:
     """A Markdown table with one row per task found under ``results_dirs`` and pair it
     compared (``report_rows``).
@@ -311,7 +312,9 @@ def report_table(
     interval. Rows follow the figure's panel order (``fidelity.panel_order``). ``notes``
     appends the definitions. ``paper`` appends, when there are panels of Figure 1 among the
     tasks, their comparison with the paper's curves (``fidelity.markdown``). ``rows``:
-    ``report_rows`` of the same arguments, when already made.
+    ``report_rows`` of the same arguments, when already made. ``extrapolate`` appends the
+    section past the grid (``extrapolation.section``, its own number of draws),
+    ``beyond_reach`` looks there for crossovers past the reach.
     """
     if rows is None:
         rows = report_rows(results_dirs, n_boot=n_boot, seed=seed, level=level)
@@ -338,6 +341,6 @@ def report_table(
     if extrapolate:
         tasks = list({id(row["_task"]): row["_task"] for row in rows}.values())
         text += ("\nBeyond the grid (fitted learning curves):\n\n"
-                 + extrapolation.section(tasks, n_boot=n_boot, seed=seed, level=level,
-                                         notes=notes))
+                 + extrapolation.section(tasks, seed=seed, level=level, notes=notes,
+                                         beyond=beyond_reach))
     return text
