@@ -11,12 +11,14 @@ family   e(m)                                 limit       nonlinear parameters
 =======  ===================================  ==========  ==========================
 pow3     ``a + b m^(-c)``                     ``a``       ``c > 0``
 exp3     ``a + b exp(-c m)``                  ``a``       ``c > 0``
-mmf4     ``(a b + c m^d) / (b + m^d)``        ``c``       ``b > 0, d > 0``
-wbl4     ``a - b exp(-c m^d)``                ``a``       ``c > 0, d > 0``
+mmf4     ``(a b + c m^d) / (b + m^d)``        ``c``       ``s = b^(1/d) > 0, d > 0``
+wbl4     ``a - b exp(-c m^d)``                ``a``       ``s = c^(-1/d) > 0, d > 0``
 =======  ===================================  ==========  ==========================
 
-Every family is linear in two of its parameters once the others are fixed (pow3: ``a, b``
-given ``c``; mmf4: ``a`` and ``c`` given ``b, d``), so a fit is *variable projection*: for
+The 4-parameter families are searched over their midpoint ``s`` (in rows) and ``d``, far
+less entangled than ``b`` or ``c`` and ``d``. Every family is linear in two of its
+parameters once the others are fixed (pow3: ``a, b`` given ``c``; mmf4: ``a`` and ``c``
+given ``s, d``), so a fit is *variable projection*: for
 each value of the nonlinear parameters on a log-spaced grid the linear ones are the exact
 weighted least-squares solution; every curve of a batch is scored on one shared grid (a
 matrix product), then each curve's grid is refined around its own best point. No starting
@@ -41,10 +43,15 @@ remaining, larger sizes. The best is the point estimate; every family within
 Uncertainty (``extrapolate``): the mean curves of a pair are drawn again ``n_boot`` times,
 jointly for the two models (the pair's covariance at each m from its paired standard error,
 so the pairing of the splits is kept; or, given the per-split errors, by resampling the
-splits within each m); every drawn curve is refitted with every acceptable family. Per
-family the percentile interval of the limit, of the prediction at each m and of the
-crossover (over every pair of acceptable families); the envelope over the families is the
-interval reported.
+splits within each m); every drawn curve is refitted with every acceptable family. Past the
+grid each drawn curve is moved by a shape error, ``SHAPE_K * score * xi * log(m / last m) /
+log(last m / last fitted m)`` (``score`` the best family's held-out error, ``xi`` standard
+normal per draw): the misfit of a family that predicted the held-out third within ``score``
+grows with the distance in log m. A moved curve stays between the floor and its own value at
+the last m (a learning curve does not climb back past the grid). Per family the percentile
+interval of the limit (moved as far as the task's rows), of the prediction at each m and of
+the crossover (over every pair of acceptable families); the envelope over the families is
+the interval reported.
 
 Reach (``REACH``): past ``REACH`` times the largest measured m, predictions are not
 validated (docs/extrapolation.md) and are withheld unless asked for (``beyond=True``); the
@@ -87,7 +94,7 @@ FLOOR_Z = 2.0
 #: log(m / last m) / log(last m / last fitted m)`` past the grid (``score`` the best family's
 #: held-out error, ``xi`` standard normal per draw; chosen on the paper's grids cut short:
 #: docs/extrapolation.md).
-SHAPE_K = 1.0
+SHAPE_K = 3.0
 
 _GRID = 128  # shared grid points of a family with one nonlinear parameter
 _GRID_2D = 24  # per axis, with two
@@ -426,11 +433,14 @@ def holdout_scores(m: Sequence[float], y: Sequence[float], sem: Sequence[float],
 
 
 def acceptable(scores: Mapping[str, float], sem_heldout: float,
-               ratio: float = ACCEPT_RATIO, n_sem: float = ACCEPT_SEM) -> tuple[str, ...]:
+               ratio: float | None = None, n_sem: float | None = None) -> tuple[str, ...]:
     """The families whose held-out score is at most ``ratio`` times the best plus ``n_sem``
-    standard errors of the held-out means, best first."""
+    standard errors of the held-out means (``ACCEPT_RATIO`` and ``ACCEPT_SEM`` by
+    default), best first."""
     if not scores:
         return ()
+    ratio = ACCEPT_RATIO if ratio is None else ratio
+    n_sem = ACCEPT_SEM if n_sem is None else n_sem
     best = min(scores.values())
     limit = ratio * best + n_sem * sem_heldout
     return tuple(sorted((f for f, s in scores.items() if s <= limit), key=scores.get))
@@ -438,7 +448,7 @@ def acceptable(scores: Mapping[str, float], sem_heldout: float,
 
 def choose(m: Sequence[float], y: Sequence[float], sem: Sequence[float],
            families: Sequence[str] = tuple(FAMILIES), floor: float = 0.0, *,
-           ratio: float = ACCEPT_RATIO, n_sem: float = ACCEPT_SEM) -> Choice:
+           ratio: float | None = None, n_sem: float | None = None) -> Choice:
     """The family that best predicts the larger sizes of one curve from its smaller ones
     (the first ``FIT_SHARE`` of the sizes; ``holdout_scores``), and the acceptable ones.
     With too few sizes to score any family, ``ValueError``."""
@@ -577,10 +587,10 @@ class Extrapolation:
 
     def drawn(self, model: str, family: str, m: np.ndarray) -> np.ndarray:
         """The drawn curves of ``model`` fitted with ``family`` at ``m`` (L,), each moved by
-        its shape error and kept in [floor, 1]: (B, L)."""
-        pred = self.draws[model][family].predict(m)
-        return _shaped(pred, m, self.last_m, self.shape[model], self.xi[model],
-                       self.floor[model])
+        its shape error past the grid (``_shaped``): (B, L)."""
+        cf = self.draws[model][family]
+        return _shaped(cf.predict(m), m, self.last_m, self.shape[model], self.xi[model],
+                       self.floor[model], cf.predict([self.last_m])[:, 0])
 
     def predict(self, model: str, m: Sequence[float] | np.ndarray, *,
                 beyond: bool | None = None) -> dict[str, np.ndarray]:
@@ -607,11 +617,15 @@ class Extrapolation:
 
 
 def _shaped(pred: np.ndarray, m: np.ndarray, last_m: float, slope: float, xi: np.ndarray,
-            floor: float) -> np.ndarray:
+            floor: float, top: np.ndarray) -> np.ndarray:
     """Drawn predictions (B, L) at m (L,) moved by ``slope * xi * log(m / last_m)`` past
-    the grid (xi (B,)), kept in [floor, 1]."""
-    far = np.log(np.maximum(np.asarray(m, dtype=float) / last_m, 1.0))  # (L,)
-    return np.clip(pred + slope * xi[:, None] * far, floor, 1.0)
+    the grid (xi (B,)); past it each drawn curve stays between the floor and its own value
+    at the last m, ``top`` (B,): a learning curve does not climb back once past the grid."""
+    m = np.asarray(m, dtype=float)
+    far = np.log(np.maximum(m / last_m, 1.0))  # (L,)
+    moved = pred + slope * xi[:, None] * far
+    capped = np.minimum(moved, np.maximum(top, floor)[:, None])
+    return np.clip(np.where(m > last_m, capped, moved), floor, 1.0)
 
 
 def _horizon_grid(last_m: float, horizon: float) -> np.ndarray:
@@ -716,12 +730,14 @@ def extrapolate(
             for f, cf in draws[model].items():
                 ok = np.isfinite(cf.asymptote)
                 if ok.any():  # the limit, with the shape error as far as the task's rows
+                    top = cf.predict(m[-1:])[:, 0]
                     lim = _shaped(cf.asymptote[ok, None], end, m[-1], shape[model],
-                                  xi[model][ok], floor[model])[:, 0]
+                                  xi[model][ok], floor[model], top[ok])[:, 0]
                     q = np.quantile(lim, [alpha, 1 - alpha])
                     ivs.append((float(q[0]), float(q[1])))
                 preds[model, f] = _shaped(cf.predict(grid), grid, m[-1], shape[model],
-                                          xi[model], floor[model])  # (B, G)
+                                          xi[model], floor[model],
+                                          cf.predict(m[-1:])[:, 0])  # (B, G)
             asym_iv[model] = _envelope(ivs)
         ivs = []
         for fa, fb in itertools.product(choice[a].acceptable, choice[b].acceptable):
