@@ -13,7 +13,7 @@ PANELS  := pima adult-continuous boston optdigits-0v1 optdigits-2v3 ionosphere l
 
 .PHONY: install test test-fast lint docs run figures draw reference refresh-reference \
         redraw-committed compare bench bench-quick sample-complexity refresh-sample-complexity \
-        refresh-multiclass refresh-text refresh-as-published seal-committed \
+        refresh-multiclass refresh-text refresh-as-published refresh-long seal-committed \
         clean
 
 # The install ends by compiling the numba loops once for this machine (about 9 s, which a
@@ -90,6 +90,16 @@ refresh-as-published: $(STAMP)
 	$(BIN)/nbvslr report results/as-published -o results/as-published/report.md
 	$(BIN)/nbvslr fidelity results/as-published -o results/as-published/fidelity.md
 	$(MAKE) seal-committed
+
+# The curves measured past the paper's grids (configs/long/, 200 splits a size, every size
+# past the paper's largest m) that docs/extrapolation.md checks the extrapolation against:
+# the committed results/long and its report. One worker, about a minute of CPU; make figures
+# does not run it.
+refresh-long: $(STAMP)
+	$(BIN)/nbvslr run $(sort $(wildcard configs/long/*.yaml)) --out results/long --force \
+	    --jobs 1
+	$(BIN)/nbvslr report results/long -o results/long/report.md --no-paper
+	rm -f results/long/*/files.sha256
 
 refresh-text: $(STAMP)
 	$(BIN)/nbvslr run configs/sms-spam.yaml --out results/text --force
