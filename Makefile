@@ -13,11 +13,14 @@ PANELS  := pima adult-continuous boston optdigits-0v1 optdigits-2v3 ionosphere l
 
 .PHONY: install test test-fast lint docs run figures draw reference refresh-reference \
         redraw-committed compare bench bench-quick sample-complexity refresh-sample-complexity \
-        refresh-multiclass refresh-text refresh-as-published refresh-long seal-committed \
+        refresh-multiclass refresh-text refresh-as-published refresh-generative efron \
+        refresh-efron refresh-long \
+        seal-committed \
         clean
 
-# The install ends by compiling the numba loops once for this machine (about 9 s, which a
-# first run would otherwise pay; benchmarks/RESULTS.md).
+# The install ends by compiling the numba loops once for this machine, which a first run
+# would otherwise pay; its line says how long (nbvslr/runner/warm.py's ESTIMATE_S, the one
+# source of that number; benchmarks/RESULTS.md).
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
@@ -101,6 +104,15 @@ refresh-long: $(STAMP)
 	$(BIN)/nbvslr report results/long -o results/long/report.md --no-paper
 	rm -f results/long/*/files.sha256
 
+# NB, LDA and QDA against LR on four panels (docs/discriminant.md, docs/findings.md), at 1000
+# splits, with its figure and report.
+refresh-generative: $(STAMP)
+	$(BIN)/nbvslr run configs/generative.yaml --out results/generative --force
+	$(BIN)/nbvslr plot results/generative/*/ \
+	    -o results/generative/figure.png -o results/generative/figure.pdf
+	$(BIN)/nbvslr report results/generative -o results/generative/report.md
+	$(MAKE) seal-committed
+
 refresh-text: $(STAMP)
 	$(BIN)/nbvslr run configs/sms-spam.yaml --out results/text --force
 	$(BIN)/nbvslr report results/text -o results/text/report.md
@@ -108,11 +120,15 @@ refresh-text: $(STAMP)
 
 # After a refresh: the committed runs keep their tables, not their splits.csv.gz (git
 # ignores it) nor a files.sha256 that would name the figures drawn with the splits' intervals;
-# the figures are drawn again from the tables alone, as a fresh clone draws them.
+# the figures are drawn again from the tables alone, as a fresh clone draws them; the
+# per-size costs of the time-left estimate are taken again from the runs' timings
+# (nbvslr/runner/costs.csv).
 seal-committed: $(STAMP)
 	rm -f results/reference/*/files.sha256 results/multiclass/*/files.sha256 \
-	    results/text/*/files.sha256 results/as-published/*/files.sha256
+	    results/text/*/files.sha256 results/as-published/*/files.sha256 \
+	    results/generative/*/files.sha256
 	$(BIN)/python docs/committed_figures.py
+	$(BIN)/python -m nbvslr.runner.costs > nbvslr/runner/costs.csv
 
 reference:
 	@echo "make reference is now 'make refresh-reference' (it rewrites the committed" \
@@ -120,7 +136,7 @@ reference:
 	@false
 
 # The committed figures (results/reference, results/as-published, results/multiclass,
-# results/text) drawn again from their
+# results/text, results/generative) drawn again from their
 # committed tables by the current code, after a change to the drawing; nothing is run
 # (tests/system/test_committed_figures.py checks that they match the code).
 redraw-committed: $(STAMP)
@@ -140,6 +156,16 @@ sample-complexity: $(STAMP)
 refresh-sample-complexity: $(STAMP)
 	$(BIN)/nbvslr sample-complexity studies/sample-complexity.yaml \
 	    --out results/sample-complexity $(ARGS)
+
+# Efron's comparison measured (docs/efron.md): LDA against LR on two Gaussian classes with a
+# shared covariance, four separations, m = 10 .. 640, 2000 training sets each, against the
+# asymptotic relative efficiency; into $(RESULTS)/studies/efron (git ignores it).
+# refresh-efron rewrites the committed results/efron.
+efron: $(STAMP)
+	$(BIN)/python studies/efron/efron.py --out $(RESULTS)/studies/efron $(ARGS)
+
+refresh-efron: $(STAMP)
+	$(BIN)/python studies/efron/efron.py --out results/efron $(ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench.py

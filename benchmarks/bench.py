@@ -28,7 +28,8 @@ and the peak resident memory of the process tree. The multiclass section
 (``benchmarks/multiclass.py``): optdigits-10 and lymphography-4 against a per-split
 scikit-learn loop (quick: one small line), and in full mode the whole
 ``configs/multiclass.yaml`` run at 1000 splits with ``jobs = 2``, its wall time and peak
-memory. Last, the text models on
+memory. Then LDA and QDA against scikit-learn's per-split loop
+(``benchmarks/discriminant.py``). Last, the text models on
 sms-spam against a per-split scikit-learn loop (``benchmarks/text.py``, its quick mode in
 quick).
 
@@ -56,7 +57,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # run as a script: make ``benchmarks`` importable
     sys.path.insert(0, str(REPO))
 
-from benchmarks import harness, multiclass, panels  # noqa: E402
+from benchmarks import discriminant, harness, multiclass, panels  # noqa: E402
 from benchmarks import text as text_bench  # noqa: E402
 from nbvslr.data.dataset import Dataset  # noqa: E402
 from nbvslr.models import ModelSpec, resolve_options, score_splits  # noqa: E402
@@ -618,6 +619,11 @@ def main(argv: list[str] | None = None) -> int:
         # mode the whole configs/multiclass.yaml run with its peak memory
         report["multiclass"] = multiclass.main_section(quick, args.splits, args.jobs,
                                                        run=not args.no_figure1)
+    if synthetic:
+        print("\nLDA and QDA section: skipped")
+    else:
+        # lda and qda on four tasks against scikit-learn's per-split loop
+        report["discriminant"] = discriminant.main_section(quick, args.splits)
     if args.no_whole or synthetic:
         print("\nwhole-process runs: skipped")
     else:

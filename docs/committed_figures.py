@@ -1,7 +1,7 @@
 """The committed figures, each drawn again from its committed tables by the current code.
 
 The committed runs (``results/reference``, ``results/as-published``,
-``results/multiclass``, ``results/text``) keep their tables and
+``results/multiclass``, ``results/text``, ``results/generative``) keep their tables and
 their drawings but not their ``splits.csv.gz``; this draws every figure from the tables
 alone, as ``nbvslr plot`` would (the crossover is marked; its bootstrap interval, which
 needs the splits, is in the run's report.md). Nothing is run and no table is written.
@@ -25,7 +25,8 @@ from nbvslr import results
 from nbvslr.views import plots
 
 ROOT = Path(__file__).resolve().parent.parent
-RUNS = ("results/reference", "results/as-published", "results/multiclass", "results/text")
+RUNS = ("results/reference", "results/as-published", "results/multiclass", "results/text",
+        "results/generative")
 """The committed runs whose figures are drawn from their tables."""
 SYNTHETIC = ("nb-data", "dependent")
 

@@ -27,7 +27,7 @@ CONFIG_KEYS = {
     "seed": ("0", "base seed of every random draw"),
     "models": (", ".join(f"`{k}`" for k in config.DEFAULT_MODELS),
                "name -> options; the name is the results' `model` column (below)"),
-    "compare": ("every nb model against every lr model",
+    "compare": ("every generative model against every discriminative one",
                 "pairs `[a, b]` of model names compared split by split (a − b), each with its "
                 "paired interval and crossover in `paired.csv` and the report, e.g. "
                 "`[[nb, lr], [nb, lr_l2]]`"),

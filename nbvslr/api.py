@@ -16,19 +16,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 import pandas as pd
 
 from nbvslr import results
+from nbvslr.analysis import crossovers
 from nbvslr.analysis.crossovers import DEFAULT_N_BOOT, task_crossovers
 from nbvslr.analysis.stats import task_paired, task_pairs
 from nbvslr.config import Config, load_config, parse_config
 from nbvslr.config.catalog import resolve_config
 from nbvslr.data.dataset import DataSettings
 from nbvslr.data.frame import Frame
-from nbvslr.errors import ConfigError
+from nbvslr.errors import ConfigError, did_you_mean
 from nbvslr.results.files import table_bytes
 from nbvslr.results.read import TaskResults
 from nbvslr.runner import run_tasks
@@ -44,12 +45,9 @@ __all__ = [
     "check_out", "load", "read_config", "run",
 ]
 
-CROSSOVER_COLUMNS = (
-    "task", "model_a", "model_b", "crossover", "crossover_low", "crossover_high",
-    "boot_fraction", "n_crossings", "better_after", "first_b_significant",
-    "b_significant_from", "first_a_significant", "tie_everywhere",
-)
-"""Columns of ``Results.crossovers``: one row per task and compared pair (a, b)."""
+CROSSOVER_COLUMNS = ("task", "model_a", "model_b", *crossovers.CROSSOVER_COLUMNS)
+"""Columns of ``Results.crossovers``: one row per task and compared pair (a, b); the same
+crossover columns as ``nbvslr report --format csv``."""
 
 EXTRAPOLATION_COLUMNS = (
     "task", "model", "family", "asymptote", "asymptote_low", "asymptote_high", "all_rows",
@@ -72,11 +70,12 @@ class Task:
     Made by ``Task.from_frame`` or ``Task.from_arrays``; the table follows the rules of a
     CSV task (docs/config.md): the positive class, the kind of the features, missing values
     (``missing``: ``error``, ``drop`` or ``level``), [0, 1] scaling or discrete levels.
+    ``Task.from_openml`` names an OpenML dataset instead, read when the task runs.
     """
 
     name: str
-    frame: Frame
-    target: str
+    frame: Frame | None
+    target: str | None
     positive: tuple[str, ...] | None = None
     kind: Kind | None = None
     columns: tuple[str, ...] | None = None
@@ -84,12 +83,32 @@ class Task:
     continuous: tuple[str, ...] | None = None
     discrete: tuple[str, ...] | None = None
     text: tuple[tuple[str, Any], ...] = ()
+    many_levels: str = "refuse"
+    openml: int | None = None
+
+    @classmethod
+    def from_openml(cls, dataset_id: int, *, name: str | None = None,
+                    target: str | None = None, positive: Any | Sequence[Any] | None = None,
+                    missing: str = "error") -> Task:
+        """OpenML dataset ``dataset_id`` as a task (``source: {openml: id}``), named ``name``
+        (default ``openml-<id>``): ``target`` the class column (default: the dataset's
+        default target), ``positive`` as in ``from_frame``; the features are its other
+        numeric and nominal columns, continuous and discrete as its ARFF header declares.
+        Nothing is downloaded here: the run reads the dataset (once, into the cache,
+        verified against OpenML's md5), and checks these choices with the config."""
+        if positive is not None and not isinstance(positive, list | tuple):
+            positive = [positive]
+        return cls(name=name if name is not None else f"openml-{dataset_id}", frame=None,
+                   target=None if target is None else str(target),
+                   positive=None if positive is None else tuple(str(v) for v in positive),
+                   missing=missing, openml=dataset_id)
 
     @classmethod
     def from_frame(cls, df: pd.DataFrame, *, target: str, name: str,
                    positive: Any | Sequence[Any] | None = None, kind: Kind | None = None,
                    columns: Sequence[str] | None = None, missing: str = "error",
-                   text: Mapping[str, Any] | None = None) -> Task:
+                   text: Mapping[str, Any] | None = None,
+                   many_levels: str = "refuse") -> Task:
         """A task from a DataFrame ``df`` (N rows): the column ``target`` is the label and
         ``positive`` the value(s) counted as class 1 (default: of exactly two values, the
         second in sorted order); the features are ``columns`` (default: every other
@@ -100,7 +119,19 @@ class Task:
 
         ``kind="text"``: ``columns`` names the one column of documents (a text task,
         docs/text.md), ``text`` its vocabulary options (``vocabulary``, ``min_df``,
-        ``max_features``)."""
+        ``max_features``).
+
+        A discrete column of nearly all distinct values (numbers, ids) or of free text is
+        refused when the task is read, the error naming the fix (``kind='continuous'``,
+        ``kind='text'``); ``many_levels='allow'`` keeps it as categories, with a warning."""
+        if not isinstance(df, pd.DataFrame):
+            raise ConfigError(f"{name}: df is a {type(df).__name__}, not a pandas DataFrame; "
+                              "give a DataFrame, or use Task.from_arrays(X, y, ...)")
+        names = [str(c) for c in df.columns]
+        if str(target) not in names:
+            shown = ", ".join(repr(c) for c in names[:8]) + (", ..." if len(names) > 8 else "")
+            raise ConfigError(f"{name}: target={target!r}: no such column"
+                              f"{did_you_mean(str(target), names)}; the columns are {shown}")
         if text is not None and not isinstance(text, Mapping):
             raise ConfigError(f"{name}: text= is {type(text).__name__}, not a mapping of "
                               "vocabulary options; give e.g. text={'min_df': 2}")
@@ -132,7 +163,8 @@ class Task:
                    columns=None if columns is None or split else names,
                    missing=missing,
                    continuous=split[0] if split else None,
-                   discrete=split[1] if split else None)
+                   discrete=split[1] if split else None,
+                   many_levels=many_levels)
 
     @classmethod
     def from_arrays(cls, X: np.ndarray, y: np.ndarray, *, name: str,
@@ -164,10 +196,14 @@ class Task:
         return cls.from_frame(df, target="y", name=name, positive=positive, kind=kind)
 
     def to_config(self) -> dict[str, Any]:
-        """The task as a config entry (``source: {frame: ...}``)."""
-        target: dict[str, Any] = {"column": self.target}
+        """The task as a config entry (``source: {frame: ...}`` or ``{openml: id}``)."""
+        target: dict[str, Any] = {"column": self.target} if self.target is not None else {}
         if self.positive is not None:
             target["positive"] = list(self.positive)
+        if self.openml is not None:
+            named = {"name": self.name,
+                     "source": {"openml": self.openml, "missing": self.missing}}
+            return {**named, **({"target": target} if target else {})}
         features: dict[str, Any] = {}
         if self.kind is not None:
             features["kind"] = self.kind
@@ -177,6 +213,8 @@ class Task:
             features = {"kind": "text", "column": self.columns[0], **dict(self.text)}
         if self.continuous is not None and self.discrete is not None:
             features = {"continuous": list(self.continuous), "discrete": list(self.discrete)}
+        if self.many_levels != "refuse":
+            features["many_levels"] = self.many_levels
         entry: dict[str, Any] = {"name": self.name,
                                  "source": {"frame": self.frame, "missing": self.missing},
                                  "target": target}
@@ -369,6 +407,34 @@ class Results:
         names = ", ".join(t.name for t in self.tasks)
         return f"<nbvslr.Results: {len(self.tasks)} task(s): {names}>"
 
+    def overview(self) -> pd.DataFrame:
+        """One row per task: its models, sizes (how many, smallest and largest m) and
+        splits per size (the most of any size)."""
+        rows = []
+        for task in self.tasks:
+            ms = sorted({int(m) for m in task.summary["m"]})
+            rows.append({"task": task.name, "models": ", ".join(task.model_order()),
+                         "sizes": len(ms), "m_min": ms[0] if ms else None,
+                         "m_max": ms[-1] if ms else None,
+                         "splits": int(task.summary["n_splits"].max()) if ms else 0})
+        return pd.DataFrame(rows, columns=["task", "models", "sizes", "m_min", "m_max",
+                                           "splits"])
+
+    def _repr_html_(self) -> str:
+        """What a notebook shows for ``res``: the tasks (models, sizes, splits) and where
+        each compared pair's curves cross."""
+        head = (f"<p><b>nbvslr results</b>: {len(self.tasks)} task"
+                f"{'' if len(self.tasks) == 1 else 's'}</p>")
+        tasks = self.overview().to_html(index=False, border=0, na_rep="")
+        if self.crossovers.empty:
+            return head + tasks
+        shown = self.crossovers[["task", "model_a", "model_b", "crossover", "crossover_low",
+                                 "crossover_high", "better_after", "b_better_from"]]
+        cross = shown.to_html(index=False, border=0, na_rep="–", float_format="{:.4g}".format)
+        return (head + tasks + "<p>Crossovers (first crossing of the mean curves, its 95% "
+                "bootstrap interval, the model ahead after it, and the m from which b stays "
+                "significantly better):</p>" + cross)
+
     @property
     def names(self) -> list[str]:
         """The task names, in run order."""
@@ -401,25 +467,9 @@ class Results:
         for task in self.tasks:
             for pair in task_pairs(task):
                 _, c = task_crossovers(task, pair, n_boot=self.n_boot, seed=self.seed)
-                rows.append({
-                    "task": task.name, "model_a": c.model_a, "model_b": c.model_b,
-                    "crossover": c.first_crossover,
-                    "crossover_low": c.interval[0] if c.interval else None,
-                    "crossover_high": c.interval[1] if c.interval else None,
-                    "boot_fraction": c.boot_fraction,
-                    "n_crossings": len(c.crossings),
-                    "better_after": c.better_after[0] if c.better_after else None,
-                    "first_b_significant": c.first_lr_significant,
-                    "b_significant_from": c.lr_significant_from,
-                    "first_a_significant": c.first_nb_significant,
-                    "tie_everywhere": c.tie_everywhere,
-                })
-        table = pd.DataFrame(rows, columns=list(CROSSOVER_COLUMNS))
-        for col in ("crossover", "crossover_low", "crossover_high", "boot_fraction"):
-            table[col] = table[col].astype(float)
-        for col in ("first_b_significant", "b_significant_from", "first_a_significant"):
-            table[col] = table[col].astype("Int64")
-        return table
+                rows.append({"task": task.name, "model_a": c.model_a, "model_b": c.model_b,
+                             **crossovers.crossover_fields(c)})
+        return crossovers.crossover_table(rows, CROSSOVER_COLUMNS)
 
     def extrapolation(self, *, n_boot: int = 200, at: Sequence[float] | None = None,
                       beyond_reach: bool = False) -> pd.DataFrame:
@@ -481,10 +531,19 @@ class Results:
             table[col] = table[col].astype(float)
         return table
 
-    def plot(self, ax: Axes | None = None, *, paper: bool = False) -> Figure:
-        """The learning curves, as ``nbvslr plot`` draws them: one panel per task (None
-        ``ax``), or the one task's panel on ``ax``; returns the matplotlib Figure.
-        ``paper`` overlays the paper's curves on the panels of its Figure 1."""
+    @overload
+    def plot(self, ax: None = None, *, paper: bool = False) -> Figure: ...
+
+    @overload
+    def plot(self, ax: Axes, *, paper: bool = False) -> Axes: ...
+
+    def plot(self, ax: Axes | None = None, *, paper: bool = False) -> Figure | Axes:
+        """The learning curves, as ``nbvslr plot`` draws them: one panel per task on a new
+        Figure (None ``ax``), returned (a notebook shows it once, as a cell's value, with
+        no ``%matplotlib`` magic); or the one task's panel drawn on ``ax``, which is
+        returned (its figure is the caller's: a notebook shows a pyplot figure once at the
+        end of the cell). ``paper`` overlays the paper's curves on the panels of its
+        Figure 1."""
         from nbvslr.views import plots
 
         if ax is None:
@@ -494,7 +553,7 @@ class Results:
             raise ConfigError(f"plot(ax=...): {len(self.tasks)} tasks for one panel; "
                               "call plot() without ax, or pick one task: results[name]")
         plots.draw_task(ax, self.tasks[0], paper=paper, n_boot=self.n_boot, seed=self.seed)
-        return ax.figure
+        return ax
 
     def report(self, *, notes: bool = True, paper: bool = True,
                extrapolate: bool = False) -> str:

@@ -5,6 +5,11 @@ from __future__ import annotations
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+GENEROUS = 120.0
+"""The download time-out of a fetch from this server that should succeed: met only if
+something hangs, never by a busy machine (a test of a time-out sets its own, short one
+against a server that does not answer)."""
+
 
 class LoopbackServer:
     """A loopback HTTP server whose answer per path is set by the test.

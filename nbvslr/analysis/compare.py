@@ -27,7 +27,7 @@ import pandas as pd
 from nbvslr.analysis.crossovers import Crossovers, crossovers, first_crossing
 from nbvslr.analysis.formatting import m_text, number, signed
 from nbvslr.analysis.stats import normal_quantile, t_quantile, task_rng
-from nbvslr.analysis.winner import winner
+from nbvslr.analysis.winner import NEITHER, winner
 from nbvslr.errors import ResultsError
 from nbvslr.results.layout import PAIRED_COLUMNS, SUMMARY_COLUMNS
 from nbvslr.results.read import Tables, load_tables
@@ -240,8 +240,7 @@ def _point_frames(ref: pd.DataFrame, new: pd.DataFrame) -> dict[str, pd.DataFram
 
 
 def _by_task(paired: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Each task's rows of its first pair (a run that compared several pairs: the first,
-    by default NB vs LR), by increasing m."""
+    """Each task's rows of its first pair (the first of ``paired.csv``), by increasing m."""
     out = {}
     for task, g in paired.groupby("task", sort=False):
         first = g.iloc[0]
@@ -265,8 +264,9 @@ def _check_sems(df: pd.DataFrame, columns: Sequence[str], task: str) -> None:
                                f"runs with at least 2 splits per size")
 
 
-def _call_text(call: str, pair: tuple[str, str]) -> str:
-    return {"nb": f"{pair[0]} better", "lr": f"{pair[1]} better", "tie": "a tie"}[call]
+def _call_text(call: str) -> str:
+    """A call of ``winner`` (a model's name, or ``NEITHER``) in words."""
+    return "a tie" if call == NEITHER else f"{call} better"
 
 
 def _start_sign(d: np.ndarray) -> float:
@@ -339,15 +339,17 @@ def _plan_task(task: str, both: pd.DataFrame, p_ref: pd.DataFrame | None,
     plan.crossover = crossovers(ref_rows)
     last = len(merged) - 1
     for i in sorted({0, last}):
-        if winner(_side(merged.iloc[i], "ref")) != "tie":
+        if winner(_side(merged.iloc[i], "ref", pair)) != NEITHER:
             plan.sign_rows.append(i)
     if not plan.crossover.crossings:
         plan.sign_rows += [i for i in range(1, last)]
     return plan
 
 
-def _side(row: pd.Series, side: str) -> dict:
-    return {"ci_low": row[f"ci_low_{side}"], "ci_high": row[f"ci_high_{side}"]}
+def _side(row: pd.Series, side: str, pair: tuple[str, str]) -> dict:
+    """One run's paired interval at one m, with its pair (``winner``'s row)."""
+    return {"ci_low": row[f"ci_low_{side}"], "ci_high": row[f"ci_high_{side}"],
+            "model_a": pair[0], "model_b": pair[1]}
 
 
 def _point_checks(plan: _Plan, z: float, floor: float) -> list[Check]:
@@ -375,21 +377,21 @@ def _sign_checks(plan: _Plan, z_sign: float, floor: float) -> list[Check]:
     out = []
     for i in plan.sign_rows:
         row = df.iloc[i]
-        c_ref, c_new = winner(_side(row, "ref")), winner(_side(row, "new"))
+        c_ref, c_new = winner(_side(row, "ref", pair)), winner(_side(row, "new", pair))
         d_ref, d_new = float(row["diff_mean_ref"]), float(row["diff_mean_new"])
         s = float(_combined_sem(row["diff_sem_ref"], row["diff_sem_new"]))
         tol = z_sign * s + floor
         moved = abs(d_new - d_ref) > tol
-        if i in (0, last) and c_ref != "tie":
+        if i in (0, last) and c_ref != NEITHER:
             kind = "end"
             disagree = c_new != c_ref
         else:
             kind = "sign"
-            other = {1.0: "nb", -1.0: "lr"}.get(ref_sign)  # the call opposite ref's side
-            disagree = c_new != "tie" and (other is None or c_new == other)
+            other = {1.0: pair[0], -1.0: pair[1]}.get(ref_sign)  # opposite ref's side
+            disagree = c_new != NEITHER and (other is None or c_new == other)
         passed = not (disagree and moved)
-        what = (f"reference says {_call_text(c_ref, pair)} ({pair[0]} - {pair[1]} = "
-                f"{d_ref:+.4f}), new run says {_call_text(c_new, pair)} ({d_new:+.4f})")
+        what = (f"reference says {_call_text(c_ref)} ({pair[0]} - {pair[1]} = "
+                f"{d_ref:+.4f}), new run says {_call_text(c_new)} ({d_new:+.4f})")
         if passed:
             detail = what + ("" if not disagree else
                              f"; within the allowed {tol:.4f}, so accepted as noise")
@@ -417,11 +419,11 @@ def _crossover_check(plan: _Plan, tail: float, rng: np.random.Generator) -> Chec
     passed = min(below, above) >= tail
     low = float(np.quantile(sims, tail, method="inverted_cdf"))
     high = float(np.quantile(sims, 1.0 - tail, method="inverted_cdf"))
-    after = "lr" if start < 0 else "nb"
+    after = pair[1] if start < 0 else pair[0]
     where = (f"no crossover in {m_text(ms[0])}..{m_text(ms[-1])}" if x_new == math.inf
-             else f"{_call_text(after, pair)} already at m = {m_text(ms[0])}"
+             else f"{_call_text(after)} already at m = {m_text(ms[0])}"
              if x_new == -math.inf else f"crossover at m = {m_text(x_new)}")
-    detail = (f"reference crossover at m = {m_text(x_ref)} ({_call_text(after, pair)} "
+    detail = (f"reference crossover at m = {m_text(x_ref)} ({_call_text(after)} "
               f"after it); new run: {where}; accepted m in [{_num_m(low)}, {_num_m(high)}] "
               f"(reference widened by the new run's noise)")
     return Check(plan.task, "crossover", f"{pair[0]}-{pair[1]}", x_ref, x_ref, x_new,

@@ -1,6 +1,8 @@
 """Where two learning curves cross: every sign change of the mean paired difference
-``a - b`` (by default NB - LR), the first one's bootstrap interval, and where b is
-significantly better (``Crossovers``, one typed object per task and pair).
+``a - b`` of a pair of models, the first one's bootstrap interval, and where b is
+significantly better (``Crossovers``, one typed object per task and pair); and the one
+table of them (``crossover_table``) that ``Results.crossovers`` and ``nbvslr report
+--format csv`` both show.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from nbvslr.analysis.stats import (
     task_paired,
     task_rng,
 )
-from nbvslr.analysis.winner import winner
+from nbvslr.analysis.winner import NEITHER, winner
 from nbvslr.errors import ResultsError
 from nbvslr.results.layout import PAIRED_COLUMNS
 
@@ -114,7 +116,7 @@ def _bootstrap_first_crossing(
 
 @dataclass(frozen=True)
 class Crossovers:
-    """Where the mean difference ``a - b`` (by default NB - LR) of one task changes sign.
+    """Where the mean difference ``a - b`` of one task's pair of models changes sign.
 
     Attributes
     ----------
@@ -126,8 +128,8 @@ class Crossovers:
         Every sign change of ``diff_mean`` in the plotted range, interpolated linearly in
         m (see ``sign_changes``); ``()`` when there is none.
     better_after : tuple of str
-        For each crossing, ``"lr"`` (b) or ``"nb"`` (a), the model with the lower mean
-        error just after it.
+        For each crossing, the name of the model with the lower mean error just after it
+        (``model_b`` or ``model_a``).
     interval : (float, float) or None
         Bootstrap interval of the first crossover (ends may be ``-inf``/``+inf``, i.e.
         before/after the range); None without splits/rng or without a crossover.
@@ -135,14 +137,14 @@ class Crossovers:
         Share of resamples that cross inside the range (None if not run).
     n_boot : int
     level : float
-    first_lr_significant : int or None
+    first_b_better : int or None
         The smallest m whose paired interval lies entirely above 0 (b significantly
-        better: ``winner`` is ``"lr"``), or None.
-    lr_significant_from : int or None
+        better: ``winner`` is ``model_b``), or None.
+    b_better_from : int or None
         The smallest m from which the interval lies above 0 at every larger m up to the
         last one, or None (b is not significantly better at the end).
-    first_nb_significant : int or None
-        The smallest m whose interval lies entirely below 0.
+    first_a_better : int or None
+        The smallest m whose interval lies entirely below 0 (a significantly better).
     tie_everywhere : bool
         True when the interval contains 0 (or is undefined) at every m; any crossing is
         then a sign change of noise, never significant on either side.
@@ -157,9 +159,9 @@ class Crossovers:
     boot_fraction: float | None
     n_boot: int
     level: float
-    first_lr_significant: int | None
-    lr_significant_from: int | None
-    first_nb_significant: int | None
+    first_b_better: int | None
+    b_better_from: int | None
+    first_a_better: int | None
     tie_everywhere: bool
 
     @property
@@ -176,7 +178,7 @@ def crossovers(
     n_boot: int = DEFAULT_N_BOOT,
     level: float = 0.95,
 ) -> Crossovers:
-    """Where the mean difference ``a - b`` (by default NB - LR) changes sign, for one task.
+    """Where the mean difference ``a - b`` of a pair of models changes sign, for one task.
 
     Parameters
     ----------
@@ -211,9 +213,9 @@ def crossovers(
     model_a, model_b = str(rows["model_a"].iloc[0]), str(rows["model_b"].iloc[0])
     changes = sign_changes(ms, d)
     calls = [winner(r) for _, r in rows.iterrows()]
-    lr_sig = np.array([c == "lr" for c in calls])
+    b_sig = np.array([c == model_b for c in calls])
     # the tail of sizes where b stays significantly better up to the last m
-    tail = np.flatnonzero(~lr_sig)
+    tail = np.flatnonzero(~b_sig)
     start_tail = tail[-1] + 1 if tail.size else 0
     interval = boot_fraction = None
     if changes and splits is not None and rng is not None:
@@ -234,17 +236,17 @@ def crossovers(
         model_b=model_b,
         m=tuple(int(x) for x in ms),
         crossings=tuple(loc for loc, _ in changes),
-        better_after=tuple("lr" if s > 0 else "nb" for _, s in changes),
+        better_after=tuple(model_b if s > 0 else model_a for _, s in changes),
         interval=interval,
         boot_fraction=boot_fraction,
         n_boot=int(n_boot),
         level=level,
-        first_lr_significant=next((int(m) for m, c in zip(ms, calls, strict=True)
-                                   if c == "lr"), None),
-        lr_significant_from=int(ms[start_tail]) if start_tail < len(ms) else None,
-        first_nb_significant=next((int(m) for m, c in zip(ms, calls, strict=True)
-                                   if c == "nb"), None),
-        tie_everywhere=all(c == "tie" for c in calls),
+        first_b_better=next((int(m) for m, c in zip(ms, calls, strict=True)
+                             if c == model_b), None),
+        b_better_from=int(ms[start_tail]) if start_tail < len(ms) else None,
+        first_a_better=next((int(m) for m, c in zip(ms, calls, strict=True)
+                             if c == model_a), None),
+        tie_everywhere=all(c == NEITHER for c in calls),
     )
 
 
@@ -273,3 +275,49 @@ def task_crossovers(task, pair: tuple[str, str] | None = None, *,
     splits = task.splits() if task.has_splits() else None
     rng = task_rng(seed, task.name)  # independent of the order of the tasks
     return paired, crossovers(paired, splits, rng=rng, n_boot=n_boot, level=level)
+
+
+CROSSOVER_COLUMNS = (
+    "crossover", "crossover_low", "crossover_high", "boot_fraction", "n_crossings",
+    "better_after", "first_b_better", "b_better_from", "first_a_better", "tie_everywhere",
+)
+"""What a ``Crossovers`` says, one column each (``crossover_fields``): the first crossover
+and its bootstrap interval (NaN when the curves do not cross; ends may be -inf / inf, before
+/ after the range), the share of resamples crossing inside the range, the number of sign
+changes, the model ahead after the first, the first m where b (a) is significantly better,
+the m from which b stays so (NaN: never), and whether every m is a tie."""
+
+_SIZE_COLUMNS = ("first_b_better", "b_better_from", "first_a_better")
+_FLOAT_COLUMNS = ("crossover", "crossover_low", "crossover_high", "boot_fraction")
+
+
+def crossover_fields(cross: Crossovers | None) -> dict[str, object]:
+    """``CROSSOVER_COLUMNS`` of one pair; every field missing (None) for ``None`` (a model
+    without a pair to compare), but ``n_crossings`` 0 and ``tie_everywhere`` False."""
+    if cross is None:
+        out: dict[str, object] = dict.fromkeys(CROSSOVER_COLUMNS)
+        out.update(n_crossings=0, tie_everywhere=False)
+        return out
+    low, high = cross.interval if cross.interval is not None else (None, None)
+    return {
+        "crossover": cross.first_crossover, "crossover_low": low, "crossover_high": high,
+        "boot_fraction": cross.boot_fraction, "n_crossings": len(cross.crossings),
+        "better_after": cross.better_after[0] if cross.better_after else None,
+        "first_b_better": cross.first_b_better, "b_better_from": cross.b_better_from,
+        "first_a_better": cross.first_a_better, "tie_everywhere": bool(cross.tie_everywhere),
+    }
+
+
+def crossover_table(rows: list[dict[str, object]], columns: tuple[str, ...]) -> pd.DataFrame:
+    """The rows (each with at least ``CROSSOVER_COLUMNS``) as one table of ``columns``: the
+    crossover and its interval as floats (NaN when missing), the sizes as nullable
+    integers, ``n_crossings`` an integer, ``tie_everywhere`` a bool."""
+    table = pd.DataFrame([{c: row.get(c) for c in columns} for row in rows],
+                         columns=list(columns))
+    for col in _FLOAT_COLUMNS:
+        table[col] = table[col].astype(float)
+    for col in _SIZE_COLUMNS:
+        table[col] = table[col].astype("Int64")
+    table["n_crossings"] = table["n_crossings"].astype(np.int64)
+    table["tie_everywhere"] = table["tie_everywhere"].astype(bool)
+    return table

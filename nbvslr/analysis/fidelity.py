@@ -43,7 +43,10 @@ from nbvslr.results.read import load_results
 
 PAPER_FILE = "figure1_digitized.csv"
 TOL = 0.03  # a panel is "within" when both curves are at most this far on average
-CURVE_COLUMNS = ("m", "nb", "lr")
+PAPER_PAIR = ("nb", "lr")
+"""The paper's two models, a and b of every panel: the columns of its digitized curves, and
+the families whose first models are set against them by default."""
+CURVE_COLUMNS = ("m", *PAPER_PAIR)
 
 PathLike = str | os.PathLike
 
@@ -145,7 +148,8 @@ def crossings(m: Sequence[float], nb: Sequence[float],
     m : increasing sizes of shape (M,); nb, lr : mean errors of shape (M,).
     """
     d = np.asarray(nb, dtype=float) - np.asarray(lr, dtype=float)  # (M,)
-    return tuple((loc, "lr" if after > 0 else "nb")
+    a, b = PAPER_PAIR
+    return tuple((loc, b if after > 0 else a)
                  for loc, after in sign_changes(np.asarray(m, dtype=float), d))
 
 
@@ -191,10 +195,12 @@ def compare_curves(task: str, ours: pd.DataFrame, paper: pd.DataFrame, *, tie: f
         sizes=tuple(int(m) for m in both["m"]),
         diff_nb=float(np.mean(np.abs(both["nb_ours"] - both["nb_paper"]))),
         diff_lr=float(np.mean(np.abs(both["lr_ours"] - both["lr_paper"]))),
-        paper_ends=tuple(ahead(both["nb_paper"][i], both["lr_paper"][i], tie) for i in ends),
-        our_ends=tuple(ahead(both["nb_ours"][i], both["lr_ours"][i], tie) for i in ends),
-        paper_crossings=crossings(paper["m"], paper["nb"], paper["lr"]),
-        our_crossings=crossings(ours["m"], ours["nb"], ours["lr"]),
+        paper_ends=tuple(ahead(both["nb_paper"][i], both["lr_paper"][i], PAPER_PAIR, tie)
+                         for i in ends),
+        our_ends=tuple(ahead(both["nb_ours"][i], both["lr_ours"][i], PAPER_PAIR, tie)
+                       for i in ends),
+        paper_crossings=crossings(paper["m"], *(paper[c] for c in PAPER_PAIR)),
+        our_crossings=crossings(ours["m"], *(ours[c] for c in PAPER_PAIR)),
     )
 
 
@@ -214,7 +220,8 @@ def our_curves(task, nb: str | None = None, lr: str | None = None) -> pd.DataFra
     task : ``results.TaskResults`` (``summary``, ``model_order()``). ``nb``, ``lr``: the
     models to compare (default: the first model of each family, in config order).
     """
-    names = {"nb": nb or _first_of_family(task, "nb"), "lr": lr or _first_of_family(task, "lr")}
+    names = {fam: chosen or _first_of_family(task, fam)
+             for fam, chosen in zip(PAPER_PAIR, (nb, lr), strict=True)}
     present = sorted(set(task.summary["model"].astype(str)))
     for role, name in names.items():
         if name is None or name not in present:
@@ -225,8 +232,8 @@ def our_curves(task, nb: str | None = None, lr: str | None = None) -> pd.DataFra
     wide = task.summary.pivot_table(index="m", columns="model", values="error_mean",
                                     aggfunc="first")
     out = pd.DataFrame({"m": wide.index.astype(int),
-                        "nb": wide[names["nb"]].to_numpy(dtype=float),
-                        "lr": wide[names["lr"]].to_numpy(dtype=float)})
+                        **{fam: wide[names[fam]].to_numpy(dtype=float)
+                           for fam in PAPER_PAIR}})
     return out.dropna().reset_index(drop=True)
 
 
@@ -246,7 +253,7 @@ def compare_tasks(tasks: Iterable, *, nb: str | None = None, lr: str | None = No
     for task in panels:
         label = task.name
         if nb or lr:
-            label += f" ({nb or 'nb'} vs {lr or 'lr'})"
+            label += f" ({nb or PAPER_PAIR[0]} vs {lr or PAPER_PAIR[1]})"
         if names.count(task.name) > 1:
             label += f" ({task.folder})"
         try:

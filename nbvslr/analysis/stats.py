@@ -30,13 +30,14 @@ both models have at that m.
 
 from __future__ import annotations
 
-import math
 import zlib
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy import special
 
+from nbvslr.config.pairs import pick_pair
 from nbvslr.errors import ResultsError
 from nbvslr.results.layout import (
     HOW_TO_MAKE,
@@ -45,129 +46,31 @@ from nbvslr.results.layout import (
     SPLITS_FILE,
     STATS_COLUMNS,
     SUMMARY_COLUMNS,
-    pick_pair,
 )
 
 # --------------------------------------------------------------------------------------
-# Quantiles of the normal and Student t distributions (no scipy inside the package)
+# Quantiles of the normal and Student t distributions (scipy.special's ndtri and stdtrit)
 # --------------------------------------------------------------------------------------
-
-# Acklam's rational approximation of the normal quantile (relative error < 1.2e-9),
-# refined below by one Halley step on erfc to full double precision.
-_A = (-3.969683028665376e01, 2.209460984245205e02, -2.759285104469687e02,
-      1.383577518672690e02, -3.066479806614716e01, 2.506628277459239e00)
-_B = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02,
-      6.680131188771972e01, -1.328068155288572e01)
-_C = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e00,
-      -2.549732539343734e00, 4.374664141464968e00, 2.938163982698783e00)
-_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00,
-      3.754408661907416e00)
 
 
 def normal_quantile(p: float) -> float:
-    """Quantile of the standard normal distribution, ``Phi^{-1}(p)`` for ``0 < p < 1``.
-
-    Acklam's rational approximation followed by one Halley step on
-    ``Phi(x) = erfc(-x / sqrt(2)) / 2``; accurate to about 1e-15 in the central range.
-    """
+    """Quantile of the standard normal distribution, ``Phi^{-1}(p)`` for ``0 < p < 1``
+    (``scipy.special.ndtri``, Cephes: full double precision)."""
     if not 0.0 < p < 1.0:
         raise ValueError(f"normal_quantile: p must be in (0, 1), got {p}")
-    if p > 0.5:
-        # symmetry; 1 - p is exact here (Sterbenz), and the lower-tail erfc below is accurate
-        return -normal_quantile(1.0 - p)
-    p_low = 0.02425
-    if p < p_low:
-        q = math.sqrt(-2.0 * math.log(p))
-        x = (((((_C[0] * q + _C[1]) * q + _C[2]) * q + _C[3]) * q + _C[4]) * q + _C[5]) / (
-            (((_D[0] * q + _D[1]) * q + _D[2]) * q + _D[3]) * q + 1.0)
-    else:
-        q = p - 0.5
-        r = q * q
-        x = (((((_A[0] * r + _A[1]) * r + _A[2]) * r + _A[3]) * r + _A[4]) * r + _A[5]) * q / (
-            ((((_B[0] * r + _B[1]) * r + _B[2]) * r + _B[3]) * r + _B[4]) * r + 1.0)
-    # Halley step: e = Phi(x) - p, u = e / phi(x); x <- x - u / (1 + x u / 2)
-    e = 0.5 * math.erfc(-x / math.sqrt(2.0)) - p
-    u = e * math.sqrt(2.0 * math.pi) * math.exp(x * x / 2.0)
-    return x - u / (1.0 + x * u / 2.0)
-
-
-def _t_abs_cdf(t: float, df: int) -> float:
-    """``A(t | df) = P(|T| <= t)`` for integer ``df >= 1`` and ``t >= 0``, exactly.
-
-    Abramowitz & Stegun 26.7.3-4, with ``theta = atan(t / sqrt(df))`` and ``c = cos(theta)^2``:
-    odd df:  ``A = (2/pi) (theta + sin(theta) cos(theta) sum_{k=0}^{(df-3)/2} a_k c^k)``,
-             ``a_0 = 1, a_k = a_{k-1} 2k / (2k + 1)`` (the sum is empty for df = 1);
-    even df: ``A = sin(theta) sum_{k=0}^{(df-2)/2} b_k c^k``,
-             ``b_0 = 1, b_k = b_{k-1} (2k - 1) / (2k)``.
-    All terms are positive, so the finite sums have no cancellation.
-    """
-    theta = math.atan(t / math.sqrt(df))
-    s, c = math.sin(theta), math.cos(theta) ** 2
-    if df % 2 == 1:
-        n_terms = (df - 1) // 2  # k = 0 .. (df - 3) / 2
-        k = np.arange(1, n_terms)
-        coef = np.concatenate([[1.0], np.cumprod(2 * k / (2 * k + 1.0))]) if n_terms else []
-        total = float(np.sum(np.asarray(coef) * c ** np.arange(n_terms)))
-        return 2.0 / math.pi * (theta + s * math.sqrt(c) * total)
-    n_terms = df // 2  # k = 0 .. (df - 2) / 2
-    k = np.arange(1, n_terms)
-    coef = np.concatenate([[1.0], np.cumprod((2 * k - 1) / (2.0 * k))])
-    return s * float(np.sum(coef * c ** np.arange(n_terms)))
-
-
-def _t_density(t: float, df: int) -> float:
-    """Student t density, computed in log space (``lgamma``) so large df cannot overflow."""
-    log_f = (math.lgamma((df + 1) / 2.0) - math.lgamma(df / 2.0)
-             - 0.5 * math.log(df * math.pi) - (df + 1) / 2.0 * math.log1p(t * t / df))
-    return math.exp(log_f)
+    return float(special.ndtri(p))
 
 
 def t_quantile(p: float, df: int) -> float:
-    """Quantile of Student's t with integer ``df >= 1`` degrees of freedom, ``p`` in [0.5, 1).
-
-    Hill's approximation (G. W. Hill, "Algorithm 396: Student's t-quantiles", CACM 1970,
-    as used by R's ``qt``) gives a start accurate to ~1e-6 or better; for ``df <= 2000``
-    a few Newton steps on the exact integer-df CDF (``_t_abs_cdf``) polish it to ~1e-13.
-    Above 2000 Hill's normal-based expansion alone is already far below 1e-9 in error.
-    """
+    """Quantile of Student's t with integer ``df >= 1`` degrees of freedom, ``p`` in [0.5, 1)
+    (``scipy.special.stdtrit``, Boost's inverse incomplete beta)."""
     if not 0.5 <= p < 1.0:
         raise ValueError(f"t_quantile: p must be in [0.5, 1), got {p}")
     if int(df) != df or df < 1:
         raise ValueError(f"t_quantile: df must be a positive integer, got {df}")
-    df = int(df)
     if p == 0.5:
         return 0.0
-    two_tail = 2.0 * (1.0 - p)  # P(|T| > q)
-    if df == 1:  # Cauchy: exact
-        return math.tan(math.pi * (p - 0.5))
-    if df == 2:  # exact closed form
-        return math.sqrt(2.0 / (two_tail * (2.0 - two_tail)) - 2.0)
-    a = 1.0 / (df - 0.5)
-    b = 48.0 / (a * a)
-    c = ((20700.0 * a / b - 98.0) * a - 16.0) * a + 96.36
-    d = ((94.5 / (b + c) - 3.0) / b + 1.0) * math.sqrt(a * math.pi / 2.0) * df
-    y = (d * two_tail) ** (2.0 / df)
-    if y > 0.05 + a:
-        # asymptotic inverse expansion about the normal quantile
-        x = normal_quantile(0.5 * two_tail)
-        y = x * x
-        if df < 5:
-            c += 0.3 * (df - 4.5) * (x + 0.6)
-        c = (((0.05 * d * x - 5.0) * x - 7.0) * x - 2.0) * x + b + c
-        y = (((((0.4 * y + 6.3) * y + 36.0) * y + 94.5) / c - y - 3.0) / b + 1.0) * x
-        y = math.expm1(a * y * y)
-    else:
-        y = ((1.0 / (((df + 6.0) / (df * y) - 0.089 * d - 0.822) * (df + 2.0) * 3.0)
-              + 0.5 / (df + 4.0)) * y - 1.0) * (df + 1.0) / (df + 2.0) + 1.0 / y
-    q = math.sqrt(df * y)
-    if df <= 2000:
-        for _ in range(4):
-            # F(q) - p with F(q) = (1 + A(q)) / 2 for q >= 0
-            step = ((1.0 + _t_abs_cdf(q, df)) / 2.0 - p) / _t_density(q, df)
-            q -= step
-            if abs(step) <= 1e-15 * q:
-                break
-    return q
+    return float(special.stdtrit(int(df), p))
 
 
 def _t_multipliers(n: np.ndarray, level: float) -> np.ndarray:
@@ -250,7 +153,8 @@ def summarize(splits: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
 
 
 def default_pair(splits: pd.DataFrame, models: Sequence[str] | None = None) -> tuple[str, str]:
-    """The default comparison: the first nb-family model vs the first lr-family model.
+    """The default comparison: the first generative model vs the first discriminative one
+    (``nbvslr.config.pairs.pick_pair``, by the models' families).
 
     ``models`` gives the order (e.g. the keys of run.json's ``models``); without it, the
     order in which models first appear in ``splits``.
@@ -261,7 +165,7 @@ def default_pair(splits: pd.DataFrame, models: Sequence[str] | None = None) -> t
     pair = pick_pair([(m, family.get(m)) for m in order])
     if pair is None:
         raise ResultsError(
-            f"need one nb-family and one lr-family model to compare, found "
+            f"need one generative and one discriminative model to compare, found "
             f"{', '.join(f'{m} ({family.get(m)})' for m in order) or 'no models'}"
         )
     return pair
@@ -303,7 +207,7 @@ def paired_summary(
     The difference is taken split by split (same training and test set), then summarised
     with the formulas of the module docstring: ``diff_mean``, ``diff_sem = sd / sqrt(n)``
     and the t interval ``ci_low, ci_high``. ``n_splits`` counts the splits both models have.
-    A positive difference means model_b (by default LR) has the lower error.
+    A positive difference means model_b has the lower error.
 
     Returns a DataFrame with columns ``task, model_a, model_b, m, n_splits, diff_mean,
     diff_sem, ci_low, ci_high``, sorted by task, m.
@@ -324,7 +228,7 @@ def paired_summary(
 def task_paired(task) -> pd.DataFrame:
     """A task's paired rows: its ``paired.csv``, or (when absent) the run's pairs (run.json's
     ``config.compare``, else the default pair) computed from its splits; no rows when the
-    run has no pair to compare (its models all of one family).
+    run has no pair to compare (no generative and discriminative model both).
 
     task : ``results.TaskResults`` (``saved_paired()``, ``has_splits()``, ``splits()``,
     ``model_order()``, ``run_info``, ``folder``). Raises ``ResultsError`` when the folder has
@@ -343,7 +247,7 @@ def task_paired(task) -> pd.DataFrame:
         family = dict(zip(splits["model"], splits["family"], strict=False))
         order = task.model_order() or list(pd.unique(splits["model"]))
         pair = pick_pair([(m, family.get(m)) for m in order])
-        if pair is None:  # one family only (e.g. a run of nb alone): nothing to pair
+        if pair is None:  # one side only (e.g. a run of nb alone): nothing to pair
             return pd.DataFrame({c: pd.Series(dtype=float) for c in PAIRED_COLUMNS})
         pairs = [pair]
     return pd.concat([paired_summary(splits, a, b) for a, b in pairs], ignore_index=True)

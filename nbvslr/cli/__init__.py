@@ -40,7 +40,7 @@ SHORT_HELP = {
     "configs": "List the shipped configs, or show one.",
     "datasets": "List the built-in tasks and where their files are.",
     "plot": "Draw the learning curves of finished runs.",
-    "report": "Tabulate finished runs: errors, NB - LR, crossovers.",
+    "report": "Tabulate finished runs: errors, a - b, crossovers.",
     "fidelity": "Compare finished runs with the paper's Figure 1.",
     "compare": "Check a run's curves against a reference run.",
     "sample-complexity": "Run a study of m* (NB and LR) as n grows.",

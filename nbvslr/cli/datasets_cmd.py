@@ -1,4 +1,4 @@
-"""``nbvslr datasets``: list the built-in binary tasks; ``datasets fetch``: fill the cache."""
+"""``nbvslr datasets``: list the built-in tasks; ``datasets fetch``: fill the cache."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from nbvslr.cli.data_options import data_options, data_settings
 from nbvslr.data import (
     BUILTIN_TASKS,
     MIXED_TASKS,
+    MULTICLASS_TASKS,
     fetch,
     get_recipe,
     task_status,
@@ -20,16 +21,20 @@ from nbvslr.data import (
 from nbvslr.data.dataset import DataSettings
 from nbvslr.data.sources import cache_path, is_url, shipped_file, url_of
 
-COLUMNS = ("task", "rows", "features", "positives", "kind", "title", "status", "location")
+COLUMNS = ("task", "rows", "features", "positives", "classes", "kind", "title", "status",
+           "location")
 
 
 def task_rows(settings: DataSettings) -> list[dict[str, object]]:
-    """One row per built-in binary task (Figure 1's, then adult-mixed): the recipe's counts,
-    title, and where its files are."""
+    """One row per built-in task (Figure 1's, adult-mixed, then the tasks of K > 2 classes):
+    the recipe's counts (positives: of a two-class task only), title, and where its files
+    are."""
     rows = []
-    for name in BUILTIN_TASKS + MIXED_TASKS:
+    for name in BUILTIN_TASKS + MIXED_TASKS + MULTICLASS_TASKS:
         recipe = get_recipe(name)
-        n_rows, n_features, positives = recipe.known
+        n_rows, n_features, third = recipe.known  # positives, or K of a K-class task
+        classes = third if name in MULTICLASS_TASKS else 2
+        positives = "" if name in MULTICLASS_TASKS else third
         state = task_status(name, settings)
         first = recipe.files[0]
         if state == "cached":
@@ -43,8 +48,8 @@ def task_rows(settings: DataSettings) -> list[dict[str, object]]:
         else:
             location = url_of(first).rsplit("/", 1)[0] + "/"
         rows.append(dict(task=name, rows=n_rows, features=n_features, positives=positives,
-                         kind=recipe.kind, title=recipe.panel_title(), status=state,
-                         location=location))
+                         classes=classes, kind=recipe.kind, title=recipe.panel_title(),
+                         status=state, location=location))
     return rows
 
 
@@ -52,7 +57,7 @@ def _table(rows: list[dict[str, object]]) -> str:
     shown = [c for c in COLUMNS if c != "kind"]
     cells = [[str(r[c]) for c in shown] for r in rows]
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(shown)]
-    numeric = {"rows", "features", "positives"}
+    numeric = {"rows", "features", "positives", "classes"}
 
     def line(values):
         return "  ".join(
@@ -88,8 +93,9 @@ Examples:
 @data_options
 @click.pass_context
 def datasets(ctx, fmt, mirror, cache, offline, fresh, timeout):
-    """List the 15 built-in tasks of Figure 1 and adult-mixed (adult's 14 attributes):
-    rows, features and positives (under the recipe's default choices), the panel title, and
+    """List the 15 built-in tasks of Figure 1, adult-mixed (adult's 14 attributes) and the
+    tasks of K > 2 classes (optdigits-10, lymphography-4, lenses-3): rows, features,
+    positives and classes (under the recipe's default choices), the panel title, and
     where the files are: cached, shipped with nbvslr, in the mirror, or to be downloaded.
     A last line names the built-in text tasks."""
     ctx.obj = data_settings(mirror, cache, offline, fresh, timeout)

@@ -54,8 +54,9 @@ def plot(results_dirs, outputs, figure1, paper, log_m, dpi):
     """Draw the learning curves of finished runs: error vs m, one panel per task.
 
     RESULTS_DIR is a task folder (holding summary.csv and run.json) or a folder of task
-    folders. NB is solid and LR dashed, with 95% bands; the first crossover is dotted
-    (dash-dotted blue when NB goes ahead), with its bootstrap interval shaded when the
+    folders. Generative models (NB, LDA, QDA) are solid and discriminative ones (LR)
+    dashed, with 95% bands; the first crossover of each panel's first pair is dotted
+    (dash-dotted blue when its a goes ahead), with its bootstrap interval shaded when the
     folder has splits.csv.gz; a caption says what is drawn; nothing is re-run.
     """
     outputs = list(outputs) or [default_output(results_dirs[0])]

@@ -17,13 +17,14 @@ from nbvslr.views.report import report_csv, report_rows, report_table, verdict_l
 
 @click.command(
     "report",
-    short_help="Tabulate finished runs: errors, NB - LR, crossovers.",
+    short_help="Tabulate finished runs: errors, a - b, crossovers.",
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="""\b
 Examples:
   nbvslr report results
   nbvslr report results -o results/report.md
   nbvslr report results --format csv -o results/report.csv   # pandas.read_csv(...)
+  nbvslr report results --format html -o report.html   # one page, figures inline
   nbvslr report results --extrapolate     # fitted curves past the grid
   nbvslr report results -o results/report.md --brief   # the file, and a line per task
 """,
@@ -31,12 +32,14 @@ Examples:
 @results_dirs_argument
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               default=None, metavar="FILE", help="Also write the table to FILE.")
-@click.option("--format", "fmt", type=click.Choice(["markdown", "csv"]), default="markdown",
-              show_default=True,
+@click.option("--format", "fmt", type=click.Choice(["markdown", "csv", "html"]),
+              default="markdown", show_default=True,
               help="markdown: the table with its notes; csv: one row per task and compared "
                    "pair, plain numbers (errors and interval half-widths at the smallest and "
                    "largest m, winners, crossover and its interval, b better from, "
-                   "asymptotic and majority errors).")
+                   "asymptotic and majority errors); html: one self-contained page to "
+                   "share (every task's figure inline, the Markdown's sections, the runs' "
+                   "settings and versions; readable offline), written with -o.")
 @click.option("--n-boot", type=click.IntRange(min=1), default=DEFAULT_N_BOOT,
               show_default=True,
               metavar="N", help="Bootstrap resamples for the crossover interval.")
@@ -52,21 +55,21 @@ Examples:
                    "the error when trained on all rows, and the predicted crossover beyond "
                    "the largest m, with intervals that count the choice of the curve family "
                    f"({DRAWS} draws of the mean curves, from summary.csv and paired.csv), up to "
-                   "the "
-                   "reach the validation supports (docs/extrapolation.md). Markdown only.")
+                   "the reach the validation supports (docs/extrapolation.md). Not with csv.")
 @click.option("--beyond-reach", is_flag=True,
               help="With --extrapolate: look for the crossover up to the task's rows, past "
                    f"the validated reach ({REACH:g}x the largest m).")
 @click.option("--brief", is_flag=True,
               help="Print one line per task and pair instead of the table: the winner at "
-                   "the smallest and largest m, the crossover, where LR stays better "
+                   "the smallest and largest m, the crossover, where b stays better "
                    "(-o still writes the whole table).")
 def report(results_dirs, output, fmt, n_boot, seed, notes, paper, brief,
            extrapolate, beyond_reach):
-    """Print a table of finished runs, one row per task and compared pair (NB vs LR, and
-    the config's other pairs).
+    """Print a table of finished runs, one row per task and compared pair (a, b): by
+    default every generative model (nb, lda, qda) against every discriminative one (lr),
+    else the config's compare.
 
-    NB and LR error at the smallest and largest m, the winner at each end (or "tie" when
+    Both models' errors at the smallest and largest m, the winner at each end (or "tie" when
     the paired 95% interval contains 0), the crossover with its bootstrap interval, and
     the asymptotic and majority-class errors; then, in Markdown, for the built-in panels,
     the comparison with the paper's Figure 1. Made from saved results only.
@@ -77,7 +80,20 @@ def report(results_dirs, output, fmt, n_boot, seed, notes, paper, brief,
     if beyond_reach and not extrapolate:
         raise ConfigError("--beyond-reach changes the section --extrapolate adds; give "
                           "--extrapolate too")
+    if fmt == "html" and output is None:
+        raise ConfigError("--format html writes a page; give its file, e.g. "
+                          "-o report.html")
     rows = report_rows(results_dirs, n_boot=n_boot, seed=seed) if brief else None
+    if fmt == "html":
+        from nbvslr.views.html import html_page  # matplotlib, for this format alone
+
+        text = html_page(results_dirs, n_boot=n_boot, seed=seed, notes=notes, paper=paper,
+                         extrapolate=extrapolate, beyond_reach=beyond_reach)
+        if rows is not None:
+            click.echo(verdict_lines(rows), nl=False)
+        results.atomic_write_text(output, text)
+        click.echo(f"wrote {output}", err=True)
+        return
     if fmt == "csv":
         text = report_csv(results_dirs, n_boot=n_boot, seed=seed)
     else:

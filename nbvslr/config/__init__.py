@@ -33,8 +33,16 @@ from typing import Any
 import yaml
 
 from nbvslr.config import sweep
-from nbvslr.data import RECIPES, get_recipe, is_text, text_task_names, validate_task
-from nbvslr.data.dataset import PATH_SOURCES, DataSettings, TaskSpec
+from nbvslr.config.pairs import NEITHER, pick_pairs
+from nbvslr.data import (
+    RECIPES,
+    absolute_paths,
+    get_recipe,
+    is_text,
+    parse_task,
+    text_task_names,
+)
+from nbvslr.data.dataset import DataSettings, TaskSpec
 from nbvslr.errors import (
     ConfigError,
     NbvslrError,
@@ -46,7 +54,7 @@ from nbvslr.models import FAMILIES, resolve_options
 from nbvslr.models.options import DEFAULT_PROFILE, PROFILES
 from nbvslr.models.spec import ModelSpec
 from nbvslr.models.text_family import check_text_model
-from nbvslr.results.layout import DEFAULT_OUT, pick_pairs
+from nbvslr.results.layout import DEFAULT_OUT
 from nbvslr.splits import MIN_SIZE
 
 KEYS = ("tasks", "sizes", "splits", "seed", "models", "compare", "nested", "block",
@@ -54,6 +62,11 @@ KEYS = ("tasks", "sizes", "splits", "seed", "models", "compare", "nested", "bloc
 TASK_KEYS = ("name", "source", "target", "features", "overrides", sweep.KEY)
 RANGE_KEYS = ("start", "stop", "step")
 DEFAULT_MODELS: Mapping[str, Mapping[str, Any]] = {"nb": {}, "lr": {}}
+DEFAULT_TEXT_MODELS: Mapping[str, Mapping[str, Any]] = {"nb": {}, "lr": {"C": 1}}
+"""The models of a config of text tasks alone that names none: the paper's unpenalised lr
+needs a shared vocabulary of at most 1000 words on a text task (every training set is
+separable before), so lr is L2-penalised (C = 1), which fits any text task, of two classes or
+more, on the same words as nb (docs/text.md)."""
 DEFAULT_SPLITS = 1000
 DEFAULT_BLOCK = 250
 DEFAULT_BACKEND = "loky"
@@ -94,8 +107,8 @@ class Config:
         stated method.
     pairs : tuple of (str, str)
         The model pairs ``(a, b)`` compared split by split (``a - b``): the config's
-        ``compare``, by default every nb-family model against every lr-family model
-        (``results.pick_pairs``).
+        ``compare``, by default every generative model against every discriminative one
+        (``nbvslr.config.pairs.pick_pairs``).
     nested : bool
         Nested training sets across sizes (see ``nbvslr.splits``).
     block : int
@@ -366,7 +379,9 @@ def parse_config(
     if profile not in PROFILES:
         problem = with_hint("unknown profile", profile, PROFILES)
         raise where.error("profile", problem, profile, f"use one of: {', '.join(PROFILES)}")
-    models = _models(where, raw.get("models", DEFAULT_MODELS), profile)
+    default = (DEFAULT_TEXT_MODELS if tasks and all(is_text(t) for t in tasks)
+               else DEFAULT_MODELS)
+    models = _models(where, raw.get("models", default), profile)
     _check_text(where, tasks, models)
     pairs = _pairs(where, raw["compare"], models) if "compare" in raw else pick_pairs(
         [(m.name, m.family) for m in models])
@@ -471,19 +486,18 @@ def _tasks(where: _Where, raw: Any, base_dir: Path | None) -> tuple[TaskSpec, ..
         except ConfigError as exc:
             raise ConfigError(f"{where.source}: {exc}") from None
     for key, item in expanded:
-        spec = _task(where, key, item, base_dir)
+        spec = _task(where, key, item)
         if spec.name in seen:
             raise where.error(key, "task listed twice", spec.name, "list each task once")
         seen.add(spec.name)
-        try:
-            validate_task(spec)
-        except ConfigError as exc:
-            raise ConfigError(f"{where.source}: {key}: {exc}") from None
+        spec = parse_task(spec, f"{where.source}: {key}")  # parsed once, here
+        if base_dir is not None:
+            spec = absolute_paths(spec, base_dir)
         specs.append(spec)
     return tuple(specs)
 
 
-def _task(where: _Where, key: str, item: Any, base_dir: Path | None = None) -> TaskSpec:
+def _task(where: _Where, key: str, item: Any) -> TaskSpec:
     if isinstance(item, str):
         item = {"name": item}
     if not isinstance(item, Mapping):
@@ -518,14 +532,6 @@ def _task(where: _Where, key: str, item: Any, base_dir: Path | None = None) -> T
         if value is not None and not isinstance(value, Mapping):
             raise where.error(f"{key}.{sub}", "must be a mapping", value, "write {key: value}")
         mappings[sub] = copy.deepcopy(dict(value)) if value is not None else None
-    src = mappings["source"]
-    for kind in PATH_SOURCES:
-        # an empty path stays empty, to be refused, not read as the config's own folder
-        if (base_dir is not None and src is not None and isinstance(src.get(kind), str)
-                and src[kind].strip()):
-            path = Path(src[kind]).expanduser()
-            if not path.is_absolute():
-                src[kind] = str(base_dir / path)
     return TaskSpec(
         name=name,
         source=mappings["source"],
@@ -600,6 +606,9 @@ def _models(where: _Where, raw: Any, profile: str = "stated") -> tuple[ModelSpec
     for name, options in raw.items():
         key = f"models.{name}"
         _check_name(where, key, name, "model")
+        if name == NEITHER:
+            raise where.error(key, f"'{NEITHER}' is the report's word for neither model being "
+                              "better", name, "give the model another name")
         if options is None:
             options = {}
         if not isinstance(options, Mapping):

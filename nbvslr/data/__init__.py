@@ -10,15 +10,20 @@ Public API
     The built-in tasks of continuous and discrete attributes together (adult-mixed).
 ``get_recipe(name)``, ``resolve_choices(recipe, overrides)``
     A built-in task's recipe, and its choices after a config's overrides.
-``validate_task(spec)``
-    Check a task spec before any data is read (``ConfigError``).
+``validate_task(spec)``, ``parse_task(spec, where)``
+    Check a task spec before any data is read (``ConfigError``); ``parse_task`` returns it
+    with an inline task's typed spec in ``TaskSpec.parsed``, so that loading it checks
+    nothing again.
+``absolute_paths(spec, base)``
+    An inline task whose source names a local path, with that path made absolute.
 ``load_task(spec, settings)``
     The task's ``Dataset``, its files taken from the cache, the shipped copies, the mirror
     or a download.
 ``fetch(names, settings)``, ``task_status(name, settings)``
     Fill the cache; say where a task's files would come from.
 
-Inline tasks (``source: {csv|uci|synthetic|text}``) are handled by ``nbvslr.data.inline``;
+Inline tasks (``source: {csv|uci|openml|synthetic|frame|text|folder}``) are handled by the
+registry of sources ``nbvslr.data.inline``, one module per source;
 the built-in text tasks (``nbvslr.data.text.TEXT_TASKS``, named like a built-in task, with
 text ``features:`` of their own) by ``nbvslr.data.text``.
 
@@ -29,10 +34,11 @@ Importing this package imports no numpy (``parse`` is imported by ``load_task``,
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from nbvslr.data import sources
-from nbvslr.data.dataset import TEXT_SOURCES, Dataset, DataSettings, TaskSpec
+from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
 from nbvslr.data.recipes import (
     BUILTIN_TASKS,
     MIXED_TASKS,
@@ -53,10 +59,12 @@ __all__ = [
     "DataSettings",
     "Recipe",
     "TaskSpec",
+    "absolute_paths",
     "fetch",
     "get_recipe",
     "is_text",
     "load_task",
+    "parse_task",
     "resolve_choices",
     "task_status",
     "validate_task",
@@ -64,7 +72,7 @@ __all__ = [
 
 
 def _inline():
-    from nbvslr.data import inline
+    from nbvslr.data import inline  # numpy and pandas: only for an inline task
 
     return inline
 
@@ -86,23 +94,56 @@ def is_text(spec: TaskSpec) -> bool:
     if spec.builtin:
         return spec.name not in RECIPES and spec.name in text_task_names()
     features = spec.features if isinstance(spec.features, Mapping) else {}
-    source = spec.source if isinstance(spec.source, Mapping) else {}
-    return any(k in source for k in TEXT_SOURCES) or features.get("kind") == "text"
+    inline = _inline()
+    return inline.source_type(spec.source) in inline.TEXT_SOURCES or (
+        features.get("kind") == "text")
 
 
 def validate_task(spec: TaskSpec) -> None:
     """Check ``spec`` without reading data: a built-in name with valid recipe overrides, a
-    built-in text task with valid text ``features:``, or an inline task (checked by
-    ``nbvslr.data.inline``). Raises ``ConfigError``."""
-    if spec.builtin and is_text(spec):
-        if spec.overrides:
-            raise ConfigError(f"overrides: a text task takes no recipe overrides "
-                              f"({', '.join(spec.overrides)}); set its options in features:")
-        _text().validate_text_features(spec.features, column=False)
-    elif spec.builtin:
-        resolve_choices(get_recipe(spec.name), spec.overrides)
-    else:
-        _inline().validate(spec)
+    built-in text task with valid text ``features:``, or an inline task (parsed by its
+    source's module, ``nbvslr.data.inline``). Raises ``ConfigError``."""
+    parse_task(spec)
+
+
+def parse_task(spec: TaskSpec, where: str | None = None) -> TaskSpec:
+    """``spec`` checked without reading data (``validate_task``), an inline task returned
+    with its typed spec in ``parsed``. Raises ``ConfigError``, prefixed ``where: ``."""
+    try:
+        if spec.builtin and is_text(spec):
+            if spec.overrides:
+                raise ConfigError(f"overrides: a text task takes no recipe overrides "
+                                  f"({', '.join(spec.overrides)}); set its options in "
+                                  "features:")
+            _text().validate_text_features(spec.features, column=False)
+        elif spec.builtin:
+            resolve_choices(get_recipe(spec.name), spec.overrides)
+    except ConfigError as exc:
+        if where:
+            raise ConfigError(f"{where}: {exc}") from None
+        raise
+    if spec.builtin:
+        return spec
+    return _inline().parsed(spec, where)
+
+
+def absolute_paths(spec: TaskSpec, base: Path | None = None) -> TaskSpec:
+    """``spec`` with the local path its source names (a CSV file, a folder of documents)
+    made absolute: read from ``base``, or from the current folder when ``base`` is None;
+    parsed first if it is not. Any other task is returned as it is."""
+    if spec.builtin:
+        return spec
+    spec = parse_task(spec)
+    path = getattr(spec.parsed, "path", None)
+    if not isinstance(path, str):
+        return spec
+    full = Path(path).expanduser()
+    if not full.is_absolute():
+        full = base / full if base is not None else full.absolute()
+    key = _inline().source_type(spec.source)
+    assert spec.source is not None and key is not None
+    return replace(spec, source={**spec.source, key: str(full)},
+                   parsed=replace(spec.parsed, path=str(full)))
 
 
 def _files(recipe: Recipe, pool: bool) -> tuple:

@@ -21,7 +21,14 @@ cell is read as text and decided here, so the rules are the same whatever the fi
   does, once per dataset). A constant
   column is kept and becomes all zeros (it carries no information; the models handle it).
 - Discrete features become integer codes ``0 .. k-1`` over the levels seen in the table,
-  in sorted order (numeric order when every level is a number).
+  in sorted order (numeric order when every level is a number). A discrete column is
+  refused when it would make categories no model can learn from: its levels nearly all
+  distinct (more than ``MANY_LEVELS_SHARE`` of its rows, and more than
+  ``MANY_LEVELS_MIN``: measurements, ids, messages), or free text (a median cell of
+  ``FREE_TEXT_WORDS`` words or more, and more than ``MANY_LEVELS_MIN`` levels). The message
+  names the column and the fix (``kind: continuous``, ``kind: text``, ``features.drop``);
+  ``features: {many_levels: allow}`` keeps such columns as categories, with a warning said
+  once when the run starts and recorded in ``run.json`` (``Dataset.notes["warnings"]``).
 - ``features: {kind: text, column: NAME}`` makes a *text* task of the documents in column
   ``NAME`` (every other column but the target ignored; an empty cell is an empty document,
   never missing), its counts and vocabulary options as ``nbvslr.data.text`` says.
@@ -65,11 +72,20 @@ pandas' ``dtype=str`` tables."""
 PARSE_COLUMN_BYTES = 16 << 10
 """Bytes a parse holds per column whatever its rows."""
 MEMORY_SHARE = 0.9
+MANY_LEVELS_SHARE = 0.5
+"""A discrete column of more levels than this share of its rows is refused (each level
+would be seen in about one row: a category no model learns from) ..."""
+MANY_LEVELS_MIN = 10
+"""... when it has more levels than this too (a tiny table's few levels are no sign)."""
+FREE_TEXT_WORDS = 5
+"""A discrete column whose median cell holds this many words or more is free text (with
+more than ``MANY_LEVELS_MIN`` levels: a survey's few long answers are categories)."""
+MANY_LEVELS_MODES = ("refuse", "allow")
 
 
 @dataclass(frozen=True)
 class TableChoices:
-    """What the config says about a table (already validated by ``inline.validate``).
+    """What the config says about a table, parsed once (``nbvslr.data.inline.table``).
 
     ``target_column``/``feature_columns`` of ``None`` fall back to the source's defaults.
     """
@@ -86,6 +102,7 @@ class TableChoices:
     na: tuple[str, ...] = DEFAULT_NA
     text_column: str | None = None
     text_options: Mapping[str, Any] | None = None
+    many_levels: str = "refuse"
 
 
 def choices_from_spec(
@@ -115,6 +132,7 @@ def choices_from_spec(
         text_column=str(features["column"]) if features.get("kind") == "text" else None,
         text_options=({k: features[k] for k in ("vocabulary", "min_df", "max_features")
                        if k in features} if features.get("kind") == "text" else None),
+        many_levels=features.get("many_levels", "refuse"),
     )
 
 
@@ -159,6 +177,10 @@ def _same_value(cell: str, wanted: str) -> bool:
     return a is not None and b is not None and a == b
 
 
+MISSING_FIX = "set source.missing: drop to drop such rows, or fill them in"
+"""What a missing cell's error says to do, in a config."""
+
+
 def build_dataset(
     table: pd.DataFrame,
     *,
@@ -169,6 +191,7 @@ def build_dataset(
     default_target: str | None,
     default_features: Sequence[str] | None,
     notes: Mapping[str, Any],
+    missing_fix: str = MISSING_FIX,
 ) -> Dataset:
     """Build the task from a table of text cells.
 
@@ -184,6 +207,9 @@ def build_dataset(
         Used when the config does not name them (``None``: last column / every other column).
     notes : mapping
         Provenance recorded first in ``Dataset.notes``.
+    missing_fix : str
+        The fix a missing cell's error names (the config's key; the Python argument for a
+        DataFrame).
     """
     columns = [str(c) for c in table.columns]
 
@@ -259,8 +285,7 @@ def build_dataset(
             column = [target, *features][col]
             raise DataError(
                 f"{origin}: column {column!r}: missing value at {row_label(int(row))} "
-                f"({int(bad.sum())} missing cells in the columns used); set source.missing: "
-                "drop to drop such rows, or fill them in"
+                f"({int(bad.sum())} missing cells in the columns used); {missing_fix}"
             )
     elif choices.missing == "drop":
         keep = ~missing.to_numpy().any(axis=1)
@@ -280,6 +305,12 @@ def build_dataset(
             "columns"
         )
 
+    if kind in ("discrete", "mixed"):
+        listed = features if kind == "discrete" else by_kind[1]  # type: ignore[index]
+        said = _category_check(cells[listed], origin, choices.many_levels == "allow",
+                               python=notes.get("source") == "frame")
+        if said:
+            notes = {**notes, "warnings": said}
     values = cells[target].tolist()
     classes: tuple[str, ...] = ()
     if choices.positive is None and (choices.classes is not None or len(set(values)) > 2):
@@ -362,6 +393,47 @@ def _infer_kind(cells: pd.DataFrame, missing: pd.DataFrame, origin: str) -> str:
         "numbers; list each column under features: {continuous: [...], discrete: [...]}, "
         "or features.drop the text columns"
     )
+
+
+def _category_check(cells: pd.DataFrame, origin: str, allow: bool, python: bool
+                    ) -> list[str]:
+    """Refuse (``DataError``) a discrete column of ``cells`` (N, d) that would be read as
+    categories no model can learn from: levels nearly all distinct, or free text. With
+    ``allow`` the same findings are returned as warnings instead (one line each)."""
+    said: list[str] = []
+    rows = len(cells)
+    for column in cells.columns:
+        values = cells[column]
+        levels = int(values.nunique())
+        if levels <= MANY_LEVELS_MIN:
+            continue
+        distinct = levels > MANY_LEVELS_SHARE * rows
+        words = float(values.str.split().str.len().median()) if rows else 0.0
+        free_text = words >= FREE_TEXT_WORDS
+        if not (distinct or free_text):
+            continue
+        numeric = all(_number(v) is not None for v in values.unique() if v != MISSING_LEVEL)
+        found = f"column {column!r} would be read as {levels} categories in {rows} rows"
+        if numeric:
+            why = "its values are numbers"
+            fix = ("read it as continuous: kind='continuous' (or list the column as numeric)"
+                   if python else "read it as continuous: features: {kind: continuous}, or "
+                   "list it under features.continuous")
+        elif free_text:
+            why = f"free text, a median {words:g} words a cell"
+            fix = (f"make it a text task: Task.from_frame(df, kind='text', columns="
+                   f"[{column!r}], ...)" if python else
+                   f"make it a text task: features: {{kind: text, column: {column}}}")
+        else:
+            why = "nearly every row its own level (an id or a name?)"
+            fix = "leave it out (columns=[...])" if python else "features.drop it"
+        if allow:
+            said.append(f"{origin}: {found} ({why}); kept as categories (many_levels: allow)")
+            continue
+        keep = ("many_levels='allow'" if python else "features.many_levels: allow")
+        raise DataError(f"{origin}: {found} ({why}), which no model learns from; {fix}, or "
+                        f"set {keep} to keep them as categories")
+    return said
 
 
 def _binarise(

@@ -113,14 +113,6 @@ class Dataset:
         return np.asarray(self.X[:, self.n_continuous:], dtype=np.int64)
 
 
-#: The inline sources whose tasks are text tasks whatever their ``features:`` say (a CSV is
-#: one with ``features: {kind: text}``).
-TEXT_SOURCES: tuple[str, ...] = ("text", "folder")
-#: The inline sources that name a local path: a relative one is read from the config's
-#: folder, and every worker is handed it absolute.
-PATH_SOURCES: tuple[str, ...] = ("csv", "folder")
-
-
 @dataclass(frozen=True)
 class TaskSpec:
     """What a config says about one task, before any data is read.
@@ -131,6 +123,10 @@ class TaskSpec:
     ``{"synthetic": {...}}``), ``target`` (``{"column": ..., "positive": [...]}``, or
     ``classes: [...]`` / neither for a task of every class of the column) and
     ``features`` (``{"kind": ..., "columns": [...]}`` or ``{"drop": [...]}``).
+
+    ``parsed``: an inline task's typed spec, its source module's frozen ``Spec``
+    (``nbvslr.data.inline``), set once when the config is read; ``None`` for a built-in
+    task, or an inline one not parsed yet (``load_task`` parses it then).
     """
 
     name: str
@@ -138,6 +134,7 @@ class TaskSpec:
     target: Mapping[str, Any] | None = None
     features: Mapping[str, Any] | None = None
     overrides: Mapping[str, Any] = field(default_factory=dict)
+    parsed: Any = field(default=None, compare=False, repr=False)
 
     @property
     def builtin(self) -> bool:

@@ -166,6 +166,10 @@ def _write_atomic(target: Path, data: bytes | None = None, source: Path | None =
         raise
 
 
+#: Public name of the atomic write, for the other caches of the data layer (OpenML's).
+write_atomic = _write_atomic
+
+
 def download(url: str, timeout: float, hint: str = _OFFLINE_HINT,
              absent: int | None = None) -> bytes | None:
     """The bytes at ``url`` within one deadline of ``timeout`` seconds for the whole transfer

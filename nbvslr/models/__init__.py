@@ -42,10 +42,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from nbvslr.data.dataset import Dataset
+from nbvslr.models import evaluate_zeros
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
 from nbvslr.models.design import Design, SparseDesign, get_design
 from nbvslr.models.evaluate import count_mistakes, heldout_errors
 from nbvslr.models.evaluate_multi import count_mistakes_multi, heldout_errors_multi
+from nbvslr.models.evaluate_zeros import has_zeros
 from nbvslr.models.family import Fit
 from nbvslr.models.registry import FAMILIES, lookup, resolve_options
 from nbvslr.models.spec import ModelSpec
@@ -69,6 +71,9 @@ def _heldout(design: Design | SparseDesign, fit: Fit, idx: np.ndarray, ties: flo
     def errors(theta: np.ndarray, rows: np.ndarray) -> np.ndarray:
         if isinstance(design, SparseDesign):
             return text_errors(design, theta, rows, ties)
+        if has_zeros(theta):  # plain ML naive Bayes: levels of probability 0
+            all_rows, train_rows = _mistakes(design, theta, rows, ties, data)
+            return (all_rows - train_rows) / (design.n_rows - rows.shape[1])
         if multi:
             return heldout_errors_multi(design, data, theta, rows)
         return heldout_errors(design, theta, rows, ties)
@@ -85,6 +90,15 @@ def _heldout(design: Design | SparseDesign, fit: Fit, idx: np.ndarray, ties: flo
     )  # (n K,)
     err[todo] = per_draw.reshape(n, K).mean(axis=1)
     return err
+
+
+def _mistakes(design: Design, theta: np.ndarray, rows: np.ndarray | None, ties: float,
+              data: Dataset | None) -> tuple[np.ndarray, np.ndarray]:
+    """Mistakes on all rows and on the training ``rows`` of rules with levels of probability
+    0 (``evaluate_zeros``), two-class (n, P) or K-class (n, K, P)."""
+    if theta.ndim == 3:
+        return evaluate_zeros.count_mistakes_multi(design, data, theta, rows)
+    return evaluate_zeros.count_mistakes(design, theta, rows, ties)
 
 
 # --------------------------------------------------------------------------- public API
@@ -173,8 +187,14 @@ def score_full(spec: ModelSpec, data: Dataset, seed: np.random.SeedSequence) -> 
         return float(text_errors(design, fit.theta, None, entry.ties(opts))[0])
     if data.multiclass:
         rules = fit.draws[0] if fit.sampled.size else fit.theta  # (n, K, P)
-        wrong_k, _ = count_mistakes_multi(design, data, rules, None)  # (n,)
+        if has_zeros(rules):
+            wrong_k, _ = _mistakes(design, rules, None, 0.0, data)
+        else:
+            wrong_k, _ = count_mistakes_multi(design, data, rules, None)  # (n,)
         return float(wrong_k.mean() / data.n_rows)
     theta = fit.draws[0] if fit.sampled.size else fit.theta  # (K, P)
-    wrong, _ = count_mistakes(design, theta, None, entry.ties(opts))  # (K,)
+    if has_zeros(theta):
+        wrong, _ = _mistakes(design, theta, None, entry.ties(opts), data)
+    else:
+        wrong, _ = count_mistakes(design, theta, None, entry.ties(opts))  # (K,)
     return float(wrong.mean() / data.n_rows)

@@ -5,6 +5,8 @@ model                  design ``Z`` (N, D)                         name
 =====================  ==========================================  ======================
 continuous NB, LR      ``X``                                       ``"x"``
 class-variance GNB     ``[X, X**2]``                               ``"x_x2"``
+QDA                    ``[X, X_i X_j for i <= j]`` (the products   ``"x_xx"``
+                       in ``numpy.triu_indices`` order)
 categorical NB         full one-hot of every attribute             ``"onehot"``
 discrete LR            one-hot minus one reference level per       ``"onehot_ref"``
                        attribute (its most frequent level)
@@ -231,11 +233,15 @@ def _build(data: Dataset, name: str) -> Design:
         if data.kind != "discrete":
             raise ValueError(f"design {name!r} needs a discrete dataset")
         Z, first = _discrete(data, name)  # (R, D), (N,)
-    elif name in ("x", "x_x2"):
+    elif name in ("x", "x_x2", "x_xx"):
         if data.kind != "continuous":
             raise ValueError(f"design {name!r} needs a continuous dataset")
         X = np.asarray(data.X, dtype=np.float64)
-        Z = X if name == "x" else np.concatenate([X, X * X], axis=1)
+        if name == "x_xx":
+            i, j = np.triu_indices(X.shape[1])
+            Z = np.concatenate([X, X[:, i] * X[:, j]], axis=1)
+        else:
+            Z = X if name == "x" else np.concatenate([X, X * X], axis=1)
         first = np.arange(Z.shape[0])
     else:
         raise ValueError(f"unknown design {name!r}")

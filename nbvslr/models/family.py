@@ -22,6 +22,11 @@ from nbvslr.data.dataset import Dataset
 from nbvslr.models.budget import Budget
 from nbvslr.models.design import Design
 
+GENERATIVE = "generative"
+"""A family that models p(x, y) and classifies by Bayes' rule (naive Bayes, LDA, QDA)."""
+DISCRIMINATIVE = "discriminative"
+"""A family that models p(y | x) alone (logistic regression)."""
+
 
 @dataclass(frozen=True)
 class Option:

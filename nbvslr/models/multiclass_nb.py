@@ -183,5 +183,6 @@ def fit_categorical_nb_multi(
     count = np.matmul(Y.transpose(0, 2, 1), onehot)  # (S, K, L)
     k_col = np.repeat(np.asarray(n_values), n_values).astype(np.float64)  # (L,)
     l = smoothing
-    log_p = np.log(count + l) - np.log(n[:, :, None] + k_col * l)  # (S, K, L)
+    with np.errstate(divide="ignore"):  # l = 0: a level unseen in class k has log p = -inf
+        log_p = np.log(count + l) - np.log(n[:, :, None] + k_col * l)  # (S, K, L)
     return np.concatenate([log_p, log_prior(n, l, prior)[:, :, None]], axis=2)

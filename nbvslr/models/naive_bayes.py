@@ -30,7 +30,11 @@ Gaussian NB (continuous attributes in [0, 1]):
 Categorical NB (discrete attributes with k_j levels), Laplace smoothing on every conditional:
 ``p(x_j = v | y) = (count(x_j = v, y) + l) / (count(y) + k_j l)``. Unseen values get their
 smoothed probability. Log-odds are linear in the full one-hot encoding:
-``w_{j,v} = log p(x_j = v | 1) - log p(x_j = v | 0)``.
+``w_{j,v} = log p(x_j = v | 1) - log p(x_j = v | 0)``. With l = 0 (the plain
+maximum-likelihood fit, Mitchell's eq. 6) a level unseen in class y has probability 0 there:
+``w_{j,v}`` is ``+inf`` (unseen in class 0), ``-inf`` (in class 1) or NaN (in both), and a
+row holding such a level is scored by ``evaluate_zeros``: a class in which the row has
+probability 0 loses to one in which it has not; a row of probability 0 in both is a tie.
 """
 
 from __future__ import annotations
@@ -44,8 +48,10 @@ from nbvslr.models.stacks import check_both_classes
 #: The options of the ``nb`` model name, shared by Gaussian and categorical NB (the entries
 #: of ``nbvslr.models.nb``); the fits below take their defaults from it.
 NB_OPTIONS: tuple[Option, ...] = (
-    Option("smoothing", 1.0, number(0.0, strict=True), "a number > 0",
-           "Laplace smoothing l of the class prior and of every categorical conditional"),
+    Option("smoothing", 1.0, number(0.0, strict=False), "a number >= 0",
+           "Laplace smoothing l of the class prior and of every categorical conditional; 0: "
+           "the plain maximum-likelihood fit, a level unseen in a class has probability 0 "
+           "there (docs/discriminant.md, \"Plain maximum likelihood\")"),
     Option("variance", "shared", choice("shared", "class"), one_of("shared", "class"),
            "`shared`: the paper's Gaussian NB, one variance per feature pooled over the "
            "classes; `class`: class-specific variances"),
@@ -282,7 +288,9 @@ def fit_categorical_nb(
     count0 = count_all - count1  # (S, K)
     k_col = np.repeat(k, k).astype(np.float64)  # (K,) k_j of each one-hot column
     l = smoothing
-    log_p1 = np.log(count1 + l) - np.log(n1[:, None] + k_col * l)  # (S, K)
-    log_p0 = np.log(count0 + l) - np.log(n0[:, None] + k_col * l)  # (S, K)
+    with np.errstate(divide="ignore", invalid="ignore"):  # l = 0: log 0 = -inf, by design
+        log_p1 = np.log(count1 + l) - np.log(n1[:, None] + k_col * l)  # (S, K)
+        log_p0 = np.log(count0 + l) - np.log(n0[:, None] + k_col * l)  # (S, K)
+        w = log_p1 - log_p0  # +inf: unseen in class 0; -inf: in class 1; nan: in both
     b = _log_prior_ratio(n1, n0, l, prior)  # (S,)
-    return np.concatenate([log_p1 - log_p0, b[:, None]], axis=1)
+    return np.concatenate([w, b[:, None]], axis=1)

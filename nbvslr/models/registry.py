@@ -1,7 +1,9 @@
-"""Every model family, looked up by the config's ``model:`` name and the task's kind; and the
-validation of a model's options against its name's table.
+"""Every model family, looked up by the config's ``model:`` name and the task's kind; the
+approach of each (generative or discriminative); and the validation of a model's options
+against its name's table.
 
-A new family is a module with a ``family.Family`` entry and one line in ``ENTRIES``.
+A new family is a module with a ``family.Family`` entry, one line in ``ENTRIES`` and one in
+``APPROACHES``.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from typing import Any
 
 from nbvslr.data.text import TEXT_FEATURES
 from nbvslr.errors import ConfigError, did_you_mean
-from nbvslr.models.family import Family, Option, defaults
+from nbvslr.models.family import DISCRIMINATIVE, GENERATIVE, Family, Option, defaults
+from nbvslr.models.lda import LinearDiscriminant, MulticlassLinearDiscriminant
 from nbvslr.models.lr import LogisticRegression
 from nbvslr.models.multiclass import (
     MulticlassCategoricalNB,
@@ -20,6 +23,7 @@ from nbvslr.models.multiclass import (
 )
 from nbvslr.models.nb import CategoricalNB, GaussianNB, MixedNB
 from nbvslr.models.options import DEFAULT_PROFILE, MCMC_DEFAULTS, PROFILES
+from nbvslr.models.qda import MulticlassQuadraticDiscriminant, QuadraticDiscriminant
 from nbvslr.models.text_family import (
     TEXT_LR_OPTIONS,
     TEXT_NB_OPTIONS,
@@ -42,7 +46,21 @@ ENTRIES: tuple[Family, ...] = (
     TextLR(),
     MulticlassTextNB(),
     MulticlassTextLR(),
+    LinearDiscriminant(),
+    MulticlassLinearDiscriminant(),
+    QuadraticDiscriminant(),
+    MulticlassQuadraticDiscriminant(),
 )
+
+#: How each name learns: ``GENERATIVE`` (it models p(x, y) and classifies by Bayes' rule)
+#: or ``DISCRIMINATIVE`` (it models p(y | x) alone). A config compares, by default, every
+#: generative model with every discriminative one (``nbvslr.config.pairs``).
+APPROACHES: dict[str, str] = {
+    "nb": GENERATIVE,
+    "lr": DISCRIMINATIVE,
+    "lda": GENERATIVE,
+    "qda": GENERATIVE,
+}
 
 #: Options of a name that only its text entries read, listed after its table's.
 TEXT_OPTIONS: dict[str, tuple[Option, ...]] = {"nb": TEXT_NB_OPTIONS, "lr": TEXT_LR_OPTIONS}
@@ -58,6 +76,16 @@ def _tables() -> dict[str, tuple[Option, ...]]:
 
 #: model name -> its options table (one per name, shared by the name's entries).
 OPTIONS: dict[str, tuple[Option, ...]] = _tables()
+
+if set(APPROACHES) != set(OPTIONS):
+    raise TypeError(f"APPROACHES names {sorted(APPROACHES)}, ENTRIES {sorted(OPTIONS)}: "
+                    "give every model name one approach")
+
+
+def approach(name: str) -> str | None:
+    """``GENERATIVE`` or ``DISCRIMINATIVE`` for a model name (a results file's ``family``),
+    None for a name nbvslr does not know (a folder written by another version)."""
+    return APPROACHES.get(name)
 
 #: model name -> its default options (the tables' defaults).
 FAMILIES: dict[str, dict[str, Any]] = {name: defaults(t) for name, t in OPTIONS.items()}

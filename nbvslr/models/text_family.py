@@ -348,7 +348,13 @@ def check_text_model(model: str, family: str, opts: Mapping[str, Any],
                      features: Mapping[str, Any]) -> None:
     """``ConfigError`` (one line) for a model a text task with these ``features:`` cannot
     fit: the paper's unpenalised LR on a vocabulary the splits do not share, or of more than
-    ``PAPER_MAX_FEATURES`` words."""
+    ``PAPER_MAX_FEATURES`` words; naive Bayes without smoothing (a word unseen in a class
+    would give every document holding it probability 0 there)."""
+    if family == "nb" and opts.get("smoothing") == 0:
+        raise ConfigError(
+            f"model '{model}': smoothing: 0 (plain maximum likelihood) is for discrete and "
+            "continuous tasks; on a text task every document would hold a word unseen in "
+            "some class: give smoothing > 0 (e.g. 1)")
     if family != "lr" or opts.get("C") is not None:
         return
     cap = opts.get("max_features")

@@ -35,8 +35,6 @@ from nbvslr.results.layout import (
     SPLITS_FILE,
     SUMMARY_COLUMNS,
     SUMMARY_FILE,
-    pick_pair,
-    pick_pairs,
     sort_splits,
     task_dir,
 )
@@ -62,7 +60,6 @@ __all__ = [
     "Tables", "TaskResults", "atomic_write_bytes", "atomic_write_text", "csv_gz_bytes",
     "find_task_dirs", "is_task_dir", "json_bytes", "load_results", "load_tables", "load_task",
     "model_order",
-    "pick_pair", "pick_pairs",
     "read_splits", "remove_temp_files", "sort_splits", "task_dir", "write_csv_gz", "write_json",
     "write_task_outputs",
 ]

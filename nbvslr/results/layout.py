@@ -8,8 +8,9 @@ For each task, in ``<out>/<task>/``:
 - ``SUMMARY_FILE`` (``summary.csv``): ``nbvslr.analysis.stats.summarize`` of it, columns
   ``SUMMARY_COLUMNS``, floats written as ``FLOAT_FORMAT``.
 - ``PAIRED_FILE`` (``paired.csv``): ``nbvslr.analysis.stats.paired_summary`` of every
-  compared pair (the config's ``compare``; by default every nb-family model against every
-  lr-family model, ``pick_pairs``), one pair after the other, columns ``PAIRED_COLUMNS``.
+  compared pair (the config's ``compare``; by default every generative model against every
+  discriminative one, ``nbvslr.config.pairs.pick_pairs``), one pair after the other, columns
+  ``PAIRED_COLUMNS``.
 - ``RUN_FILE`` (``run.json``): the resolved config, the task, the models, asymptotic and
   majority-class errors, package versions, timings and the machine.
 - ``CURVE_FILE`` (``curve.png``): ``nbvslr.views.plots.plot_task``, drawn by the runner.
@@ -23,7 +24,6 @@ For each task, in ``<out>/<task>/``:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -100,18 +100,3 @@ def sort_splits(df: pd.DataFrame) -> pd.DataFrame:
 
 def _integers(column: pd.Series) -> bool:
     return isinstance(column.dtype, np.dtype) and column.dtype.kind in "iu"
-
-
-def pick_pairs(models: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
-    """The default comparisons: every nb-family model against every lr-family model of
-    ``(name, family)`` pairs, in their order; ``()`` when one family is absent."""
-    nb = [name for name, fam in models if fam == "nb"]
-    lr = [name for name, fam in models if fam == "lr"]
-    return tuple((a, b) for a in nb for b in lr)
-
-
-def pick_pair(models: Sequence[tuple[str, str]]) -> tuple[str, str] | None:
-    """The default comparison: the first of ``pick_pairs`` (first nb-family model, first
-    lr-family model), or None when one family is absent."""
-    pairs = pick_pairs(models)
-    return pairs[0] if pairs else None

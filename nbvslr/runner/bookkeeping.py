@@ -168,8 +168,10 @@ def prepare(config: Config) -> list[_Task]:
             checkpoints = results.Checkpoints(
                 folder, fingerprint(config, spec, grid, data, digest), expected)
         said = single_row_classes(spec.name, data)
+        # what the data layer kept on the user's insistence (many_levels: allow)
+        kept = tuple(str(line) for line in data.notes.get("warnings", ()))
         tasks.append(_Task(spec, grid, data, digest, folder, checkpoints, {},
-                           defaultdict(list), warnings=(said,) if said else ()))
+                           defaultdict(list), warnings=((said,) if said else ()) + kept))
     return tasks
 
 

@@ -11,11 +11,12 @@ run, then every block of finished splits, every finished size and every finished
   finished size and per finished task, flushed at once, so a log shows how far a run got.
 - ``NoProgress`` (``--quiet``): nothing.
 - ``NotebookProgress`` (``nbvslr.run`` from Python): a ``tqdm.auto`` bar, a widget in a
-  notebook.
+  notebook where ipywidgets is installed, else tqdm's text bar (without tqdm's warning).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 import time
@@ -25,6 +26,7 @@ from typing import Any, Protocol, TextIO
 
 from tqdm import tqdm
 
+from nbvslr.runner.costs import reference_costs
 from nbvslr.runner.eta import Estimator, UnitShape
 
 DEFAULT_WIDTH = 80
@@ -121,7 +123,8 @@ class Tally:
         self.sizes_done = sum(p.resumed for p in plan)
         self.splits = sum(p.sizes * p.splits for p in plan)
         self.resumed_splits = self.splits_done = sum(p.resumed * p.splits for p in plan)
-        self.eta = Estimator([u for p in plan for u in p.unit_shapes()], workers)
+        self.eta = Estimator([u for p in plan for u in p.unit_shapes()], workers,
+                             reference_costs())
         self.t0 = time.monotonic()
 
     def unit_done(self, task: str, m: int, n: int, seconds: float | None) -> None:
@@ -154,6 +157,8 @@ class Tally:
 
 
 SEP = "  "
+SHORT_LABEL = 12
+"""The shortest label worth showing ("adult-con… m=382")."""
 MAX_BAR = 24
 """The widest bar: room beyond it goes to the counts."""
 TIME_WIDTH = len("12:34 elapsed, estimating…")
@@ -183,9 +188,10 @@ def compose(label: str, tally: Tally, width: int) -> tuple[str, str, bool]:
     the bar does not move), then the times, then a bar of ``MIN_BAR`` to ``MAX_BAR`` cells,
     then the counts that still fit at their widest (sizes, tasks, then splits). As every
     part is padded to its widest, ``left + right`` has the same length on every redraw and
-    the bar keeps its width. Too narrow for the label, a bar and the times: the bar goes,
-    then the counts, then the label is shortened ("adult-con… m=382"); the times always
-    stay (cut to the width on a terminal too narrow even for them).
+    the bar keeps its width. A label too long for a bar beside it is shortened
+    ("adult-con… m=382", at least ``SHORT_LABEL`` columns) to keep a bar of ``MIN_BAR``;
+    too narrow even for that: the bar goes, then the counts, then the label is shortened;
+    the times always stay (cut to the width on a terminal too narrow even for them).
     """
     parts = tally.counts()
     time_text = parts.pop("time")
@@ -194,6 +200,11 @@ def compose(label: str, tally: Tally, width: int) -> tuple[str, str, bool]:
     widest = _maximal(tally)
     decor = 4  # " |" bar "| "
     room = width - label_w - decor - time_w
+    short_w = width - decor - time_w - MIN_BAR
+    if label and room < MIN_BAR and short_w >= SHORT_LABEL:
+        # a task name too long for a bar beside it: shortened, so that the bar stays
+        label = _shorten(label, short_w) if len(label) > short_w else label
+        label_w, room = short_w, MIN_BAR
     if label and room >= MIN_BAR:
         shown = []
         for key in ("sizes", "tasks", "splits"):
@@ -210,7 +221,7 @@ def compose(label: str, tally: Tally, width: int) -> tuple[str, str, bool]:
     # shortened if need be, then the counts that fit.
     # room kept for the label: whole if it fits beside the times, else shortened
     whole = len(label) + len(SEP) if label else 0
-    keep = whole if width - len(time_text) >= whole else 12 + len(SEP) if label else 0
+    keep = whole if width - len(time_text) >= whole else SHORT_LABEL + len(SEP) if label else 0
     shown: list[str] = []
     for key in ("sizes", "tasks", "splits"):
         trial = shown + [key]
@@ -220,7 +231,7 @@ def compose(label: str, tally: Tally, width: int) -> tuple[str, str, bool]:
     room = width - len(tail)
     if label and room >= len(label) + len(SEP):
         return label + SEP, tail, False
-    if label and room - len(SEP) >= 12:  # "adult-con… m=382": shortened, still a hint
+    if label and room - len(SEP) >= SHORT_LABEL:  # "adult-con… m=382": still a hint
         return _shorten(label, room - len(SEP)) + SEP, tail, False
     if room >= 0:
         return "", tail, False
@@ -354,20 +365,31 @@ class LogProgress:
         pass
 
 
+def _auto_bar() -> type:
+    """``tqdm.auto``'s bar (a widget in a notebook) where ipywidgets is installed; else
+    tqdm's text bar, which a notebook shows as well, without ``tqdm.auto``'s warning that
+    the widget is missing."""
+    if importlib.util.find_spec("ipywidgets") is None:
+        return tqdm
+    from tqdm.auto import tqdm as auto  # the notebook's widget, imported when used
+
+    return auto
+
+
 class NotebookProgress:
     """A ``tqdm.auto`` bar: a widget in a Jupyter notebook (when ipywidgets is there), a
-    text bar elsewhere; a line per finished task above it (``nbvslr.run``'s default)."""
+    text bar elsewhere (``_auto_bar``); a line per finished task above it (``nbvslr.run``'s
+    default)."""
 
     def __init__(self) -> None:
         self.tally = Tally()
         self.bar: Any = None
 
     def start(self, plan: Sequence[TaskPlan], workers: int = 1) -> None:
-        from tqdm.auto import tqdm as auto  # the notebook's widget, imported when used
-
         self.tally.start(plan)
-        self.bar = auto(total=max(1, self.tally.splits), initial=self.tally.splits_done,
-                        desc=plan[0].name if plan else "nbvslr", unit="split", leave=True)
+        self.bar = _auto_bar()(total=max(1, self.tally.splits), initial=self.tally.splits_done,
+                               desc=plan[0].name if plan else "nbvslr", unit="split",
+                               leave=True)
 
     def splits_done(self, task: str, m: int, n: int, seconds: float | None = None) -> None:
         self.tally.splits_done += n

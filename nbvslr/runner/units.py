@@ -27,8 +27,8 @@ from threadpoolctl import threadpool_limits
 
 import nbvslr.runner.lifeline as lifeline
 from nbvslr import models
-from nbvslr.data import load_task
-from nbvslr.data.dataset import PATH_SOURCES, Dataset, DataSettings, TaskSpec
+from nbvslr.data import absolute_paths, load_task
+from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
 from nbvslr.data.sources import is_url
 from nbvslr.errors import DataError
 from nbvslr.models.spec import ModelSpec
@@ -188,11 +188,7 @@ def portable(spec: TaskSpec, settings: DataSettings) -> tuple[TaskSpec, DataSett
     Relative paths are read from the calling process's folder, so a worker started in
     any other folder (a ``dask worker`` on a shared file system) finds the same files.
     """
-    source = spec.source
-    for kind in PATH_SOURCES:
-        if source is not None and isinstance(source.get(kind), str):
-            source = {**source, kind: str(Path(source[kind]).expanduser().absolute())}
-            spec = replace(spec, source=source)
+    spec = absolute_paths(spec)
     mirror = settings.mirror
     if mirror is not None and not is_url(mirror):  # a URL mirror is the same from anywhere
         mirror = Path(mirror).expanduser().absolute()

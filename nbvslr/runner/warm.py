@@ -25,9 +25,10 @@ from pathlib import Path
 
 KERNELS = Path(__file__).resolve().parents[1] / "kernels"
 
-#: the one line a cold first run prints, before the compile starts
-MESSAGE = ("compiling nbvslr's numerical loops once for this machine (about {seconds:.0f} s; "
-           "later runs load them from numba's cache)")
+#: the one line a cold first run (and ``make install``) prints, before the compile starts
+MESSAGE = ("compiling nbvslr's numerical loops once for this machine (about {seconds:.0f} s"
+           "{busy}; later runs load them from numba's cache)")
+BUSY = ", as the machine is busy: {cpu:.0f} s on an idle one"
 
 #: The loops by the tasks that need them: every run draws training sets; a two-class task
 #: counts, samples and fits Newton steps with the binary loops, a task of K > 2 classes with
@@ -36,9 +37,36 @@ MESSAGE = ("compiling nbvslr's numerical loops once for this machine (about {sec
 GROUPS = ("two-class", "k-class", "text")
 
 #: About how long each part takes to compile, CPU seconds on the project machine
-#: (benchmarks/RESULTS.md, "A machine's first run"): the draws, shared by every group, and
-#: the groups' own loops.
-ESTIMATE_S = {"draws": 6.0, "two-class": 5.5, "k-class": 6.0, "text": 4.0}
+#: (benchmarks/RESULTS.md, "A machine's first run"): the draws, shared by every group (with
+#: the imports and numba's start), and the groups' own loops. The one source of the compile
+#: time that the Makefile, the docs and the line before a compile give.
+ESTIMATE_S = {"draws": 7.5, "two-class": 6.5, "k-class": 4.0, "text": 2.7}
+
+
+PROBE_S = 0.1
+"""CPU seconds of the busy loop by which ``busy_factor`` measures this process's share."""
+
+
+def busy_factor(probe: float = PROBE_S) -> float:
+    """How much longer than on an idle machine this process's CPU work takes now: the wall
+    time of a ``probe`` seconds' busy loop over its CPU time, at least 1 (the load average
+    overstates it: many of the processes it counts wait on something else). Stops after 20
+    probes' wall time on a machine too busy to give it any."""
+    start_wall, start_cpu = time.perf_counter(), time.process_time()
+    while (time.process_time() - start_cpu < probe
+           and time.perf_counter() - start_wall < 20 * probe):
+        pass
+    cpu = max(time.process_time() - start_cpu, 1e-9)
+    return max(1.0, (time.perf_counter() - start_wall) / cpu)
+
+
+def estimate_line(groups: Sequence[str], first: bool) -> str:
+    """``MESSAGE`` for compiling ``groups`` (and the draws when ``first``): the CPU seconds
+    of ``ESTIMATE_S`` times ``busy_factor``, and the idle machine's seconds when busy."""
+    cpu = (ESTIMATE_S["draws"] if first else 0.0) + sum(ESTIMATE_S[g] for g in groups)
+    factor = busy_factor()
+    busy = BUSY.format(cpu=cpu) if factor >= 1.5 else ""
+    return MESSAGE.format(seconds=cpu * factor, busy=busy)
 
 
 def cache_folder() -> Path | None:
@@ -175,8 +203,7 @@ def ensure_compiled(say: Callable[[str], None] | None = None,
         return None
     if say is not None:
         first = not any(folder.glob(stamp_name("*", digest)))  # the draws not compiled yet
-        seconds = (ESTIMATE_S["draws"] if first else 0.0) + sum(ESTIMATE_S[g] for g in missing)
-        say(MESSAGE.format(seconds=seconds))
+        say(estimate_line(missing, first))
     started = time.perf_counter()
     compile_all(missing)
     seconds = time.perf_counter() - started

@@ -244,7 +244,7 @@ def plot_m_star(ax, m_stars: pd.DataFrame, fits: pd.DataFrame, delta: float,
     A censored or unreached m* (an interval end at infinity) is drawn at the grid's end.
     """
     model = str(m_stars["model"].iloc[0])
-    color = plots.FAMILY_COLORS.get(str(m_stars["model_family"].iloc[0]), "black")
+    color = plots.family_color(str(m_stars["model_family"].iloc[0]))
     for d in (delta, *other_deltas):
         part = m_stars[np.isclose(m_stars["delta"], d)].sort_values("n_features")
         if part.empty:

@@ -17,9 +17,15 @@ from nbvslr.analysis.extrapolate import (
 )
 from nbvslr.analysis.formatting import MISSING, m_text, number
 from nbvslr.errors import ResultsError
+from nbvslr.views.naming import GENERIC, family_of, shared_titles, task_label
 
-HEADER = ["task", "NB fit", "NB limit", "NB all rows", "LR fit", "LR limit", "LR all rows",
-          "predicted crossover"]
+
+def header(names: tuple[str, str] | None) -> list[str]:
+    """The section's header, the pair's columns headed ``names`` (else a and b)."""
+    a, b = names or GENERIC
+    return ["task", f"{a} fit", f"{a} limit", f"{a} all rows", f"{b} fit",
+            f"{b} limit", f"{b} all rows", "predicted crossover"]
+
 
 NOTES = """\
 - fit: the curve family that best predicted the larger sizes from the smaller ones (fitted
@@ -30,7 +36,7 @@ NOTES = """\
   {pct}% intervals over {n_boot} draws of the mean curves, with the shape error as far as the
   task's rows]; no fit may put it below the error when trained and scored on all rows (all
   rows) less two of its standard errors.
-- predicted crossover: the first m past the largest measured size where the fitted NB and LR
+- predicted crossover: the first m past the largest measured size where the fitted {A} and {B}
   curves cross, [its interval, as the limit's]; looked for up to {reach:g}× the largest m
   (the reach the validation supports) or the task's rows if fewer. "none before N" only
   where every interval agrees; "uncertain before N" where some draws cross and the best
@@ -81,27 +87,34 @@ def section(tasks: Sequence, *, n_boot: int = DEFAULT_N_BOOT, seed: int = 0,
     """The Markdown section "Beyond the grid" for ``tasks`` (``results.TaskResults``, in
     the report's order); a task whose grid is too short to fit gets its reason.
     ``beyond``: look for the crossover up to the task's rows, past the reach."""
-    lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
-    reach = None
+    made: list[tuple[object, Extrapolation | ResultsError]] = []
     for task in tasks:
-        full = task.run_info.get("asymptotic_error") or {}
         try:
-            ex = task_extrapolation(task, n_boot=n_boot, seed=seed, level=level,
-                                    beyond=beyond)
+            made.append((task, task_extrapolation(task, n_boot=n_boot, seed=seed,
+                                                  level=level, beyond=beyond)))
         except ResultsError as err:
+            made.append((task, err))
+    families = {id(task): (family_of(task, ex.model_a), family_of(task, ex.model_b))
+                for task, ex in made if isinstance(ex, Extrapolation)}
+    names = shared_titles(families.values())
+    head = header(names)
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for task, ex in made:
+        full = task.run_info.get("asymptotic_error") or {}
+        if not isinstance(ex, Extrapolation):
             lines.append(f"| {task.name} | " + " | ".join([MISSING] * 6)
-                         + f" | {str(err).split(': ', 1)[-1]} |")
+                         + f" | {str(ex).split(': ', 1)[-1]} |")
             continue
-        reach = ex.reach
         a, b = ex.model_a, ex.model_b
-        cells = [task.name if (a, b) == ("nb", "lr") else f"{task.name} ({a} vs {b})",
+        cells = [task_label(task.name, (a, b), families[id(task)], names is not None),
                  _fit(ex, a), _limit(ex, a), number(full.get(a)),
                  _fit(ex, b), _limit(ex, b), number(full.get(b)), _crossover(ex)]
         lines.append("| " + " | ".join(cells) + " |")
     text = "\n".join(lines) + "\n"
     if notes:
-        families = ", ".join(f"{f.name} `{f.formula}`" for f in FAMILIES.values())
+        curves = ", ".join(f"{f.name} `{f.formula}`" for f in FAMILIES.values())
+        A, B = names or GENERIC
         text += "\n" + NOTES.format(pct=round(100 * level), n_boot=n_boot,
-                                    families=families, reach=reach or REACH,
+                                    families=curves, A=A, B=B, reach=REACH,
                                     beyond=BEYOND_NOTE[beyond]) + "\n"
     return text

@@ -5,9 +5,10 @@ paper's 5 x 3 grid; ``render`` turns a figure into PNG, PDF or SVG bytes. Everyt
 matplotlib's explicit interface: a ``matplotlib.figure.Figure`` (Agg canvas, no pyplot, no
 global state) and its axes.
 
-Style (the paper's convention): the family decides the line style, NB solid and LR
-dashed; the first model of each family is drawn plain in its family colour, every further
-variant gets its own colour and a marker. Each curve has its 95% interval (``ci_low ..
+Style (the paper's convention, NB solid and LR dashed): a model's approach decides the line
+style, a generative family's models (NB, LDA, QDA) solid and a discriminative family's (LR)
+dashed; the first model of each approach is drawn plain in its approach's colour, every
+further model gets its own colour and a marker. Each curve has its 95% interval (``ci_low ..
 ci_high`` of ``summary.csv``) as a light band of the same colour.
 """
 
@@ -30,14 +31,17 @@ from matplotlib.text import Text
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from nbvslr.analysis.crossovers import DEFAULT_N_BOOT, Crossovers, crossovers, task_crossovers
-from nbvslr.analysis.fidelity import panel_order, paper_curve
+from nbvslr.analysis.fidelity import PAPER_PAIR, panel_order, paper_curve
 from nbvslr.data.recipes import RECIPES
 from nbvslr.errors import ConfigError, ResultsError
+from nbvslr.models.family import DISCRIMINATIVE, GENERATIVE
+from nbvslr.models.registry import approach
 from nbvslr.results.read import TaskResults, model_order
+from nbvslr.views.naming import GENERIC, family_of, plain, shared_titles, title
 
-LINESTYLES = {"nb": "-", "lr": "--"}
+LINESTYLES = {GENERATIVE: "-", DISCRIMINATIVE: "--"}
 OTHER_LINESTYLE = ":"
-FAMILY_COLORS = {"nb": "tab:blue", "lr": "tab:red"}
+APPROACH_COLORS = {GENERATIVE: "tab:blue", DISCRIMINATIVE: "tab:red"}
 VARIANT_COLORS = ("tab:green", "tab:purple", "tab:orange", "tab:brown", "tab:pink",
                   "tab:olive", "tab:cyan", "tab:gray")
 VARIANT_MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*")
@@ -47,31 +51,49 @@ FORMATS = ("png", "pdf", "svg")
 _METADATA = {"png": {"Software": None}, "pdf": {"CreationDate": None, "Producer": None},
              "svg": {"Date": None, "Creator": None}}
 PANEL_SIZE = (4.0, 3.0)  # inches per panel (width, height)
+NOTEBOOK_DPI = 100  # pixels per inch of the picture a notebook shows
+
+
+class ShownFigure(Figure):
+    """A ``Figure`` that a Jupyter notebook shows as a PNG when it is a cell's value, with no
+    ``%matplotlib`` magic and without pyplot: it is not one of pyplot's figures, so the
+    inline backend never shows it a second time (docs/api.md, "In a notebook")."""
+
+    def _repr_png_(self) -> bytes:
+        return render(self, "png", dpi=NOTEBOOK_DPI)
 
 
 # --------------------------------------------------------------------------------------
 # One task
 # --------------------------------------------------------------------------------------
 
+def family_color(family: str, default: str = "black") -> str:
+    """The colour of a family's first model: its approach's (``APPROACH_COLORS``), else
+    ``default`` (a family nbvslr does not know)."""
+    return APPROACH_COLORS.get(approach(str(family)), default)
+
+
 def model_styles(models: Sequence[tuple[str, str]]) -> dict[str, dict[str, Any]]:
     """Line properties for each ``(name, family)``, in order.
 
-    The first model of the ``nb`` and ``lr`` families gets the family colour and no
-    marker; every other model a colour and a marker of its own, in turn. The line style
-    always follows the family (NB ``-``, LR ``--``, anything else ``:``).
+    The first model of each approach (generative, discriminative: the family's, as the
+    registry declares it) gets the approach's colour and no marker; every other model a
+    colour and a marker of its own, in turn. The line style always follows the approach
+    (generative ``-``, discriminative ``--``, a family nbvslr does not know ``:``).
     """
     styles: dict[str, dict[str, Any]] = {}
-    seen: set[str] = set()
+    seen: set[str | None] = set()
     k = 0
     for name, family in models:
-        style = {"linestyle": LINESTYLES.get(family, OTHER_LINESTYLE)}
-        if family in FAMILY_COLORS and family not in seen:
-            style.update(color=FAMILY_COLORS[family], marker=None)
+        kind = approach(family)
+        style = {"linestyle": LINESTYLES.get(kind, OTHER_LINESTYLE)}
+        if kind in APPROACH_COLORS and kind not in seen:
+            style.update(color=APPROACH_COLORS[kind], marker=None)
         else:
             style.update(color=VARIANT_COLORS[k % len(VARIANT_COLORS)],
                          marker=VARIANT_MARKERS[k % len(VARIANT_MARKERS)], markersize=3.5)
             k += 1
-        seen.add(family)
+        seen.add(kind)
         styles[name] = style
     return styles
 
@@ -166,6 +188,7 @@ def plot_task(
     xlabel: str = "m",
     ylabel: str = "mean test error",
     log_m: bool | None = False,
+    pair_named: bool = True,
 ) -> Axes:
     """Draw one task's learning curves on ``ax``: error vs m, one line per model.
 
@@ -179,7 +202,7 @@ def plot_task(
         ``run.json``: ``task.title`` (panel title), ``task.x_range`` (x-axis range, else
         0 .. largest m) and ``models`` (the legend order).
     paired : DataFrame, optional
-        ``paired.csv`` (NB - LR per m). When given and the mean difference of its first pair
+        ``paired.csv`` (a - b per m). When given and the mean difference of its first pair
         changes sign, the first crossover is marked with a dotted grey vertical line and its m.
     crossover : mapping, optional
         The pair's crossovers (e.g. ``analysis.crossovers.task_crossovers``): used instead
@@ -187,6 +210,10 @@ def plot_task(
     paper : DataFrame, optional
         The paper's curves (``fidelity.paper_curve``: ``m, nb, lr``), drawn thin and black,
         NB solid and LR dashed, labelled "paper".
+    pair_named : bool
+        Whether the caption names the families of the crossover's pair: the crossover's
+        legend then names its pair only when its models are not the families' plain models
+        (``naming.plain``); else always.
     legend : bool
         Draw the legend in the panel (a figure of many panels shares one instead).
     xlabel, ylabel : str
@@ -226,7 +253,7 @@ def plot_task(
     if paper is not None and not paper.empty:
         draw_paper(ax, paper)
         rows = paper.sort_values("m")
-        drawn += [(rows["m"].to_numpy(float), rows[f].to_numpy(float)) for f in ("nb", "lr")]
+        drawn += [(rows["m"].to_numpy(float), rows[f].to_numpy(float)) for f in PAPER_PAIR]
     if crossover is None and paired is not None and not paired.empty:
         crossover = _crossover_of(paired)
     sizes = summary["m"].tolist()
@@ -246,9 +273,13 @@ def plot_task(
         ax.set_ylim(*ylim)
         _note_clipped(ax, starts, ylim[1])
     if crossover is not None and crossover.first_crossover is not None:
+        pair = (str(crossover.model_a), str(crossover.model_b))
+        families = (family.get(pair[0], pair[0]), family.get(pair[1], pair[1]))
         after = crossover.better_after[0] if crossover.better_after else None
+        named = pair_named and plain(pair, families)
         _mark_crossover(ax, crossover.first_crossover, crossover.interval,
-                        _pair_label(crossover), ahead=_ahead_name(crossover, after))
+                        "" if named else f" ({pair[0]} vs {pair[1]})",
+                        a_ahead=title(families[0]) if after == pair[0] else None)
     ax.set_title(task_title(run_info, str(summary["task"].iloc[0])), fontsize="medium")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -303,11 +334,11 @@ PAPER_STYLE = {"color": "black", "linewidth": 0.75}
 
 def draw_paper(ax: Axes, paper: pd.DataFrame) -> None:
     """The paper's curves (``m, nb, lr``) on ``ax``: thin black lines under ours (drawn at
-    ``zorder`` 4: where the two coincide, ours shows), NB solid, LR dashed, labelled
-    "paper"."""
+    ``zorder`` 4: where the two coincide, ours shows), NB solid, LR dashed (their
+    approaches' styles), labelled "paper"."""
     rows = paper.sort_values("m")
-    for family in ("nb", "lr"):
-        ax.plot(rows["m"], rows[family], linestyle=LINESTYLES[family],
+    for family in PAPER_PAIR:
+        ax.plot(rows["m"], rows[family], linestyle=LINESTYLES[approach(family)],
                 label=f"paper: {family}", gid=f"paper-{family}", zorder=3,
                 **PAPER_STYLE)
 
@@ -323,38 +354,24 @@ def _crossover_of(paired: pd.DataFrame) -> Crossovers | None:
 
 
 CROSSOVER_COLOR = "0.4"
-CROSSOVER_STYLES = {"lr": ":", "nb": "-."}
-"""The crossover's line: dotted where LR goes ahead (the paper's story), dash-dotted where
-NB does (sick: LR ahead at m = 2, NB from m ≈ 2.6); in the colour of the model ahead."""
-
-
-def _pair_label(crossover: Crossovers) -> str:
-    """"" for the crossover of nb and lr (what the caption names); " (a vs b)" for the
-    first pair of a run that compared other models."""
-    pair = (str(crossover.model_a), str(crossover.model_b))
-    return "" if pair == ("nb", "lr") else f" ({pair[0]} vs {pair[1]})"
-
-
-def _ahead_name(crossover: Crossovers, after: str | None) -> str | None:
-    """The model ahead just after the crossing: "nb"/"lr" for the default pair, else the
-    model's name; None when unknown."""
-    if after not in ("nb", "lr"):
-        return None
-    return str(crossover.model_a if after == "nb" else crossover.model_b)
+A_AHEAD_COLOR = APPROACH_COLORS[GENERATIVE]
+CROSSOVER_STYLES = {"b": ":", "a": "-."}
+"""The crossover's line: dotted grey where b goes ahead (the paper's story: LR), dash-dotted
+blue where a does (sick: LR ahead at m = 2, NB from m ≈ 2.6)."""
 
 
 def _mark_crossover(ax: Axes, loc: float, interval: Sequence[float] | None,
-                    pair: str = "", ahead: str | None = None) -> None:
+                    pair: str = "", a_ahead: str | None = None) -> None:
     """A vertical line at the first crossover, its m written beside it at the top of the
     panel (on a white ground, readable over the curves), and its interval shaded (clipped
-    to the axes). ``ahead`` is the model ahead after it: LR ahead (or unknown) dotted
-    grey, NB ahead dash-dotted blue, and "NB ahead after" in the legend and the label.
-    ``pair`` follows "crossover" in the legend (" (nb vs lr_l2)")."""
-    nb_ahead = ahead is not None and ahead == "nb"
-    family = "nb" if nb_ahead else "lr"
-    color = FAMILY_COLORS["nb"] if nb_ahead else CROSSOVER_COLOR
-    legend = f"crossover{pair}" + (", NB ahead after" if nb_ahead else "")
-    ax.axvline(loc, color=color, linewidth=1.1, linestyle=CROSSOVER_STYLES[family],
+    to the axes). ``a_ahead`` is the heading of model a (``NB``) when a is ahead after it:
+    then dash-dotted blue, and "NB ahead after" in the legend and the label; else (b ahead
+    or unknown) dotted grey. ``pair`` follows "crossover" in the legend (" (nb vs lr_l2)")."""
+    color = A_AHEAD_COLOR if a_ahead else CROSSOVER_COLOR
+    ahead_text = f", {a_ahead} ahead after" if a_ahead else ""
+    legend = f"crossover{pair}" + ahead_text
+    ax.axvline(loc, color=color, linewidth=1.1,
+               linestyle=CROSSOVER_STYLES["a" if a_ahead else "b"],
                label=legend, gid="crossover")
     if interval is not None:
         lo, hi = ax.get_xlim()
@@ -368,7 +385,7 @@ def _mark_crossover(ax: Axes, loc: float, interval: Sequence[float] | None,
     else:
         at = loc
     right = at < lo + 0.6 * (hi - lo)  # the label on the side with more room
-    ax.annotate(f"m ≈ {loc:.1f}" + (", NB ahead after" if nb_ahead else ""),
+    ax.annotate(f"m ≈ {loc:.1f}" + ahead_text,
                 xy=(loc, 1.0), xycoords=("data", "axes fraction"),
                 xytext=(3 if right else -3, -3), textcoords="offset points",
                 ha="left" if right else "right", va="top", fontsize="small",
@@ -429,37 +446,63 @@ def _shared_legend(fig: Figure, axes: Sequence[Axes]) -> None:
                ncols=min(len(labels), 6), frameon=False, fontsize="medium")
 
 
+def _line_styles(tasks: Sequence[Any]) -> str:
+    """The caption's words for the line styles: the families of the tasks' models by
+    approach, in their order ("NB solid, LR dashed"; "NB, LDA solid, LR dashed")."""
+    families = []
+    for t in tasks:  # in each run's model order (run.json), as the legend lists them
+        if "family" not in t.summary:
+            continue
+        family = dict(zip(t.summary["model"].astype(str), t.summary["family"].astype(str),
+                          strict=False))
+        families += [family[m] for m in model_order(t.summary, t.run_info) if m in family]
+    by_style: dict[str, list[str]] = {}
+    for fam in dict.fromkeys(families):
+        by_style.setdefault(LINESTYLES.get(approach(fam), OTHER_LINESTYLE), []).append(title(fam))
+    words = {"-": "solid", "--": "dashed", OTHER_LINESTYLE: "dotted"}
+    parts = [f"{', '.join(by_style[style])} {word}" for style, word in words.items()
+             if style in by_style]
+    return "; ".join([", ".join(parts)] if parts else [])
+
+
 def caption(tasks: Sequence[Any], *, paper: bool, intervals: bool = True,
-            nb_ahead: bool = False, clipped: bool = False, short: bool = False,
-            lr_ahead: bool = True) -> str:
-    """What the figure shows, in one or two lines: splits, bands, the crossover after
-    which LR is ahead when ``lr_ahead`` (and its shaded interval when ``intervals``), the
-    dash-dotted one after which NB is when ``nb_ahead``, the starts written at the top
-    when ``clipped``, the paper's curves when ``paper``; ``short`` for a single panel."""
+            a_ahead: bool = False, clipped: bool = False, short: bool = False,
+            b_ahead: bool = True, names: tuple[str, str] | None = None) -> str:
+    """What the figure shows, in one or two lines: splits, line styles, bands, the crossover
+    after which b is ahead when ``b_ahead`` (and its shaded interval when ``intervals``),
+    the dash-dotted one after which a is when ``a_ahead``, the starts written at the top
+    when ``clipped``, the paper's curves when ``paper``; ``short`` for a single panel.
+    ``names``: the headings of the crossovers' pair when every panel's pair has the same
+    two families (``naming.shared_titles``: ``("NB", "LR")``), else None (each panel's pair
+    is named in the legend)."""
     counts = {int(n) for t in tasks for n in t.summary.get("n_splits", [])}
     n = counts.pop() if len(counts) == 1 else None
+    A, B = names or GENERIC
     if short:
         parts = [f"Mean test error over {n or 'the'} splits per m, 95% bands"]
-        if lr_ahead:
-            parts.append("dotted: first crossover, LR ahead after")
+        if b_ahead:
+            parts.append(f"dotted: first crossover, {B} ahead after")
         if intervals:
             parts.append("shaded: the crossover's 95% interval")
-        if nb_ahead:
-            parts.append("dash-dotted blue: NB ahead after")
+        if a_ahead:
+            parts.append(f"dash-dotted blue: {A} ahead after")
         if clipped:
             parts.append("↑: errors at the smallest m, above the axis")
         if paper:
             parts.append("thin black: the paper's curves")
         return "; ".join(parts) + "."
     splits = f"{n} random train/test splits" if n else "the random train/test splits"
-    text = (f"Mean test error over {splits} at each training-set size m; NB solid, LR "
-            f"dashed; bands: 95% confidence interval of the mean.")
-    if lr_ahead:
-        text += (" Dotted line: first crossover of NB and LR, LR ahead after it (m written "
-                 "beside it)")
+    styles = _line_styles(tasks)
+    text = (f"Mean test error over {splits} at each training-set size m; "
+            + (f"{styles}; " if styles else "")
+            + "bands: 95% confidence interval of the mean.")
+    pair = (f"of {A} and {B}" if names is not None
+            else "of each panel's pair a and b (named in its legend)")
+    if b_ahead:
+        text += f" Dotted line: first crossover {pair}, {B} ahead after it (m written beside it)"
         text += ", shaded: its 95% bootstrap interval." if intervals else "."
-    if nb_ahead:
-        text += " Dash-dotted blue: a first crossover after which NB is ahead."
+    if a_ahead:
+        text += f" Dash-dotted blue: a first crossover after which {A} is ahead."
     if clipped:
         text += " ↑: errors at the smallest m, above the axis."
     if paper:
@@ -479,7 +522,8 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | Non
     resamples, seeded as in the report by ``seed``). ``paper`` overlays the paper's curves
     on the panels of Figure 1; ``log_m`` draws m on a log scale (None: each panel by its
     grid, ``log_axis``; False: linear). Several panels share one
-    legend; every figure has a caption below its panels.
+    legend; every figure has a caption below its panels; it names the crossovers' pair
+    when every panel's has the same two families.
     """
     n = len(tasks)
     if n == 0:
@@ -488,22 +532,28 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | Non
     nrows = math.ceil(n / ncols)
     shared = n > 1
     # a caption of a few lines below the panels: room for it
-    fig = Figure(figsize=(panel_size[0] * ncols,
-                          panel_size[1] * nrows + (0.9 if shared else 0.8)),
-                 dpi=100, layout="constrained")
+    fig = ShownFigure(figsize=(panel_size[0] * ncols,
+                               panel_size[1] * nrows + (0.9 if shared else 0.8)),
+                      dpi=100, layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
-    intervals = drawn_paper = nb_ahead = lr_ahead = False  # what the caption has to explain
-    for k, (ax, task) in enumerate(zip(axes, tasks, strict=False)):
-        cross = _crossover_of_task(task, n_boot, seed)
-        crossed = cross is not None and cross.first_crossover is not None
-        intervals |= bool(crossed and cross.interval is not None)
-        nb_first = bool(crossed and cross.better_after and cross.better_after[0] == "nb")
-        nb_ahead |= nb_first
-        lr_ahead |= crossed and not nb_first
+    crosses = [_crossover_of_task(task, n_boot, seed) for task in tasks]
+    crossed = [c for c in crosses if c is not None and c.first_crossover is not None]
+    names = shared_titles(
+        (family_of(t, c.model_a), family_of(t, c.model_b))
+        for t, c in zip(tasks, crosses, strict=True)
+        if c is not None and c.first_crossover is not None)
+    intervals = drawn_paper = False  # what the caption has to explain
+    a_ahead = b_ahead = False
+    for cross in crossed:
+        intervals |= cross.interval is not None
+        a_first = bool(cross.better_after and cross.better_after[0] == cross.model_a)
+        a_ahead |= a_first
+        b_ahead |= not a_first
+    for k, (ax, task, cross) in enumerate(zip(axes, tasks, crosses, strict=False)):
         curves = _paper_of(task) if paper else None
         drawn_paper |= curves is not None
         plot_task(ax, task.summary, task.run_info, crossover=cross, paper=curves,
-                  legend=not shared, log_m=log_m,
+                  legend=not shared, log_m=log_m, pair_named=names is not None,
                   ylabel="mean test error" if k % ncols == 0 or not shared else "")
     for ax in axes[n:]:
         fig.delaxes(ax)
@@ -512,8 +562,8 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | Non
     if shared:
         _shared_legend(fig, axes[:n])
     clipped = any(t.get_gid() == "clipped-start" for ax in axes[:n] for t in ax.texts)
-    text = caption(tasks, paper=drawn_paper, intervals=intervals, nb_ahead=nb_ahead,
-                   clipped=clipped, short=not shared, lr_ahead=lr_ahead)
+    text = caption(tasks, paper=drawn_paper, intervals=intervals, a_ahead=a_ahead,
+                   clipped=clipped, short=not shared, b_ahead=b_ahead, names=names)
     per_inch = 14 if shared else 17  # characters of the caption's font per inch
     width = fig.get_figwidth()
     fig.supxlabel("\n".join(textwrap.wrap(text, width=int(per_inch * width))),

@@ -14,12 +14,20 @@ import pandas as pd
 
 import nbvslr.views.extrapolation as extrapolation
 from nbvslr.analysis import fidelity
-from nbvslr.analysis.crossovers import DEFAULT_N_BOOT, Crossovers, task_crossovers
+from nbvslr.analysis.crossovers import (
+    CROSSOVER_COLUMNS,
+    DEFAULT_N_BOOT,
+    Crossovers,
+    crossover_fields,
+    crossover_table,
+    task_crossovers,
+)
 from nbvslr.analysis.fidelity import panel_order
 from nbvslr.analysis.formatting import MISSING, m_text, number
 from nbvslr.analysis.stats import task_pairs
 from nbvslr.analysis.winner import winner
 from nbvslr.results.read import PathLike, TaskResults, load_results
+from nbvslr.views.naming import GENERIC, family_of, shared_titles, task_label
 
 # --------------------------------------------------------------------------------------
 # The Markdown table
@@ -67,21 +75,28 @@ def _number(x: Any) -> float:
         return math.nan
 
 
+def _crossover_cells(cross: Crossovers | None) -> dict[str, Any]:
+    """``CROSSOVER_COLUMNS`` of a row: missing numbers as NaN, a missing model as ``""``."""
+    fields = crossover_fields(cross)
+    return {k: ("" if k == "better_after" else math.nan) if v is None else v
+            for k, v in fields.items()}
+
+
 def comparison(task: TaskResults, pair: tuple[str, str], *, n_boot: int = DEFAULT_N_BOOT,
                seed: int = 0, level: float = 0.95) -> dict[str, Any]:
     """One row of the report as plain values: a task and a pair ``(a, b)`` of its models.
 
     Keys are ``COLUMNS``; errors are means over the splits, ``*_halfwidth_*`` the
     half-width of their ``level`` interval (NaN for a single split), winners name a model
-    or ``tie``, ``b_better_from`` is NaN when b is not significantly better at the end, and
-    the crossover's interval ends may be -inf / inf (before / after the range). The
-    crossover fields are NaN when the curves do not cross in the range.
+    or ``tie``, the crossover columns are ``crossovers.CROSSOVER_COLUMNS`` (NaN where
+    missing: ``b_better_from`` when b is not significantly better at the end, the crossover
+    when the curves do not cross in the range; the interval's ends may be -inf / inf,
+    before / after the range).
     """
     paired, cross = task_crossovers(task, pair, n_boot=n_boot, seed=seed, level=level)
     a, b = str(paired["model_a"].iloc[0]), str(paired["model_b"].iloc[0])
     m_lo, m_hi = int(paired["m"].iloc[0]), int(paired["m"].iloc[-1])
     asym = task.run_info.get("asymptotic_error") or {}
-    names = {"nb": a, "lr": b, "tie": "tie"}  # winner names the roles after the default pair
     row: dict[str, Any] = {"task": task.name, "model_a": a, "model_b": b,
                            "m_min": m_lo, "m_max": m_hi}
     for end, m in (("min", m_lo), ("max", m_hi)):
@@ -89,28 +104,22 @@ def comparison(task: TaskResults, pair: tuple[str, str], *, n_boot: int = DEFAUL
             hit = _row_at(task.summary, model, m)
             row[f"{role}_error_{end}_m"] = _value(hit, "error_mean")
             row[f"{role}_halfwidth_{end}_m"] = _half_width(hit)
-        row[f"winner_{end}_m"] = names[winner(paired[paired["m"] == m].iloc[0])]
-    first, interval = cross.first_crossover, cross.interval
-    row["crossover"] = math.nan if first is None else float(first)
-    row["crossover_low"] = math.nan if interval is None else float(interval[0])
-    row["crossover_high"] = math.nan if interval is None else float(interval[1])
-    row["crossings"] = len(cross.crossings)
-    sig = cross.lr_significant_from
-    row["b_better_from"] = math.nan if sig is None else int(sig)
-    row["tie_everywhere"] = bool(cross.tie_everywhere)
+        row[f"winner_{end}_m"] = winner(paired[paired["m"] == m].iloc[0])
+    row.update(_crossover_cells(cross))
     row["a_asymptotic"] = _number(asym.get(a))
     row["b_asymptotic"] = _number(asym.get(b))
     row["majority"] = _number(task.run_info.get("majority_error"))
     row["splits"] = int(paired["n_splits"].max())
     row["folder"] = str(task.folder)
     row["_cross"] = cross
+    row["_families"] = (family_of(task, a), family_of(task, b))
     return row
 
 
 def single(task: TaskResults, model: str) -> dict[str, Any]:
-    """A report row of one model of a task that has no pair to compare (its models are all
-    of one family, e.g. a run of nb alone): the a side is the model, the b side, winners and
-    crossover are missing (NaN, or ``MISSING`` for the winners)."""
+    """A report row of one model of a task that has no pair to compare (no generative and
+    discriminative model both, e.g. a run of nb alone): the a side is the model, the b side,
+    winners and crossover are missing (NaN, or ``MISSING`` for the winners)."""
     rows = task.summary[task.summary["model"] == model]
     m_lo, m_hi = int(rows["m"].min()), int(rows["m"].max())
     asym = task.run_info.get("asymptotic_error") or {}
@@ -122,16 +131,14 @@ def single(task: TaskResults, model: str) -> dict[str, Any]:
         row[f"a_halfwidth_{end}_m"] = _half_width(hit)
         row[f"b_error_{end}_m"] = row[f"b_halfwidth_{end}_m"] = math.nan
         row[f"winner_{end}_m"] = MISSING
-    for key in ("crossover", "crossover_low", "crossover_high", "b_better_from",
-                "b_asymptotic"):
-        row[key] = math.nan
-    row["crossings"] = 0
-    row["tie_everywhere"] = False
+    row.update(_crossover_cells(None))
+    row["b_asymptotic"] = math.nan
     row["a_asymptotic"] = _number(asym.get(model))
     row["majority"] = _number(task.run_info.get("majority_error"))
     row["splits"] = int(rows["n_splits"].max())
     row["folder"] = str(task.folder)
     row["_cross"] = None
+    row["_families"] = (family_of(task, model), "")
     return row
 
 
@@ -139,21 +146,28 @@ COLUMNS = (
     "task", "model_a", "model_b", "m_min", "m_max",
     "a_error_min_m", "a_halfwidth_min_m", "b_error_min_m", "b_halfwidth_min_m", "winner_min_m",
     "a_error_max_m", "a_halfwidth_max_m", "b_error_max_m", "b_halfwidth_max_m", "winner_max_m",
-    "crossover", "crossover_low", "crossover_high", "crossings", "b_better_from",
-    "tie_everywhere", "a_asymptotic", "b_asymptotic", "majority", "splits", "folder",
+    *CROSSOVER_COLUMNS, "a_asymptotic", "b_asymptotic", "majority", "splits", "folder",
 )
-"""The columns of ``report --format csv``: one row per task and compared pair."""
+"""The columns of ``report --format csv``: one row per task and compared pair; the crossover
+columns are ``Results.crossovers``'s (``crossovers.CROSSOVER_COLUMNS``)."""
 
 
-def _label(row: Mapping[str, Any]) -> str:
+def titles(rows: Sequence[Mapping[str, Any]]) -> tuple[str, str] | None:
+    """The headings of the rows' a and b columns: their families in capitals when every
+    compared pair is of the same two families (``naming.shared_titles``), else None (the
+    columns are then "a" and "b")."""
+    return shared_titles(r["_families"] for r in rows if r["_cross"] is not None)
+
+
+def _label(row: Mapping[str, Any], titled: bool = True) -> str:
     a, b = row["model_a"], row["model_b"]
     if row["_cross"] is None:
         return f"{row['task']} ({a} only)"
-    return row["task"] if (a, b) == ("nb", "lr") else f"{row['task']} ({a} vs {b})"
+    return task_label(row["task"], (a, b), row["_families"], titled)
 
 
-def _markdown_row(row: Mapping[str, Any], have_splits: bool) -> list[str]:
-    label = _label(row)
+def _markdown_row(row: Mapping[str, Any], have_splits: bool, titled: bool) -> list[str]:
+    label = _label(row, titled)
     cells = [label, f"{row['m_min']}–{row['m_max']}"]
     for end in ("min", "max"):
         for role in ("a", "b"):
@@ -176,33 +190,51 @@ def _markdown_row(row: Mapping[str, Any], have_splits: bool) -> list[str]:
     return cells
 
 
-HEADER = (
-    "task", "m", "NB @ min m", "LR @ min m", "winner", "NB @ max m", "LR @ max m", "winner",
-    "crossover [95% CI]", "LR better from", "asymptotic NB / LR", "majority",
-)
+def header(names: tuple[str, str] | None) -> tuple[str, ...]:
+    """The table's header, its a and b columns headed ``names`` (``titles``), else
+    ``naming.GENERIC``."""
+    a, b = names or GENERIC
+    return ("task", "m", f"{a} @ min m", f"{b} @ min m", "winner", f"{a} @ max m",
+            f"{b} @ max m", "winner", "crossover [95% CI]", f"{b} better from",
+            f"asymptotic {a} / {b}", "majority")
+
 
 NOTES = """\
 - Errors are mean test errors over the splits ± the half-width of the 95% Student t
   interval of the mean (`mean (n=1)`: a single split, no interval).
-- winner: from the paired differences NB − LR on the same splits; `lr` (or `nb`) when
+- winner: from the paired differences {A} − {B} on the same splits; {wb} (or {wa}) when
   their 95% interval lies entirely above (below) 0, `tie` when it contains 0.
-- crossover: the first m where the mean of NB − LR changes sign, linearly interpolated
+- crossover: the first m where the mean of {A} − {B} changes sign, linearly interpolated
   between sizes (later sign changes follow "also"); the bracket is a {pct}% bootstrap
   percentile interval ({n_boot} resamples of the splits within each m); `<m` / `>m`: the
   resampled curves often cross before / after the plotted range.
-- LR better from: the smallest m from which LR is significantly better at every larger m.
+- {B} better from: the smallest m from which {B} is significantly better at every larger m.
 - asymptotic: the error of each model trained on all the rows and scored on the same rows
-  (run.json), an optimistic estimate of the paper's ε(h, ∞): 0 for LR when the whole dataset
+  (run.json), an optimistic estimate of the paper's ε(h, ∞): 0 for {B} when the whole dataset
   is linearly separable; majority: the error of always predicting the majority class."""
 
+GENERIC_NOTE = """\
+- a, b: the two models of the row's pair, named after its task (`task (a vs b)`); the
+  table's pairs are of different families."""
 
 PAIR_NOTE = """\
 - A row `task (a vs b)` compares two other models of the run (the config's `compare`) in the
-  same way: a in the NB columns, b in the LR columns; its winners name the model."""
+  same way: a in the {A} columns, b in the {B} columns; its winners name the model."""
 
 SINGLE_NOTE = """\
-- A row `task (a only)` is a model of a run that has no pair to compare (all its models of
-  one family): its errors in the NB columns, `n/a` where a pair is needed."""
+- A row `task (a only)` is a model of a run that has no pair to compare (no model on one
+  side of it): its errors in the {A} columns, `n/a` where a pair is needed."""
+
+
+def notes_text(names: tuple[str, str] | None, *, level: float, n_boot: int) -> str:
+    """The definitions under the table, for its headings ``names`` (``titles``)."""
+    A, B = names or GENERIC
+    if names is None:  # a winner is the model's name
+        wa, wb = "a's name", "b's name"
+    else:
+        wa, wb = f"`{A.lower()}`", f"`{B.lower()}`"
+    text = NOTES.format(A=A, B=B, wa=wa, wb=wb, pct=round(100 * level), n_boot=n_boot)
+    return text if names is not None else text + "\n" + GENERIC_NOTE
 
 
 def _tasks_of(results: PathLike | Iterable[PathLike] | Sequence[TaskResults]
@@ -256,8 +288,7 @@ def report_csv(
     """The report as a tidy CSV: one row per task and compared pair, columns ``COLUMNS``,
     plain numbers (``pandas.read_csv`` reads it back as it is)."""
     rows = report_rows(results_dirs, n_boot=n_boot, seed=seed, level=level)
-    table = pd.DataFrame([{c: row[c] for c in COLUMNS} for row in rows], columns=list(COLUMNS))
-    table["b_better_from"] = table["b_better_from"].astype("Int64")
+    table = crossover_table([{c: row[c] for c in COLUMNS} for row in rows], COLUMNS)
     return table.to_csv(index=False, float_format="%.6g", lineterminator="\n")
 
 
@@ -268,9 +299,10 @@ def verdict_lines(rows: Sequence[Mapping[str, Any]]) -> str:
         boston   m 2–59   winner nb → lr   crossover 40.6 [37.8, 42.2]   lr better from 44
     """
     cells = []
+    titled = titles(rows) is not None
     for row in rows:
         b = row["model_b"]
-        label = _label(row)
+        label = _label(row, titled)
         if row["_cross"] is None:  # one model, no pair
             cells.append([label, f"m {row['m_min']}–{row['m_max']}",
                           f"error {number(row['a_error_min_m'])} → "
@@ -303,35 +335,39 @@ def report_table(
     """A Markdown table with one row per task found under ``results_dirs`` and pair it
     compared (``report_rows``).
 
-    Per row: the pair's (default NB vs LR) error at the smallest and the largest m with
-    the 95% interval's half-width, the winner at each end (``analysis.winner.winner``), the
+    Per row: the pair's (a, b) error at the smallest and the largest m with the 95%
+    interval's half-width, the winner at each end (``analysis.winner.winner``), the
     first crossover with its bootstrap interval (``crossovers``, seeded from ``seed`` and
-    the task name), the first m from which LR stays significantly better, the asymptotic
+    the task name), the first m from which b stays significantly better, the asymptotic
     errors and the majority-class error (run.json). ``paired.csv`` is used when present,
     else computed from ``splits.csv.gz``; without ``splits.csv.gz`` the crossover has no
     interval. Rows follow the figure's panel order (``fidelity.panel_order``). ``notes``
     appends the definitions. ``paper`` appends, when there are panels of Figure 1 among the
     tasks, their comparison with the paper's curves (``fidelity.markdown``). ``rows``:
-    ``report_rows`` of the same arguments, when already made. ``extrapolate`` appends the
-    section past the grid (``extrapolation.section``, its own number of draws),
-    ``beyond_reach`` looks there for crossovers past the reach.
+    ``report_rows`` of the same arguments, when already made. The a and b columns are
+    headed by the pairs' families when all pairs have the same two (``titles``), else "a"
+    and "b". ``extrapolate`` appends the section past the grid (``extrapolation.section``,
+    its own number of draws), ``beyond_reach`` looks there for crossovers past the reach.
     """
     if rows is None:
         rows = report_rows(results_dirs, n_boot=n_boot, seed=seed, level=level)
-    lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    names = titles(rows)
+    head = header(names)
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
-        cells = _markdown_row(row, row["_splits_file"])
+        cells = _markdown_row(row, row["_splits_file"], names is not None)
         if row["_duplicate"]:
             cells[0] += f" ({row['folder']})"
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     text = "\n".join(lines) + "\n"
     if notes:
-        text += "\n" + NOTES.format(pct=round(100 * level), n_boot=n_boot) + "\n"
-        if any((r["model_a"], r["model_b"]) != ("nb", "lr") and r["_cross"] is not None
-               for r in rows):
-            text += PAIR_NOTE + "\n"
+        text += "\n" + notes_text(names, level=level, n_boot=n_boot) + "\n"
+        A, B = names or GENERIC
+        if names is not None and any(
+                _label(r, True) != r["task"] for r in rows if r["_cross"] is not None):
+            text += PAIR_NOTE.format(A=A, B=B) + "\n"
         if any(r["_cross"] is None for r in rows):
-            text += SINGLE_NOTE + "\n"
+            text += SINGLE_NOTE.format(A=A, B=B) + "\n"
     if paper:
         tasks = list({id(row["_task"]): row["_task"] for row in rows}.values())
         panels = fidelity.compare_tasks(tasks, strict=False)

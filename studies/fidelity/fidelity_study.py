@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from nbvslr.analysis.fidelity import TOL, paper_curve
+from nbvslr.analysis.fidelity import PAPER_PAIR, TOL, paper_curve
 from nbvslr.analysis.winner import ahead
 
 T95 = 1.96
@@ -65,8 +65,8 @@ def task_rows(table: pd.DataFrame, fam: dict[str, str], paper: pd.DataFrame) -> 
         rows.append(dict(
             model=model, family=family, dist=dist, shift=shift, half=half,
             at_max=float(curve.loc[m_max]), paper_max=float(paper.loc[m_max, family]),
-            end=ahead(at_max[nb_model], at_max[lr_model]),
-            paper_end=ahead(paper.loc[m_max, "nb"], paper.loc[m_max, "lr"]),
+            end=ahead(at_max[nb_model], at_max[lr_model], PAPER_PAIR),
+            paper_end=ahead(paper.loc[m_max, "nb"], paper.loc[m_max, "lr"], PAPER_PAIR),
         ))
     return rows
 
@@ -78,8 +78,8 @@ def pair_summary(table: pd.DataFrame, nb: str, lr: str, paper: pd.DataFrame) -> 
     d_nb = float((table[nb].groupby(level=0).mean() - paper.loc[grid, "nb"]).abs().mean())
     d_lr = float((table[lr].groupby(level=0).mean() - paper.loc[grid, "lr"]).abs().mean())
     at_max = table.loc[grid[-1]].mean()
-    ours = ahead(at_max[nb], at_max[lr])
-    theirs = ahead(paper.loc[grid[-1], "nb"], paper.loc[grid[-1], "lr"])
+    ours = ahead(at_max[nb], at_max[lr], PAPER_PAIR)
+    theirs = ahead(paper.loc[grid[-1], "nb"], paper.loc[grid[-1], "lr"], PAPER_PAIR)
     return d_nb, d_lr, ours, theirs
 
 

@@ -226,19 +226,48 @@ def test_import_is_light():
 
 
 def test_plot_on_given_axes(csv_config):
-    """plot(ax=...) draws the one task's panel on ax and returns its figure; with several
-    tasks it asks for one."""
+    """plot(ax=...) draws the one task's panel on ax and returns ax (not its figure, which a
+    notebook would then show twice); with several tasks it asks for one."""
     from matplotlib.figure import Figure
 
     res = nbvslr.run(csv_config, progress=False)
     fig = Figure()
     ax = fig.subplots()
-    assert res.plot(ax=ax) is fig
+    assert res.plot(ax=ax) is ax
     assert [line.get_label() for line in ax.get_lines()][:2] == ["nb", "lr"]
     two = nbvslr.Results(res.tasks * 2)
     with pytest.raises(nbvslr.ConfigError, match="2 tasks for one panel"):
         two.plot(ax=ax)
     assert two["toy"].names == ["toy"]
+
+
+def test_results_html_names_tasks_models_sizes_and_crossovers(csv_config):
+    """A notebook's view of Results: every task with its models, sizes and splits, and the
+    crossover table of its pairs."""
+    res = nbvslr.run(csv_config, progress=False)
+    page = res._repr_html_()
+    assert "<table" in page and "toy" in page and "nb, lr" in page
+    overview = res.overview().iloc[0]
+    assert (overview["sizes"], overview["m_min"], overview["m_max"], overview["splits"]) == (
+        len(SIZES), SIZES[0], SIZES[-1], SPLITS)
+    assert "crossover_low" in page and "b_better_from" in page
+
+
+def test_progress_without_ipywidgets_is_a_quiet_text_bar(monkeypatch, capsys):
+    """Without ipywidgets the default bar is tqdm's text bar: no TqdmWarning about a missing
+    IProgress widget (pytest turns warnings into errors), the bar on stderr."""
+    import importlib.util
+
+    from nbvslr.runner import progress
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(progress.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "ipywidgets" else real(name, *a))
+    from tqdm import tqdm
+
+    assert progress._auto_bar() is tqdm
+    nbvslr.run(_raw(nbvslr.Task.from_arrays(*_xy(), name="quiet")))
+    assert "36/36" in capsys.readouterr().err
 
 
 def test_frame_task_in_worker_processes():
@@ -267,3 +296,39 @@ def test_mixed_frame_is_the_mixed_csv_task(tmp_path):
     assert from_frame.splits.equals(from_csv.splits)
     info = from_frame.tasks[0].run_info["task"]
     assert (info["kind"], info["features"]) == ("mixed", 4)
+
+
+def test_from_frame_checks_its_target_column_at_once():
+    """A target that is not a column is a ConfigError from Task.from_frame itself, naming
+    the columns and the closest one, before any run."""
+    with pytest.raises(nbvslr.ConfigError, match=r"target='lable': no such column "
+                                                 r"\(did you mean 'label'\?\); the columns "
+                                                 r"are 'a', 'b', 'c', 'label'"):
+        nbvslr.Task.from_frame(_frame(), target="lable", name="toy")
+
+
+def test_a_missing_value_names_the_python_argument():
+    """A DataFrame's missing cell: the error names from_frame's missing="drop", not the
+    config key, and missing="drop" then runs."""
+    df = _frame()
+    df.loc[3, "a"] = np.nan
+    task = nbvslr.Task.from_frame(df, target="label", name="gappy")
+    with pytest.raises(nbvslr.DataError, match=r'missing value at .*Task.from_frame\(\.\.\., '
+                                               r'missing="drop"\)') as err:
+        nbvslr.run(_raw(task), progress=False)
+    assert "source.missing" not in str(err.value)
+    dropped = nbvslr.Task.from_frame(df, target="label", name="gappy", missing="drop")
+    assert not nbvslr.run(_raw(dropped), progress=False).summary.empty
+
+
+def test_constant_columns_are_kept_as_docs_api_says():
+    """docs/api.md: a constant column of a DataFrame is kept, not refused (continuous and
+    discrete), and the run goes on."""
+    df = _frame().assign(flat=1.0, same="x")
+    task = nbvslr.Task.from_frame(df, target="label", name="flat",
+                                  columns=["a", "b", "flat"])
+    assert not nbvslr.run(_raw(task), progress=False).summary.empty
+    discrete = nbvslr.Task.from_frame(df.assign(a=df["a"] > 0), target="label", name="levels",
+                                      columns=["same", "a"], kind="discrete")
+    assert not nbvslr.run(_raw(discrete), progress=False).summary.empty
+    assert "constant column kept" in (ROOT / "docs" / "api.md").read_text(encoding="utf-8")

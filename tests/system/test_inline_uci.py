@@ -15,8 +15,9 @@ from urllib.parse import parse_qs, urlparse
 import numpy as np
 import pytest
 import ucimlrepo.fetch
+from loopback import GENEROUS
 
-from nbvslr.data import inline, ucisource
+from nbvslr.data import load_task, ucisource
 from nbvslr.data.dataset import DataSettings, TaskSpec
 from nbvslr.errors import DataError, DownloadError
 
@@ -115,14 +116,14 @@ def _spec(uci_id: int, **kw) -> TaskSpec:
 
 
 def _settings(tmp_path, **kw) -> DataSettings:
-    return DataSettings(cache_dir=tmp_path / "cache", **{"timeout": 5.0, **kw})
+    return DataSettings(cache_dir=tmp_path / "cache", **{"timeout": GENEROUS, **kw})
 
 
 def test_uci_fetch_builds_task_and_caches_csv_and_json(uci, tmp_path):
     """A fetched dataset becomes a task (default target = the Target column), and is cached
     as data.csv plus metadata.json; a second load makes no request."""
     spec = _spec(1, target={"positive": ["P"]}, features={"kind": "continuous", "drop": ["color"]})
-    data = inline.load(spec, _settings(tmp_path))
+    data = load_task(spec, _settings(tmp_path))
     assert data.feature_names == ("a", "b")  # Feature columns only: never the ID column
     np.testing.assert_allclose(data.X[:, 0], [0, 0.25, 0.75, 1])
     np.testing.assert_array_equal(data.y, [1, 0, 1, 0])
@@ -135,7 +136,7 @@ def test_uci_fetch_builds_task_and_caches_csv_and_json(uci, tmp_path):
     assert sorted(p.name for p in folder.iterdir()) == ["data.csv", "metadata.json"]
     n_requests = len(uci.requests)
     assert n_requests == 2  # the API description, then the CSV
-    again = inline.load(spec, _settings(tmp_path, download=False))
+    again = load_task(spec, _settings(tmp_path, download=False))
     assert len(uci.requests) == n_requests  # served from the cache
     np.testing.assert_array_equal(again.X, data.X)
 
@@ -144,7 +145,7 @@ def test_uci_discrete_features_and_target_choice(uci, tmp_path):
     """The config can pick discrete columns and a target among the table's columns."""
     spec = _spec(1, target={"column": "color", "positive": ["red"]},
                  features={"kind": "discrete", "columns": ["class"]})
-    data = inline.load(spec, _settings(tmp_path))
+    data = load_task(spec, _settings(tmp_path))
     assert data.n_values == (2,)
     np.testing.assert_array_equal(data.y, [1, 0, 1, 0])
 
@@ -152,7 +153,7 @@ def test_uci_discrete_features_and_target_choice(uci, tmp_path):
 def test_uci_mixed_default_features_is_a_clear_error(uci, tmp_path):
     """Default features mixing numbers and text are refused, naming the dataset and fix."""
     with pytest.raises(DataError, match=r"UCI dataset 1 .*columns 'color' hold text"):
-        inline.load(_spec(1), _settings(tmp_path))
+        load_task(_spec(1), _settings(tmp_path))
 
 
 @pytest.mark.parametrize(
@@ -168,7 +169,7 @@ def test_uci_failures_are_download_errors(uci, tmp_path, uci_id, pattern):
     """Not importable, not found, a bad payload and an HTTP 500 each give a one-line
     DownloadError, and nothing enters the cache."""
     with pytest.raises(DownloadError, match=pattern) as info:
-        inline.load(_spec(uci_id), _settings(tmp_path))
+        load_task(_spec(uci_id), _settings(tmp_path))
     assert "\n" not in str(info.value)
     assert not (tmp_path / "cache" / f"uci-{uci_id}").exists()
 
@@ -181,7 +182,7 @@ def test_uci_timeout_is_a_download_error(uci, tmp_path):
     # the socket's own timeout, or on a busy machine the whole fetch's deadline, comes first
     with pytest.raises(DownloadError, match=r"UCI dataset 6: (no answer within 0.3 s|"
                                             r"the fetch did not finish within)"):
-        inline.load(_spec(6), _settings(tmp_path, timeout=0.3))
+        load_task(_spec(6), _settings(tmp_path, timeout=0.3))
     assert time.monotonic() - start < 10.0  # never the default minutes of a socket
     assert not (tmp_path / "cache" / "uci-6").exists()
 
@@ -189,7 +190,7 @@ def test_uci_timeout_is_a_download_error(uci, tmp_path):
 def test_uci_offline_without_cache_says_how_to_work_offline(tmp_path):
     """With downloads off and no cache, the error names the cache folder and the CSV way."""
     with pytest.raises(DownloadError, match=r"not in the cache .*uci-7.*source: \{csv: path\}"):
-        inline.load(_spec(7), _settings(tmp_path, download=False))
+        load_task(_spec(7), _settings(tmp_path, download=False))
 
 
 def test_uci_bad_payload_from_fetch_is_refused(tmp_path):

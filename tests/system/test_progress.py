@@ -133,6 +133,22 @@ def test_long_task_names_at_80_columns_keep_the_name_and_a_steady_bar(monkeypatc
     assert max(len(line) for line in bars) <= 79
 
 
+def test_a_task_name_too_long_for_a_bar_at_80_columns_is_shortened_not_the_bar():
+    """A 45-character task name at 80 columns: the bar is still drawn, the name shortened
+    with "…" and the size kept, on every redraw."""
+    name = "adult-continuous-rescaled-by-hand-twice-over"
+    plan = [TaskPlan(name, 3, 0, 500, units=tuple((m, 250) for m in (2, 400, 32561)
+                                                  for _ in "ab"))]
+    tally = Tally()
+    tally.start(plan)
+    for m in (2, 400, 32561):
+        label = f"{name} m={m}"
+        left, right, bar = compose(label, tally, 79)
+        assert bar and len(left) + len(right) + 2 + MIN_BAR <= 79
+        assert left.startswith("adult-continuous") and "…" in left
+        assert left.rstrip().endswith(f" m={m}")
+
+
 def _read_all(fd: int, chunks: list[bytes]) -> None:
     while True:
         try:

@@ -40,6 +40,11 @@ TOY = {
 }
 
 
+# The runs a test signals once their first size is checkpointed: far more splits than they
+# get through before the signal, so no busy machine lets one finish first.
+LONG = {**TOY, "splits": 20_000}
+
+
 def _config(folder: Path, raw: dict = TOY, name: str = "toy.yaml") -> Path:
     path = folder / name
     path.write_text(yaml.safe_dump(raw))
@@ -345,8 +350,8 @@ def test_sigterm_stops_the_run_in_one_line_and_ends_its_workers(tmp_path):
     """SIGTERM to the run's process only: exit 143, one line, no leaked-semaphore warning,
     and its worker processes are gone soon after."""
     out = tmp_path / "out"
-    proc = _start(_config(tmp_path), out, "--jobs", "2")
-    assert _wait_until(lambda: list(out.glob("toy/.checkpoints/m=*.csv.gz")), 60)
+    proc = _start(_config(tmp_path, LONG), out, "--jobs", "2")
+    assert _wait_until(lambda: list(out.glob("toy/.checkpoints/m=*.csv.gz")), 300)
     workers = _children(proc.pid)
     assert workers and all(_sigint_held_off(pid) for pid in workers)  # Ctrl-C: no traceback
     proc.send_signal(signal.SIGTERM)
@@ -356,21 +361,21 @@ def test_sigterm_stops_the_run_in_one_line_and_ends_its_workers(tmp_path):
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("terminated: "), err
     assert "leaked" not in err
-    assert _wait_until(lambda: not _alive(workers), 10), _alive(workers)
+    assert _wait_until(lambda: not _alive(workers), 60), _alive(workers)
 
 
 def test_workers_end_soon_after_the_run_is_killed(tmp_path):
     """kill -9 of the run's process: its loky workers end within seconds (not minutes)."""
     out = tmp_path / "out"
-    proc = _start(_config(tmp_path), out, "--jobs", "2")
-    assert _wait_until(lambda: list(out.glob("toy/.checkpoints/m=*.csv.gz")), 60)
+    proc = _start(_config(tmp_path, LONG), out, "--jobs", "2")
+    assert _wait_until(lambda: list(out.glob("toy/.checkpoints/m=*.csv.gz")), 300)
     workers = _children(proc.pid)
     assert workers
     proc.kill()
     proc.wait(timeout=60)
     try:
         left = {p: Path(f"/proc/{p}/cmdline").read_bytes()[:200] for p in _alive(workers)}
-        assert _wait_until(lambda: not _alive(workers), 10), left
+        assert _wait_until(lambda: not _alive(workers), 60), left
     finally:
         for pid in _alive(workers):
             os.kill(pid, signal.SIGKILL)

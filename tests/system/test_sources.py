@@ -10,7 +10,7 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from loopback import LoopbackServer
+from loopback import GENEROUS, LoopbackServer
 
 from nbvslr.data import BUILTIN_TASKS, fetch, get_recipe, load_task, task_status
 from nbvslr.data import sources as src
@@ -40,7 +40,7 @@ def _route(file) -> str:
     return f"/{file.host}/{file.path}"
 
 
-def _online(cache_dir: Path, timeout: float = 5.0) -> DataSettings:
+def _online(cache_dir: Path, timeout: float = GENEROUS) -> DataSettings:
     return _fresh(cache_dir=cache_dir, mirror=None, download=True, timeout=timeout)
 
 
@@ -216,7 +216,7 @@ def test_stale_cache_file_is_replaced_by_a_download(mirror, cache_dir, server):
 MIRROR_ROUTE = "/mirror/lenses/lenses.data"  # apart from the download hosts' routes
 
 
-def _url_mirror(server: LoopbackServer, cache_dir: Path, timeout: float = 5.0,
+def _url_mirror(server: LoopbackServer, cache_dir: Path, timeout: float = GENEROUS,
                 download: bool = True) -> DataSettings:
     return _fresh(cache_dir=cache_dir, mirror=f"{server.url}/mirror/", download=download,
                   timeout=timeout)

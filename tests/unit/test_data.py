@@ -224,7 +224,8 @@ def test_a_line_with_the_wrong_width_is_a_data_error():
 
 
 def test_inline_tasks_are_delegated(monkeypatch, tmp_path):
-    """validate_task/load_task hand a task with a source: to nbvslr.data.inline."""
+    """validate_task/load_task hand a task with a source: to nbvslr.data.inline (its
+    registry parses it, then loads it)."""
     import sys
     import types
 
@@ -233,12 +234,13 @@ def test_inline_tasks_are_delegated(monkeypatch, tmp_path):
     calls = []
     fake = types.ModuleType("nbvslr.data.inline")
 
-    def validate(spec):
+    def parsed(spec, where=None):
         calls.append(("validate", spec.name))
         if spec.source.get("csv") is None:
             raise ConfigError("source: csv path missing")
+        return spec
 
-    fake.validate = validate
+    fake.parsed = parsed
     fake.load = lambda spec, settings: calls.append(("load", spec.name)) or "dataset"
     monkeypatch.setitem(sys.modules, "nbvslr.data.inline", fake)
     monkeypatch.setattr(nbvslr.data, "inline", fake, raising=False)

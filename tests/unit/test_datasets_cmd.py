@@ -8,7 +8,7 @@ import io
 from click.testing import CliRunner
 
 from nbvslr.cli import cli
-from nbvslr.data import BUILTIN_TASKS, MIXED_TASKS, get_recipe
+from nbvslr.data import BUILTIN_TASKS, MIXED_TASKS, MULTICLASS_TASKS, get_recipe
 
 
 def _run(args, env=None):
@@ -17,14 +17,17 @@ def _run(args, env=None):
 
 
 def test_csv_lists_every_task_with_its_counts(mirror, cache_dir):
-    """--format csv: one row per built-in binary task (adult-mixed last), counts first."""
+    """--format csv: one row per built-in task (Figure 1's, adult-mixed, the K-class
+    tasks), counts first."""
     result = _run(["datasets", "--format", "csv", "--cache", str(cache_dir),
                    "--mirror", str(mirror)])
     assert result.exit_code == 0, result.output
     rows = list(csv.DictReader(io.StringIO(result.output)))
     assert list(rows[0])[:4] == ["task", "rows", "features", "positives"]
-    assert [r["task"] for r in rows] == list(BUILTIN_TASKS + MIXED_TASKS)
-    mixed = rows[-1]
+    assert [r["task"] for r in rows] == list(BUILTIN_TASKS + MIXED_TASKS + MULTICLASS_TASKS)
+    digits = rows[-3]  # the K-class tasks are listed too, with their classes
+    assert (digits["task"], digits["classes"], digits["positives"]) == ("optdigits-10", "10", "")
+    mixed = rows[len(BUILTIN_TASKS)]
     assert (mixed["task"], mixed["rows"], mixed["features"], mixed["kind"]) == (
         "adult-mixed", "48842", "14", "mixed")
     lenses = rows[BUILTIN_TASKS.index("lenses")]

@@ -75,7 +75,7 @@ def test_ends_use_the_common_sizes_and_the_tie_margin():
 ])
 def test_ahead(nb, lr, expected):
     """The lower mean error is ahead unless the two are within 0.005."""
-    assert ahead(nb, lr) == expected
+    assert ahead(nb, lr, ("nb", "lr")) == expected
 
 
 def test_crossings_are_interpolated_with_the_model_ahead_after():
@@ -290,3 +290,9 @@ def test_cli_without_argument_reads_results(two_panels, monkeypatch):
     assert res.exit_code != 0 and "Traceback" not in res.output
     assert res.output.strip().count("\n") == 0
     assert "nbvslr fidelity results/reference" in res.output
+
+
+def test_ahead_names_the_pair_it_is_given():
+    """ahead names the given pair's models, whatever they are (not the nb/lr roles)."""
+    assert ahead(0.2, 0.3, ("lda", "qda")) == "lda"
+    assert ahead(0.3, 0.2, ("lda", "qda")) == "qda"

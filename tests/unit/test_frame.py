@@ -10,9 +10,9 @@ import pytest
 
 import nbvslr
 from nbvslr.config import parse_config
+from nbvslr.data import load_task as load
 from nbvslr.data.dataset import DataSettings
 from nbvslr.data.frame import Frame
-from nbvslr.data.inline import load
 from nbvslr.errors import ConfigError
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nbvslr.data import inline
+from nbvslr.data import load_task, validate_task
 from nbvslr.data.dataset import DataSettings, TaskSpec
 from nbvslr.errors import ConfigError, DataError
 
@@ -21,7 +21,7 @@ def _write(tmp_path: Path, text: str, name: str = "d.csv") -> str:
 def _load(tmp_path: Path, text: str, source=None, **kw):
     path = _write(tmp_path, text)
     spec = TaskSpec(name="mine", source={"csv": path, **(source or {})}, **kw)
-    return inline.load(spec, DataSettings(cache_dir=tmp_path / "cache", download=False))
+    return load_task(spec, DataSettings(cache_dir=tmp_path / "cache", download=False))
 
 
 TABLE = "a,b,c,cls\n1,10,x,yes\n3,10,y,no\n5,10,x,yes\n9,10,z,no\n"
@@ -124,7 +124,7 @@ def test_missing_file_and_empty_file(tmp_path):
     """A path that does not exist, and an empty file, are DataErrors naming the path."""
     spec = TaskSpec(name="x", source={"csv": str(tmp_path / "nope.csv")})
     with pytest.raises(DataError, match=r"nope.csv: source.csv: file not found"):
-        inline.load(spec, DataSettings())
+        load_task(spec, DataSettings())
     with pytest.raises(DataError, match=r"d.csv: the file is empty"):
         _load(tmp_path, "")
 
@@ -175,7 +175,7 @@ def test_missing_file_and_empty_file(tmp_path):
 def test_validation_errors_are_one_line_and_name_the_key(spec, pattern):
     """validate refuses a bad inline spec with one line: key, problem, value and fix."""
     with pytest.raises(ConfigError, match=pattern) as info:
-        inline.validate(TaskSpec(name="t", **spec))
+        validate_task(TaskSpec(name="t", **spec))
     message = str(info.value)
     assert "\n" not in message and "; " in message
 
@@ -190,7 +190,7 @@ def test_validate_accepts_good_specs():
         TaskSpec(name="c", source={"synthetic": {"generator": "dependent", "kind": "discrete",
                                                  "levels": 4, "factors": 2, "noise": 0.1}}),
     ):
-        assert inline.validate(spec) is None
+        assert validate_task(spec) is None
 
 
 def test_config_reports_inline_errors_with_file_and_task_key(tmp_path):

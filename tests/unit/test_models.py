@@ -151,7 +151,7 @@ def test_every_name_and_kind_has_one_entry_and_one_table():
     assert lookup("nb", "continuous").options is lookup("nb", "discrete").options is NB_OPTIONS
     assert lookup("nb", "continuous") is not lookup("nb", "discrete")
     assert lookup("lr", "continuous") is lookup("lr", "discrete")
-    assert {e.name for e in ENTRIES} == set(OPTIONS) == set(FAMILIES) == {"nb", "lr"}
+    assert {e.name for e in ENTRIES} == set(OPTIONS) == set(FAMILIES) == {"nb", "lr", "lda", "qda"}
     for name, table in OPTIONS.items():
         assert FAMILIES[name] == {o.name: o.default for o in table}
         for o in table:

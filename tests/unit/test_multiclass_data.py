@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nbvslr.data import MULTICLASS_TASKS, inline, load_task
+from nbvslr.data import MULTICLASS_TASKS, load_task, validate_task
 from nbvslr.data.dataset import DataSettings, TaskSpec
 from nbvslr.errors import ConfigError, DataError, SizeError
 from nbvslr.splits import check_size, draw_train_sets, nested_train_sets, split_seeds
@@ -19,8 +19,8 @@ def _load(tmp_path: Path, text: str, **kw):
     path = tmp_path / "d.csv"
     path.write_text(text)
     spec = TaskSpec(name="mine", source={"csv": str(path)}, **kw)
-    inline.validate(spec)
-    return inline.load(spec, DataSettings(cache_dir=tmp_path / "cache", download=False))
+    validate_task(spec)
+    return load_task(spec, DataSettings(cache_dir=tmp_path / "cache", download=False))
 
 
 def test_column_without_positive_keeps_every_class(tmp_path):

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from loopback import LoopbackServer
+from loopback import GENEROUS, LoopbackServer
 from sklearn.datasets import _twenty_newsgroups as sk20
 from sklearn.datasets import load_files
 
@@ -111,7 +111,7 @@ def server(monkeypatch, tiny) -> Iterator[LoopbackServer]:
         yield s
 
 
-def _settings(cache: Path, timeout: float = 5.0, download: bool = True) -> DataSettings:
+def _settings(cache: Path, timeout: float = GENEROUS, download: bool = True) -> DataSettings:
     return DataSettings(cache_dir=cache, mirror=None, download=download, timeout=timeout)
 
 

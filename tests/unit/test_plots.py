@@ -318,7 +318,7 @@ def test_nb_overtaking_lr_is_drawn_unlike_lr_overtaking_nb():
     swapped = {"nb": ("nb", lr_curve), "lr": ("lr", nb_curve)}  # LR first, then NB
     _, ax = _draw(curves=swapped)
     line, label = _crossing_mark(ax)
-    assert line.get_linestyle() == "-." and line.get_color() == plots.FAMILY_COLORS["nb"]
+    assert line.get_linestyle() == "-." and line.get_color() == plots.A_AHEAD_COLOR
     assert label.get_text().endswith("NB ahead after")
     assert "crossover, NB ahead after" in [t.get_text() for t in ax.get_legend().get_texts()]
 

@@ -172,7 +172,8 @@ def test_csv_has_the_hand_computed_values_as_plain_numbers(tmp_path):
     assert row["a_halfwidth_max_m"] == 0
     assert (row["winner_min_m"], row["winner_max_m"]) == ("nb", "tie")
     assert row["crossover"] == 3 and row["crossover_low"] <= 3 <= row["crossover_high"]
-    assert row["crossings"] == 1 and pd.isna(row["b_better_from"])
+    assert row["n_crossings"] == 1 and pd.isna(row["b_better_from"])
+    assert row["better_after"] == "lr" and row["first_a_better"] == 2
     assert (row["a_asymptotic"], row["b_asymptotic"], row["majority"]) == (0.3, 0.2, 0.4)
     assert row["splits"] == 3
 
@@ -196,10 +197,10 @@ def test_csv_of_several_tasks_loads_with_pandas_in_one_line(tmp_path):
     assert list(table["task"]) == ["pima", "mine"]
     numeric = [c for c in report.COLUMNS if c not in (
         "task", "model_a", "model_b", "winner_min_m", "winner_max_m", "tie_everywhere",
-        "folder")]
+        "folder", "better_after")]
     assert all(pd.api.types.is_numeric_dtype(table[c]) for c in numeric), table.dtypes
     mine = table.set_index("task").loc["mine"]
-    assert pd.isna(mine["crossover"]) and mine["crossings"] == 0
+    assert pd.isna(mine["crossover"]) and mine["n_crossings"] == 0
     assert mine["winner_max_m"] == "nb"
     assert table.set_index("task").loc["pima", "b_better_from"] > 0
 

@@ -13,7 +13,7 @@ from scipy import stats
 
 from nbvslr.cli import cli
 from nbvslr.config import parse_config
-from nbvslr.data import inline
+from nbvslr.data import load_task
 from nbvslr.data.dataset import DataSettings, TaskSpec
 from nbvslr.data.symmetric import bayes_error_of, feature_strength
 from nbvslr.errors import ConfigError
@@ -23,7 +23,7 @@ from nbvslr.studies.sample_complexity import M_STAR_COLUMNS, parse_study
 
 def _load(**params):
     spec = TaskSpec(name="sym", source={"synthetic": {"generator": "symmetric", **params}})
-    return inline.load(spec, DataSettings(download=False))
+    return load_task(spec, DataSettings(download=False))
 
 
 # --------------------------------------------------------------------------- m*

@@ -64,6 +64,29 @@ def test_normal_quantile_matches_scipy():
     np.testing.assert_allclose(mine, sps.norm.ppf(ps), rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("df", [1, 2, 39, 299, 999, 1999, 10**6])
+@pytest.mark.parametrize("p", [0.6, 0.975, 0.9995])
+def test_t_quantile_inverts_the_t_cdf_to_round_off(df, p):
+    """At the df a run's 40, 300 or 1000 splits give, the t quantile is exact to round-off:
+    the t CDF at it is p within 2e-16 (the hand-written Newton polish was off by up to
+    5e-15 at df 999)."""
+    from scipy.special import stdtr
+
+    assert abs(stdtr(df, t_quantile(p, df)) - p) <= 2e-16
+
+
+@pytest.mark.parametrize("p", [1e-300, 1e-20, 1e-8, 0.3, 0.5, 0.975, 1 - 1e-12])
+def test_normal_quantile_inverts_the_normal_cdf(p):
+    """The normal quantile is exact to round-off, deep tails included; p outside (0, 1)
+    is refused."""
+    from scipy.special import ndtr
+
+    assert ndtr(normal_quantile(p)) == pytest.approx(p, rel=2e-13)
+    for bad in (0.0, 1.0):
+        with pytest.raises(ValueError, match="p must be in"):
+            normal_quantile(bad)
+
+
 # ---- summarize -----------------------------------------------------------------------
 
 def test_summarize_hand_computed():
@@ -172,11 +195,30 @@ def curve_table(diff_by_m: dict[int, float], spread: float = 0.02, n: int = 4,
 
 
 def test_winner_reads_the_paired_interval():
-    """Interval above 0 -> LR, below 0 -> NB, containing 0 or NaN -> tie."""
-    assert winner({"ci_low": 0.01, "ci_high": 0.05}) == "lr"
-    assert winner({"ci_low": -0.05, "ci_high": -0.01}) == "nb"
-    assert winner({"ci_low": -0.01, "ci_high": 0.05}) == "tie"
-    assert winner({"ci_low": float("nan"), "ci_high": float("nan")}) == "tie"
+    """Interval above 0 -> model b's name, below 0 -> model a's, containing 0 or NaN -> tie."""
+    pair = {"model_a": "nb", "model_b": "lr"}
+    assert winner({**pair, "ci_low": 0.01, "ci_high": 0.05}) == "lr"
+    assert winner({**pair, "ci_low": -0.05, "ci_high": -0.01}) == "nb"
+    assert winner({**pair, "ci_low": -0.01, "ci_high": 0.05}) == "tie"
+    assert winner({**pair, "ci_low": float("nan"), "ci_high": float("nan")}) == "tie"
+
+
+def test_winner_names_any_pair():
+    """winner names the row's own models (lda vs lr), never the roles of nb and lr."""
+    pair = {"model_a": "lda", "model_b": "lr-C1"}
+    assert winner({**pair, "ci_low": 0.01, "ci_high": 0.05}) == "lr-C1"
+    assert winner({**pair, "ci_low": -0.05, "ci_high": -0.01}) == "lda"
+
+
+def test_crossovers_of_a_pair_other_than_nb_and_lr():
+    """The crossovers of (lda, qda) name lda and qda: b_better_from and better_after follow
+    the pair's own names."""
+    table = curve_table({2: -0.1, 4: 0.1, 6: 0.3, 8: 0.2}, spread=0.001)
+    table["model"] = table["model"].map({"nb": "lda", "lr": "qda"})
+    table["family"] = table["model"]
+    out = crossovers(paired_summary(table, "lda", "qda"))
+    assert out.better_after == ("qda",)
+    assert out.first_a_better == 2 and out.first_b_better == 4 and out.b_better_from == 4
 
 
 def test_no_crossover_when_nb_is_better_everywhere():
@@ -185,8 +227,8 @@ def test_no_crossover_when_nb_is_better_everywhere():
     out = crossovers(paired_summary(table, "nb", "lr"), table, rng=np.random.default_rng(0))
     assert out.crossings == () and out.first_crossover is None
     assert out.interval is None
-    assert out.first_lr_significant is None and out.lr_significant_from is None
-    assert out.first_nb_significant == 2
+    assert out.first_b_better is None and out.b_better_from is None
+    assert out.first_a_better == 2
     assert not out.tie_everywhere
 
 
@@ -198,8 +240,8 @@ def test_two_crossovers_interpolated_by_hand():
     assert out.crossings == pytest.approx((3.0, 7.5))
     assert out.better_after == ("lr", "nb")
     assert out.first_crossover == pytest.approx(3.0)
-    assert out.first_lr_significant == 4
-    assert out.lr_significant_from is None  # NB is better again at the last size
+    assert out.first_b_better == 4
+    assert out.b_better_from is None  # NB is better again at the last size
     assert [winner(r) for _, r in paired.iterrows()] == ["nb", "lr", "lr", "nb"]
 
 
@@ -233,7 +275,7 @@ def test_tie_everywhere():
     out = crossovers(paired)
     assert out.tie_everywhere
     assert {winner(r) for _, r in paired.iterrows()} == {"tie"}
-    assert out.first_lr_significant is None and out.first_nb_significant is None
+    assert out.first_b_better is None and out.first_a_better is None
     assert len(out.crossings) == 2  # sign changes of noise are still listed
 
 

@@ -14,13 +14,13 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import CategoricalNB
 from sklearn.preprocessing import OneHotEncoder
 
-from nbvslr.data import inline, synthetic
+from nbvslr.data import load_task, synthetic
 from nbvslr.data.dataset import DataSettings, TaskSpec
 
 
 def _load(**params):
     spec = TaskSpec(name="syn", source={"synthetic": params})
-    return inline.load(spec, DataSettings(download=False))
+    return load_task(spec, DataSettings(download=False))
 
 
 def _pooled_gaussian_nb(X, y):

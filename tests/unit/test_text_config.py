@@ -96,6 +96,21 @@ def test_bad_text_configs_are_one_line_errors(task, models, words):
     assert words in _one_line_error(_config([task], models))
 
 
+def test_a_text_config_without_models_runs_nb_and_l2_lr(sms_csv):
+    """A first text config (features: {kind: text}, no models:) is not refused: its default
+    models are nb and lr with C = 1, and it runs."""
+    task = {"name": "msgs", "source": {"csv": str(sms_csv)},
+            "target": {"column": "label", "positive": ["spam"]},
+            "features": {"kind": "text", "column": "message"}}
+    config = parse_config({"tasks": [task], "sizes": [4, 6], "splits": 3})
+    assert [(m.name, m.family, m.options.get("C")) for m in config.models] == [
+        ("nb", "nb", None), ("lr", "lr", 1.0)]
+    res = nbvslr.run(config, progress=False)
+    assert sorted(set(res.summary["model"])) == ["lr", "nb"]
+    mixed = {"tasks": [task, "lenses"], "sizes": [4, 6], "splits": 3}
+    assert "set C: (e.g. C: 1)" in _one_line_error(mixed)
+
+
 def test_paper_grid_refused_for_a_text_task():
     assert "no grid for the text task" in _one_line_error(
         {"tasks": ["sms-spam"], "models": {"nb": {}}})

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import test_newsgroups as tn
 from click.testing import CliRunner
+from loopback import GENEROUS
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.naive_bayes import MultinomialNB
 
@@ -87,7 +88,7 @@ def test_bad_text_sources_are_one_line_config_errors(tmp_path, task, match):
 
 def test_a_20_newsgroups_task_by_name_downloads_once_and_runs(tmp_path, server):
     settings = DataSettings(cache_dir=tmp_path / "cache", mirror=None, download=True,
-                            timeout=5.0)
+                            timeout=GENEROUS)
     config = _config(tmp_path, "tasks:\n  - {name: ng, source: {text: 20news, strip: none}}\n"
                                "  - {name: ng-stripped, source: {text: 20news}}\n"
                                "sizes: [6]\nsplits: 2\nmodels: {nb: {}}\n")

@@ -55,6 +55,7 @@ def test_a_run_compiles_the_groups_its_tasks_need_once_each(tmp_path, monkeypatc
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
     compiled, said = [], []
     monkeypatch.setattr(warm, "compile_all", lambda groups: compiled.append(tuple(groups)))
+    monkeypatch.setattr(warm, "busy_factor", lambda: 1.0)  # the idle machine's seconds
     two = warm.groups_for([("continuous", False), ("discrete", False)])
     k = warm.groups_for([("discrete", True), ("continuous", False)])
     assert two == ("two-class",) and k == ("two-class", "k-class")
@@ -69,6 +70,24 @@ def test_a_run_compiles_the_groups_its_tasks_need_once_each(tmp_path, monkeypatc
     est = warm.ESTIMATE_S
     assert f"about {est['draws'] + est['two-class']:.0f} s" in said[0]
     assert f"about {est['k-class']:.0f} s" in said[1]
+
+
+def test_the_estimate_counts_a_busy_machine(monkeypatch):
+    """Where this process gets a quarter of a core, the line says four times the idle
+    machine's CPU seconds, and names those; on an idle machine, those alone."""
+    monkeypatch.setattr(warm, "busy_factor", lambda: 4.0)
+    cpu = warm.ESTIMATE_S["draws"] + warm.ESTIMATE_S["two-class"]
+    line = warm.estimate_line(["two-class"], first=True)
+    assert f"(about {4 * cpu:.0f} s, as the machine is busy: {cpu:.0f} s on an idle one;" in line
+    monkeypatch.setattr(warm, "busy_factor", lambda: 1.0)
+    assert f"(about {cpu:.0f} s; later runs" in warm.estimate_line(["two-class"], first=True)
+
+
+def test_busy_factor_is_the_wall_time_of_cpu_work():
+    """The probe's wall over CPU time: at least 1, and, with nothing run beside this process
+    by the test, a finite share of a core."""
+    factor = warm.busy_factor(probe=0.02)
+    assert 1.0 <= factor <= 20.0
 
 
 def test_warming_compiles_what_a_k_class_gaussian_fit_runs():

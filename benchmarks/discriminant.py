@@ -1,0 +1,180 @@
+"""LDA and QDA: nbvslr against a per-split scikit-learn loop.
+
+Usage::
+
+    python benchmarks/discriminant.py            # full: four tasks, 1000 splits
+    python benchmarks/discriminant.py --quick    # one small line per model
+
+``benchmarks/bench.py`` calls ``main_section`` (its "LDA and QDA" section). Per (task, m)
+and model, CPU seconds per 1000 splits of this process, BLAS and OpenMP on one thread:
+
+* ``ours``: one ``score_splits`` call on all splits (fit and held-out error), median of
+  ``REPEATS``;
+* ``peer``: scikit-learn's ``LinearDiscriminantAnalysis`` (solver ``lsqr``, which fits the
+  same maximum-likelihood pooled covariance) or ``QuadraticDiscriminantAnalysis`` fitted
+  and scored split by split on the same training sets, timed on the first splits within a
+  budget and extrapolated (``*``). Where a QDA class covariance is singular (a constant
+  pixel of optdigits, any class of at most d rows) scikit-learn refuses the fit; the peer
+  then shrinks it (solver ``eigen``, ``shrinkage = 0.01``: the same work, another rule),
+  and its error column is marked ``reg``; a class of one row it cannot fit at all (``refused``:
+  the split is timed but left out of the errors compared).
+
+Nothing here asserts a timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:  # run as a script: make ``benchmarks`` importable
+    sys.path.insert(0, str(REPO))
+
+from benchmarks import harness  # noqa: E402
+from nbvslr.data import DataSettings, TaskSpec, load_task  # noqa: E402
+from nbvslr.data.dataset import Dataset  # noqa: E402
+from nbvslr.models import ModelSpec, resolve_options, score_splits  # noqa: E402
+from nbvslr.splits import draw_train_sets, split_seeds  # noqa: E402
+
+SEED = 0
+#: (task, sizes) measured: full, quick.
+FULL_PLAN = (("pima", (20, 59)), ("ionosphere", (50, 200)), ("optdigits-0v1", (50, 300)),
+             ("optdigits-10", (200,)))
+QUICK_PLAN = (("pima", (40,)),)
+FULL_BUDGET = 3.0
+QUICK_BUDGET = 1.0
+REPEATS = 3
+QDA_REG = 0.01
+
+
+def specs() -> dict[str, ModelSpec]:
+    """lda and qda with their defaults."""
+    return {name: ModelSpec(name, name, resolve_options(name, name, {}))
+            for name in ("lda", "qda")}
+
+
+class Peer:
+    """scikit-learn's LDA or QDA fitted and scored on one split at a time, with our prior."""
+
+    def __init__(self, data: Dataset, spec: ModelSpec):
+        self.X = np.asarray(data.X, dtype=np.float64)
+        self.y = np.asarray(data.y).astype(np.int64)
+        self.K = max(data.n_classes, 2)
+        self.family = spec.family
+        self.smoothing = spec.options["smoothing"]
+        self.regularised = 0
+        self.refused = 0
+
+    def error(self, train: np.ndarray) -> float:
+        """Fit on rows ``train`` (m,) and return the error on every other row."""
+        from numpy.linalg import LinAlgError
+        from sklearn.discriminant_analysis import (
+            LinearDiscriminantAnalysis,
+            QuadraticDiscriminantAnalysis,
+        )
+
+        Xtr, ytr = self.X[train], self.y[train]
+        test = np.ones(self.y.shape[0], dtype=bool)
+        test[train] = False
+        counts = np.bincount(ytr, minlength=self.K).astype(np.float64)
+        prior = (counts + self.smoothing) / (counts.sum() + self.K * self.smoothing)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if self.family == "lda":
+                clf = LinearDiscriminantAnalysis(solver="lsqr", priors=prior).fit(Xtr, ytr)
+            else:
+                try:
+                    clf = QuadraticDiscriminantAnalysis(priors=prior).fit(Xtr, ytr)
+                except LinAlgError:  # a singular class covariance
+                    self.regularised += 1
+                    clf = QuadraticDiscriminantAnalysis(priors=prior, solver="eigen",
+                                                        shrinkage=QDA_REG, tol=0.0).fit(Xtr, ytr)
+                except ValueError:  # a class of one row: no fit at all
+                    self.refused += 1
+                    return float("nan")
+            return 1.0 - clf.score(self.X[test], self.y[test])
+
+
+def measure(data: Dataset, m: int, n_splits: int, spec: ModelSpec, budget: float,
+            peer_max: int, repeats: int) -> dict[str, Any]:
+    """CPU seconds per 1000 splits of ours (all splits at once) and of the peer loop."""
+    draw, seeds = split_seeds(SEED, data.name, m, range(n_splits))
+    idx = draw_train_sets(np.asarray(data.y), m, draw)
+    score_splits(spec, data, idx[:2], seeds[:2])  # warm-up: the design, compiled loops
+    t_ours, times, out = harness.time_repeated(lambda: score_splits(spec, data, idx, seeds),
+                                               repeats)
+    peer_model = Peer(data, spec)
+    peer = harness.time_loop(lambda i: peer_model.error(idx[i]), total=n_splits,
+                             budget=budget, max_items=peer_max)
+    n = peer.done
+    per_k = 1000.0 / n_splits
+    return {
+        "task": data.name, "m": m, "model": spec.name, "splits": n_splits,
+        "ours_s_per_1000": t_ours * per_k, "ours_times": times,
+        "peer_s_per_1000": peer.seconds * per_k, "peer": peer.as_dict(),
+        "x_peer": peer.seconds / t_ours, "peer_regularised": peer_model.regularised,
+        "peer_refused": peer_model.refused,
+        "mean_error_same_splits": float(out["error"][:n][~np.isnan(peer.values)].mean()),
+        "peer_mean_error": float(np.nanmean(peer.values)),
+    }
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """The rows in Markdown."""
+    lines = ["| task | m | model | ours s/1000 | peer s/1000 | x peer "
+             "| err ours / peer (same splits) |", "|" + "---|" * 7]
+    for r in rows:
+        star = "*" if r["peer"]["extrapolated"] else ""
+        reg = f" (reg {r['peer_regularised']})" if r["peer_regularised"] else ""
+        reg += f" (refused {r['peer_refused']})" if r["peer_refused"] else ""
+        lines.append(
+            f"| {r['task']} | {r['m']} | {r['model']} | {r['ours_s_per_1000']:.3f} "
+            f"| {r['peer_s_per_1000']:.2f}{star} ({r['peer']['done']}) | {r['x_peer']:.0f} "
+            f"| {r['mean_error_same_splits']:.3f} / {r['peer_mean_error']:.3f}{reg} |")
+    return "\n".join(lines)
+
+
+def main_section(quick: bool, n_splits: int | None = None) -> dict[str, Any]:
+    """Measure and print the LDA and QDA section; return its numbers."""
+    n = n_splits or (50 if quick else 1000)
+    budget = QUICK_BUDGET if quick else FULL_BUDGET
+    rows: list[dict[str, Any]] = []
+    print(f"\n## LDA and QDA: ours vs a per-split scikit-learn loop, CPU seconds per 1000 "
+          f"splits, 1 core ({n} splits)", flush=True)
+    with threadpool_limits(limits=1):
+        for task, sizes in (QUICK_PLAN if quick else FULL_PLAN):
+            data = load_task(TaskSpec(task), DataSettings())
+            for m in sizes:
+                for spec in specs().values():
+                    row = measure(data, m, n, spec, budget, 10 if quick else n,
+                                  1 if quick else REPEATS)
+                    rows.append(row)
+                    print(f"  {task} m={m} {spec.name}: ours {row['ours_s_per_1000']:.3f} "
+                          f"s/1000, x{row['x_peer']:.0f} vs peer", flush=True)
+    print("peer: * = extrapolated from the first (n) splits; reg n: n splits where "
+          "scikit-learn's QDA refused a singular covariance and the peer shrank it by "
+          f"{QDA_REG}")
+    print()
+    print(table(rows))
+    return {"rows": rows}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--splits", type=int)
+    args = ap.parse_args(argv)
+    main_section(args.quick, args.splits)
+    return 0
+
+
+if __name__ == "__main__":
+    harness.one_openmp_thread()
+    sys.exit(main())

@@ -1,0 +1,325 @@
+"""Any OpenML dataset by its id, downloaded once into the cache and verified.
+
+``source: {openml: <id>}`` in a config, ``nbvslr.Task.from_openml(<id>)`` in Python. A small
+client on ``urllib`` (``nbvslr.data.sources.download``), no ``openml`` package:
+
+- Two requests: the dataset's description, ``<server>/api/v1/json/data/<id>`` (its name,
+  version, default target, ignored and row-id columns, the URL of its ARFF file and that
+  file's md5 checksum), then the ARFF file itself. ``<server>`` is ``https://www.openml.org``,
+  or ``$NBVSLR_OPENML_SERVER`` (a mirror, or OpenML's test server).
+- One deadline, ``settings.timeout`` seconds, for the whole transfer (both requests): a
+  server that trickles is stopped then.
+- The ARFF file must have the md5 OpenML publishes for it, or it is refused and never
+  cached. The cache, ``settings.cache_dir / "openml-<id>" /`` (``description.json`` and
+  ``data.arff``), is checked against that md5 on every read; once there, the network is not
+  touched again.
+- Every failure is one line (``DownloadError``): offline (``settings.download`` false and
+  nothing cached), a time-out, an HTTP error (an unknown id: OpenML answers 412), a bad
+  checksum; each says how to work offline.
+
+The table then follows the rules of a CSV (``nbvslr.data.csvsource``); by default the target
+is the dataset's default target attribute, the features every other column but the ignored
+and row-id ones and the string and date columns, and each feature's kind is the one the
+ARFF header declares: numeric (``numeric``, ``real``, ``integer``) continuous, nominal
+(``{a, b, ...}``) discrete, a task of both mixed.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+import nbvslr.data.csvsource as csvsource
+import nbvslr.data.sources as sources
+from nbvslr.data.csvsource import TableChoices
+from nbvslr.data.dataset import Dataset, DataSettings
+from nbvslr.errors import DataError, DownloadError, did_you_mean
+
+SERVER = "https://www.openml.org"
+SERVER_ENV = "NBVSLR_OPENML_SERVER"
+DESCRIPTION_FILE = "description.json"
+DATA_FILE = "data.arff"
+NUMERIC = ("numeric", "real", "integer")
+"""ARFF types read as continuous features; nominal ones (``{a, b}``) are discrete."""
+
+
+def server() -> str:
+    """The OpenML server asked: ``$NBVSLR_OPENML_SERVER`` or OpenML's own."""
+    return (os.environ.get(SERVER_ENV) or SERVER).rstrip("/")
+
+
+def description_url(dataset_id: int) -> str:
+    return f"{server()}/api/v1/json/data/{dataset_id}"
+
+
+def cache_folder(dataset_id: int, settings: DataSettings) -> Path:
+    """Where dataset ``dataset_id`` is cached."""
+    return Path(settings.cache_dir) / f"openml-{dataset_id}"
+
+
+def _hint(dataset_id: int) -> str:
+    return (f"to work offline, run once with internet (the dataset is then cached), or save "
+            f"OpenML dataset {dataset_id}'s table as a CSV file and use source: {{csv: path}}")
+
+
+def _md5(data: bytes) -> str:
+    return hashlib.md5(data, usedforsecurity=False).hexdigest()
+
+
+@dataclass(frozen=True)
+class Description:
+    """What OpenML says of a dataset (its ``data_set_description``)."""
+
+    dataset_id: int
+    name: str
+    version: str
+    url: str
+    md5: str
+    format: str
+    default_target: str | None
+    ignore: tuple[str, ...]
+    row_id: tuple[str, ...]
+    status: str
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    """An attribute list as OpenML writes it: absent, one name, a list, or comma-separated."""
+    if value in (None, ""):
+        return ()
+    items = value if isinstance(value, list) else [value]
+    return tuple(n.strip() for item in items for n in str(item).split(",") if n.strip())
+
+
+def parse_description(raw: bytes, dataset_id: int, origin: str) -> Description:
+    """A ``Description`` from the JSON OpenML answers; ``DataError`` for anything else."""
+    try:
+        body = json.loads(raw.decode("utf-8"))
+        d = body["data_set_description"]
+        url, md5 = str(d["url"]), str(d["md5_checksum"]).lower()
+    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError):
+        raise DataError(f"{origin}: not an OpenML dataset description (JSON with "
+                        "data_set_description, its url and md5_checksum); check "
+                        f"{SERVER_ENV}, or delete the cached copy") from None
+    if not re.fullmatch(r"[0-9a-f]{32}", md5):
+        raise DataError(f"{origin}: md5_checksum {md5!r} is not an md5; check {SERVER_ENV}")
+    target = _names(d.get("default_target_attribute"))
+    return Description(
+        dataset_id=dataset_id, name=str(d.get("name", f"openml-{dataset_id}")),
+        version=str(d.get("version", "")), url=url, md5=md5,
+        format=str(d.get("format", "ARFF")),
+        default_target=",".join(target) if target else None,
+        ignore=_names(d.get("ignore_attribute")), row_id=_names(d.get("row_id_attribute")),
+        status=str(d.get("status", "")))
+
+
+def fetch(dataset_id: int, settings: DataSettings) -> tuple[Description, bytes, str]:
+    """The dataset's description and its verified ARFF bytes, and where they came from
+    (``"cache"`` or the data file's URL); downloaded and cached when not cached yet."""
+    folder = cache_folder(dataset_id, settings)
+    described, arff = folder / DESCRIPTION_FILE, folder / DATA_FILE
+    if described.is_file() and arff.is_file():
+        about = parse_description(described.read_bytes(), dataset_id, str(described))
+        data = arff.read_bytes()
+        if _md5(data) == about.md5:
+            return about, data, "cache"
+    hint = _hint(dataset_id)
+    if not settings.download:
+        where = (f"{arff} fails its md5 check" if arff.is_file() and described.is_file()
+                 else f"OpenML dataset {dataset_id} is not in the cache ({folder})")
+        raise DownloadError(f"{where} and downloads are off; {hint}")
+    deadline = time.monotonic() + settings.timeout
+    raw = _download(description_url(dataset_id), deadline, settings.timeout, dataset_id)
+    about = parse_description(raw, dataset_id, description_url(dataset_id))
+    if about.format.lower() != "arff":
+        raise DataError(f"OpenML dataset {dataset_id} ({about.name}) is stored as "
+                        f"{about.format}, which nbvslr does not read (dense ARFF only); save "
+                        "its table as a CSV file and use source: {csv: path}")
+    data = _download(about.url, deadline, settings.timeout, dataset_id)
+    actual = _md5(data)
+    if actual != about.md5:
+        raise DownloadError(
+            f"download of {about.url} refused: md5 {actual[:12]}... is not the "
+            f"{about.md5[:12]}... OpenML publishes for dataset {dataset_id} ({len(data)} "
+            f"bytes); {hint}")
+    sources.write_atomic(arff, data=data)
+    sources.write_atomic(described, data=raw)  # last: a cache entry is complete or absent
+    return about, data, about.url
+
+
+def _download(url: str, deadline: float, timeout: float, dataset_id: int) -> bytes:
+    """``url``'s bytes within what is left of the transfer's one deadline."""
+    left = deadline - time.monotonic()
+    late = DownloadError(
+        f"download of OpenML dataset {dataset_id} failed: timed out after {timeout:g} s (the "
+        f"whole transfer, its description and its data, --timeout); {_hint(dataset_id)}")
+    if left <= 0:
+        raise late
+    try:
+        return sources.download(url, left, _hint(dataset_id)) or b""
+    except DownloadError:
+        if time.monotonic() >= deadline - 0.05:  # the deadline ended it
+            raise late from None
+        raise
+
+
+# --------------------------------------------------------------------------- ARFF
+
+@dataclass(frozen=True)
+class Attribute:
+    name: str
+    type: str  # numeric, nominal, string, date (ARFF's types, numeric for real/integer)
+
+
+_ATTRIBUTE = re.compile(r"""@attribute\s+('(?:\\.|[^'])*'|"(?:\\.|[^"])*"|\S+)\s+(.+)$""",
+                        re.IGNORECASE)
+
+
+def _unquote(text: str) -> str:
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        text = re.sub(r"\\(.)", r"\1", text[1:-1])
+    return text
+
+
+def _cell(text: str) -> str:
+    """A data value as text: ``?`` is missing (the empty cell), a double-quoted value is
+    unquoted (single quotes are the reader's)."""
+    text = text.strip()
+    if text == "?":
+        return ""
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        return re.sub(r"\\(.)", r"\1", text[1:-1])
+    return text
+
+
+def _type_of(declared: str, origin: str, name: str) -> str:
+    word = declared.strip().split()[0].lower() if declared.strip() else ""
+    if declared.strip().startswith("{"):
+        return "nominal"
+    if word in NUMERIC:
+        return "numeric"
+    if word in ("string", "date"):
+        return word
+    raise DataError(f"{origin}: attribute {name!r} has ARFF type {declared.strip()!r}, which "
+                    "nbvslr does not read (numeric, nominal, string or date); save the table "
+                    "as a CSV file and use source: {csv: path}")
+
+
+def read_arff(data: bytes, origin: str) -> tuple[pd.DataFrame, tuple[Attribute, ...]]:
+    """A dense ARFF file as a table of stripped text cells (N, columns) and its attributes;
+    an unquoted ``?`` is a missing (empty) cell. ``DataError``, one line, for a file that is
+    not dense ARFF."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{origin}: not UTF-8 text (byte at offset {exc.start}); check "
+                        f"{SERVER_ENV}") from None
+    lines = text.splitlines()
+    attributes: list[Attribute] = []
+    start = None
+    for number, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("%"):
+            continue
+        lowered = stripped.lower()
+        if lowered.startswith("@attribute"):
+            found = _ATTRIBUTE.match(stripped)
+            if found is None:
+                raise DataError(f"{origin} line {number + 1}: not an ARFF attribute "
+                                f"({stripped[:60]!r}); check {SERVER_ENV}")
+            name = _unquote(found.group(1))
+            attributes.append(Attribute(name, _type_of(found.group(2), origin, name)))
+        elif lowered.startswith("@data"):
+            start = number + 1
+            break
+    if start is None or not attributes:
+        raise DataError(f"{origin}: not an ARFF file (no @attribute or no @data line); check "
+                        f"{SERVER_ENV}")
+    rows: list[list[str]] = []
+    width = len(attributes)
+    for number, line in enumerate(lines[start:], start + 1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("%"):
+            continue
+        if stripped.startswith("{"):
+            raise DataError(f"{origin} line {number}: a sparse ARFF row, which nbvslr does not "
+                            "read; save the table as a CSV file and use source: {csv: path}")
+        cells = next(csv.reader([stripped], quotechar="'", escapechar="\\",
+                                skipinitialspace=True))
+        if len(cells) != width:
+            raise DataError(f"{origin} line {number}: {len(cells)} values, the header "
+                            f"declares {width} attributes; check {SERVER_ENV}")
+        rows.append([_cell(c) for c in cells])
+    names = [a.name for a in attributes]
+    twice = next((n for n in names if names.count(n) > 1), None)
+    if twice is not None:
+        raise DataError(f"{origin}: attribute {twice!r} is declared twice; check {SERVER_ENV}")
+    return pd.DataFrame(rows, columns=names, dtype=str), tuple(attributes)
+
+
+# --------------------------------------------------------------------------- the task
+
+def _declared_choices(choices: TableChoices, attributes: Sequence[Attribute], target: str,
+                      defaults: list[str], origin: str) -> TableChoices:
+    """The table choices with each feature's kind the one its ARFF type declares, unless
+    the config chose kinds itself (``kind:``, or ``continuous:`` and ``discrete:``)."""
+    if choices.kind is not None or choices.continuous is not None:
+        return choices
+    types = {a.name: a.type for a in attributes}
+    pool = list(choices.feature_columns) if choices.feature_columns is not None else defaults
+    for column in [*pool, *choices.drop]:
+        if column not in types:
+            key = "features.columns" if choices.feature_columns is not None else "features.drop"
+            raise DataError(f"{origin}: {key}: no column {column!r}"
+                            f"{did_you_mean(column, list(types))}; columns are "
+                            f"{', '.join(map(repr, list(types)[:8]))}"
+                            f"{', ...' if len(types) > 8 else ''}")
+    pool = [c for c in pool if c != target and c not in choices.drop]
+    other = [c for c in pool if types[c] not in ("numeric", "nominal")]
+    if other:
+        raise DataError(f"{origin}: features.columns: column {other[0]!r} is an ARFF "
+                        f"{types[other[0]]}; list only numeric and nominal columns, or give "
+                        "features.kind")
+    if not pool:
+        return choices  # refused by the table rules, naming the fix
+    return replace(choices, feature_columns=None, drop=(),
+                   continuous=tuple(c for c in pool if types[c] == "numeric"),
+                   discrete=tuple(c for c in pool if types[c] == "nominal"))
+
+
+def load(name: str, dataset_id: int, choices: TableChoices, settings: DataSettings) -> Dataset:
+    """The ``Dataset`` of OpenML dataset ``dataset_id`` under the task name ``name``."""
+    about, data, how = fetch(dataset_id, settings)
+    origin = f"OpenML dataset {dataset_id} ({about.name})"
+    table, attributes = read_arff(data, origin)
+    target = choices.target_column or about.default_target
+    if target is None or "," in target:
+        problem = ("has no default target" if target is None
+                   else f"has several default targets ({target})")
+        raise DataError(f"{origin}: {problem}; name the class column in target.column")
+    left_out = {*about.ignore, *about.row_id}
+    defaults = [a.name for a in attributes if a.name != target and a.name not in left_out
+                and a.type in ("numeric", "nominal")]
+    if choices.target_column is None and target not in table.columns:
+        raise DataError(f"{origin}: its default target {target!r} is not one of its "
+                        "columns; name the class column in target.column")
+    chosen = _declared_choices(choices, attributes, target, defaults, origin)
+    return csvsource.build_dataset(
+        table, name=name, choices=chosen, origin=origin, row_label=csvsource.data_row,
+        default_target=target, default_features=defaults,
+        notes={"source": "openml", "openml": dataset_id, "dataset": about.name,
+               "version": about.version, "url": about.url, "md5": about.md5,
+               "sha256": hashlib.sha256(data).hexdigest(), "from": how,
+               "left_out": sorted(left_out | {a.name for a in attributes
+                                              if a.type not in ("numeric", "nominal")})},
+    )

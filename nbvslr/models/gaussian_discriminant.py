@@ -1,0 +1,414 @@
+"""Gaussian discriminant analysis for S training sets at once: LDA (one covariance shared by
+the classes) and QDA (one per class), returned as linear rules over a design.
+
+Each class k is a Gaussian ``N(mu_k, Sigma_k)`` with prior ``p(k)``, and a row goes to the
+class of largest ``log p(k) + log N(x | mu_k, Sigma_k)``:
+
+* LDA: ``Sigma_k = Sigma`` for every k, so the score of class k is linear in ``x``:
+  ``w_k = P mu_k``, ``b_k = log p(k) - mu_k' P mu_k / 2`` with the precision ``P = Sigma^-1``
+  (design ``"x"``: theta (S, K, d + 1); two classes: ``theta_1 - theta_0``).
+* QDA: ``score_k = log p(k) - log|Sigma_k| / 2 - (x - mu_k)' P_k (x - mu_k) / 2``, linear in
+  ``[x, x_i x_j for i <= j]`` (design ``"x_xx"``): the weights of ``x`` are ``P_k mu_k``,
+  of ``x_i^2`` ``-P_k[i, i] / 2``, of ``x_i x_j`` (i < j) ``-P_k[i, j]``, and the intercept
+  ``log p(k) - mu_k' P_k mu_k / 2 - log|Sigma_k| / 2``.
+
+Estimates (the maximum-likelihood fit by default):
+
+* means: the class means of the training rows;
+* ``covariance="ml"``: the scatter about the class means divided by m (LDA, the pooled
+  covariance) or by ``count(k)`` (QDA); ``"unbiased"``: by ``m - K`` or ``count(k) - 1`` (at
+  least 1), the estimator scikit-learn's ``LinearDiscriminantAnalysis`` (solver ``svd``) and
+  ``QuadraticDiscriminantAnalysis`` use;
+* ``shrinkage`` lambda in [0, 1]: ``(1 - lambda) Sigma + lambda diag(Sigma)``, towards the
+  diagonal: lambda = 1 is naive Bayes's covariance (LDA: the shared variances of Gaussian
+  NB's ``variance: shared``; QDA: the class variances of ``variance: class``);
+* the class prior as naive Bayes's: ``(count(k) + l) / (m + K l)`` with l = ``smoothing``,
+  or uniform.
+
+A singular covariance (always at ``m <= d`` for LDA and ``count(k) <= d`` for QDA; also
+when a feature is constant in the training rows) has no inverse. ``singular`` says what
+then:
+
+* ``"epsilon"`` (the default): ``Sigma + epsilon I`` with naive Bayes's
+  ``epsilon = max(var_smoothing * v_max, var_floor)`` (``v_max``: the largest total ML
+  variance of a feature in the split's training rows). As epsilon -> 0 this is the
+  limit of the ridge-regularised rule: directions in which the training rows do not vary
+  count most, so two points that differ there are told apart by them (at m = 2, LDA is
+  "nearest class mean", as naive Bayes is). A non-singular covariance is used as it is.
+  Singular here (``regularised``): its rank bounded below d by its rows, a feature of
+  variance 0, or a Cholesky pivot ``L_jj^2`` at most ``d * 2.2e-16`` times its largest
+  diagonal entry (one factorisation of the stack, about 12 times quicker than its
+  eigenvalues at d = 34).
+* ``"pinv"``: the Moore-Penrose inverse (eigenvalues at most ``d * 2.2e-16`` times the
+  largest count as 0, numpy's ``matrix_rank`` rule), and
+  for QDA the pseudo-determinant (the product of the other eigenvalues): the rule sees
+  only the directions the training rows span. Equal to the inverse where that exists.
+
+docs/discriminant.md argues the default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from nbvslr.data.dataset import Dataset
+from nbvslr.models.budget import DEFAULT_BUDGET, Budget
+from nbvslr.models.design import Design
+from nbvslr.models.family import Fit, Option, choice, number, one_of
+from nbvslr.models.multiclass_nb import log_prior
+
+
+def _fraction(value):
+    """A number in [0, 1]."""
+    v = number(0.0, strict=False)(value)
+    if v > 1.0:
+        raise ValueError
+    return v
+
+
+#: The options of the ``lda`` and ``qda`` model names (each name holds this table).
+DISCRIMINANT_OPTIONS: tuple[Option, ...] = (
+    Option("smoothing", 1.0, number(0.0, strict=True), "a number > 0",
+           "Laplace smoothing l of the class prior, as naive Bayes's"),
+    Option("prior", "empirical", choice("empirical", "uniform"), one_of("empirical", "uniform"),
+           "`empirical`: the Laplace-smoothed class prior; `uniform`: equal priors"),
+    Option("covariance", "ml", choice("ml", "unbiased"), one_of("ml", "unbiased"),
+           "`ml`: the scatter about the class means divided by m (LDA) or the class count "
+           "(QDA), the maximum-likelihood fit; `unbiased`: by m − K or the class count − 1"),
+    Option("shrinkage", 0.0, lambda v: _fraction(v), "a number in [0, 1]",
+           "λ of `(1 − λ) Σ + λ diag(Σ)`: 0 the full covariance, 1 naive Bayes's diagonal"),
+    Option("singular", "epsilon", choice("epsilon", "pinv"), one_of("epsilon", "pinv"),
+           "a singular covariance (m ≤ d): `epsilon` inverts `Σ + ε I` with naive Bayes's "
+           "epsilon; `pinv` takes its pseudo-inverse (docs/discriminant.md)"),
+    Option("var_smoothing", 1e-9, number(0.0, strict=False), "a number >= 0",
+           "`singular: epsilon`: epsilon is `max(var_smoothing × largest feature variance of "
+           "the training set, var_floor)`"),
+    Option("var_floor", 1e-12, number(0.0, strict=True), "a number > 0",
+           "the smallest epsilon"),
+)
+
+RANK_TOL = float(np.finfo(np.float64).eps)
+"""The relative threshold of a zero eigenvalue (``pinv``) or Cholesky pivot (``epsilon``),
+times d (numpy's ``matrix_rank`` threshold)."""
+
+
+def _onehot(y: np.ndarray, K: int) -> np.ndarray:
+    """Labels (S, m) as float64 indicators (S, m, K)."""
+    Y = np.zeros(y.shape + (K,))
+    np.put_along_axis(Y, np.asarray(y, dtype=np.int64)[..., None], 1.0, axis=-1)
+    return Y
+
+
+def _epsilon(X: np.ndarray, var_smoothing: float, var_floor: float, per: int = 1):
+    """Naive Bayes's epsilon of the splits, ``max(var_smoothing * v_max, var_floor)``, as a
+    function of the flat indices ``s * per + k`` of covariances (split s, ``per`` of them a
+    split): computed only for the splits asked for (only a singular covariance needs it)."""
+
+    def eps(flat: np.ndarray) -> np.ndarray:
+        v_max = X[flat // per].var(axis=1).max(axis=1)  # largest total ML variance
+        return np.maximum(var_smoothing * v_max, var_floor)
+
+    return eps
+
+
+def _shrink(cov: np.ndarray, shrinkage: float) -> np.ndarray:
+    """``(1 - lambda) Sigma + lambda diag(Sigma)`` for a stack of covariances (..., d, d)."""
+    if shrinkage == 0.0:
+        return cov
+    d = cov.shape[-1]
+    diag = np.einsum("...ii->...i", cov)  # (..., d)
+    out = (1.0 - shrinkage) * cov
+    out[..., np.arange(d), np.arange(d)] = diag  # the diagonal is kept whole
+    return out
+
+
+def _cholesky_where(C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The Cholesky factors of a stack (S, d, d) and which exist (S,) bool: numpy's
+    factorisation of the whole stack, or of its halves in turn when one matrix is not
+    positive definite (a failed factor is NaN)."""
+    try:
+        return np.linalg.cholesky(C), np.ones(C.shape[0], dtype=bool)
+    except np.linalg.LinAlgError:
+        if C.shape[0] == 1:
+            return np.full_like(C, np.nan), np.zeros(1, dtype=bool)
+    half = C.shape[0] // 2
+    (L0, ok0), (L1, ok1) = _cholesky_where(C[:half]), _cholesky_where(C[half:])
+    return np.concatenate([L0, L1]), np.concatenate([ok0, ok1])
+
+
+def regularised(cov: np.ndarray, eps, rank_bound: np.ndarray | float
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``singular: epsilon``: each covariance as it is, or plus ``epsilon I`` where singular.
+
+    Parameters
+    ----------
+    cov : ndarray of shape (..., d, d)
+        Symmetric positive semi-definite.
+    eps : callable
+        Naive Bayes's epsilon of the covariances of given flat indices (``_epsilon``).
+    rank_bound : ndarray broadcasting to ``cov.shape[:-2]``
+        The largest rank its scatter can have (m - K, or count(k) - 1).
+
+    Returns
+    -------
+    used : ndarray of shape (..., d, d)
+        The covariances the rule inverts.
+    logdet : ndarray of shape (...)
+        ``log|used|``.
+    is_singular : ndarray of shape (...), bool
+        Singular: ``rank_bound < d``, a feature of variance 0, or a Cholesky pivot
+        ``L_jj^2`` at most ``d * RANK_TOL`` times the largest diagonal entry (numpy's
+        factorisation failing included).
+    """
+    shape, d = cov.shape[:-2], cov.shape[-1]
+    C = cov.reshape(-1, d, d)  # (n, d, d)
+    diag = np.einsum("nii->ni", C)  # (n, d)
+    top = diag.max(axis=1)  # (n,)
+    flagged = (np.broadcast_to(rank_bound, shape).reshape(-1) < d) | (diag.min(axis=1) <= 0.0)
+    L = np.empty_like(C)
+    rest = np.flatnonzero(~flagged)
+    if rest.size:
+        L_rest, ok = _cholesky_where(C[rest])
+        pivots = np.einsum("nii->ni", L_rest) ** 2  # (r, d), NaN where failed
+        ok &= ~(pivots.min(axis=1) <= d * RANK_TOL * top[rest])
+        L[rest] = L_rest
+        flagged[rest[~ok]] = True
+    used = C
+    bad = np.flatnonzero(flagged)
+    if bad.size:
+        used = C.copy()
+        used[bad] += eps(bad)[:, None, None] * np.eye(d)
+        L[bad], ok = _cholesky_where(used[bad])
+        if not ok.all():  # epsilon below the rounding of this covariance's scale
+            raise ValueError("a covariance plus epsilon is not positive definite; raise "
+                             "var_smoothing or var_floor")
+    logdet = 2.0 * np.log(np.einsum("nii->ni", L)).sum(axis=1)
+    return used.reshape(cov.shape), logdet.reshape(shape), flagged.reshape(shape)
+
+
+def pseudo_inverse(cov: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``singular: pinv``: the Moore-Penrose inverse of each covariance of a stack
+    (..., d, d), the log of its pseudo-determinant (...), and which were singular (...):
+    an eigenvalue at most ``d * RANK_TOL`` times the largest counts as 0."""
+    lam, V = np.linalg.eigh(cov)  # (..., d) ascending, (..., d, d)
+    d = cov.shape[-1]
+    cut = np.maximum(d * RANK_TOL * lam[..., -1], 0.0)  # (...)
+    keep = lam > cut[..., None]
+    inv = np.where(keep, 1.0 / np.where(keep, lam, 1.0), 0.0)
+    logdet = np.where(keep, np.log(np.where(keep, lam, 1.0)), 0.0).sum(axis=-1)
+    P = np.matmul(V * inv[..., None, :], np.swapaxes(V, -1, -2))  # V diag(inv) V'
+    P = 0.5 * (P + np.swapaxes(P, -1, -2))  # exactly symmetric
+    return P, logdet, ~keep.all(axis=-1)
+
+
+def precision(cov: np.ndarray, eps, singular: str,
+              rank_bound: np.ndarray | int | None = None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The inverse of each covariance of a stack (..., d, d) by ``singular``'s rule
+    (``regularised`` or ``pseudo_inverse``), ``log|Sigma|`` of the covariance used (the
+    pseudo-determinant's for ``pinv``) and which were singular."""
+    if singular == "pinv":
+        return pseudo_inverse(cov)
+    if singular != "epsilon":
+        raise ValueError(f"singular must be 'epsilon' or 'pinv', got {singular!r}")
+    d = cov.shape[-1]
+    used, logdet, flagged = regularised(cov, eps, d if rank_bound is None else rank_bound)
+    return np.linalg.inv(used), logdet, flagged
+
+
+def _rank_bound(rank: np.ndarray | int, shrinkage: float) -> np.ndarray | float:
+    """The largest rank a covariance can have: its scatter's (``rank``: m - K, count(k) - 1)
+    unless shrinkage adds the diagonal (then unbounded by the rows: ``inf``)."""
+    return np.inf if shrinkage > 0.0 else np.asarray(rank, dtype=np.float64)
+
+
+def _class_stats(X: np.ndarray, y: np.ndarray, K: int):
+    """Indicators Y (S, m, K), counts n (S, K), means mu (S, K, d), and each row's
+    deviation from its own class mean Xc (S, m, d)."""
+    Y = _onehot(y, K)  # (S, m, K)
+    n = Y.sum(axis=1)  # (S, K)
+    mu = np.matmul(np.swapaxes(Y, 1, 2), X) / n[:, :, None]  # (S, K, d)
+    Xc = X - np.matmul(Y, mu)  # (S, m, d)
+    return Y, n, mu, Xc
+
+
+def fit_lda(
+    X: np.ndarray,
+    y: np.ndarray,
+    n_classes: int,
+    *,
+    smoothing: float = 1.0,
+    prior: str = "empirical",
+    covariance: str = "ml",
+    shrinkage: float = 0.0,
+    singular: str = "epsilon",
+    var_smoothing: float = 1e-9,
+    var_floor: float = 1e-12,
+) -> np.ndarray:
+    """LDA of K classes fitted to S training sets.
+
+    Parameters
+    ----------
+    X : ndarray of shape (S, m, d)
+    y : ndarray of shape (S, m)
+        Labels ``0 .. K - 1``, every class present in every split.
+    n_classes : int
+        K (2 for a two-class task).
+
+    Returns
+    -------
+    theta : ndarray of shape (S, K, d + 1)
+        Class k's score is ``[x, 1] @ theta[s, k]``.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    S, m, d = X.shape
+    K = int(n_classes)
+    _, n, mu, Xc = _class_stats(X, y, K)
+    scatter = np.matmul(np.swapaxes(Xc, 1, 2), Xc)  # (S, d, d)
+    div = float(m) if covariance == "ml" else float(max(m - K, 1))
+    if covariance not in ("ml", "unbiased"):
+        raise ValueError(f"covariance must be 'ml' or 'unbiased', got {covariance!r}")
+    cov = _shrink(scatter / div, shrinkage)
+    eps = _epsilon(X, var_smoothing, var_floor)
+    if singular == "pinv":
+        P, _, _ = pseudo_inverse(cov)  # (S, d, d)
+        W = np.matmul(mu, P)  # (S, K, d): rows mu_k' P = (P mu_k)'
+    elif singular == "epsilon":
+        used, _, _ = regularised(cov, eps, _rank_bound(m - K, shrinkage))
+        W = np.swapaxes(np.linalg.solve(used, np.swapaxes(mu, 1, 2)), 1, 2)  # (S, K, d)
+    else:
+        raise ValueError(f"singular must be 'epsilon' or 'pinv', got {singular!r}")
+    b = -0.5 * (W * mu).sum(axis=2) + log_prior(n, smoothing, prior)  # (S, K)
+    return np.concatenate([W, b[:, :, None]], axis=2)
+
+
+def quadratic_terms(d: int) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs ``(i, j)``, ``i <= j``, of the products ``x_i x_j`` in the design
+    ``"x_xx"``, in its column order (``numpy.triu_indices``): two arrays of d (d + 1) / 2."""
+    return np.triu_indices(d)
+
+
+def fit_qda(
+    X: np.ndarray,
+    y: np.ndarray,
+    n_classes: int,
+    *,
+    smoothing: float = 1.0,
+    prior: str = "empirical",
+    covariance: str = "ml",
+    shrinkage: float = 0.0,
+    singular: str = "epsilon",
+    var_smoothing: float = 1e-9,
+    var_floor: float = 1e-12,
+) -> np.ndarray:
+    """QDA of K classes fitted to S training sets.
+
+    Parameters
+    ----------
+    X : ndarray of shape (S, m, d)
+    y : ndarray of shape (S, m)
+        Labels ``0 .. K - 1``, every class present in every split.
+    n_classes : int
+        K.
+
+    Returns
+    -------
+    theta : ndarray of shape (S, K, d + d (d + 1) / 2 + 1)
+        Class k's score is ``[x, x_i x_j (i <= j, quadratic_terms), 1] @ theta[s, k]``.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    S, m, d = X.shape
+    K = int(n_classes)
+    Y, n, mu, Xc = _class_stats(X, y, K)
+    if covariance == "ml":
+        div = n
+    elif covariance == "unbiased":
+        div = np.maximum(n - 1.0, 1.0)
+    else:
+        raise ValueError(f"covariance must be 'ml' or 'unbiased', got {covariance!r}")
+    cov = np.empty((S, K, d, d))
+    for k in range(K):  # each class's scatter: one batched product over the splits
+        Xk = Xc * Y[:, :, k : k + 1]  # (S, m, d), the other classes' rows zero
+        cov[:, k] = np.matmul(np.swapaxes(Xk, 1, 2), Xk) / div[:, k, None, None]
+    cov = _shrink(cov, shrinkage)
+    eps = _epsilon(X, var_smoothing, var_floor, per=K)
+    P, logdet, _ = precision(cov, eps, singular, _rank_bound(n - 1, shrinkage))  # (S, K, ..)
+    lin = np.matmul(P, mu[..., None])[..., 0]  # (S, K, d)
+    i, j = quadratic_terms(d)
+    quad = np.where(i == j, -0.5, -1.0) * P[:, :, i, j]  # (S, K, d (d + 1) / 2)
+    b = -0.5 * (lin * mu).sum(axis=2) - 0.5 * logdet + log_prior(n, smoothing, prior)
+    return np.concatenate([lin, quad, b[:, :, None]], axis=2)
+
+
+# --------------------------------------------------------------------------- the entries
+def fit_options(opts: Mapping[str, Any]) -> dict[str, Any]:
+    """The fit's keyword arguments from a model's resolved options."""
+    return {key: opts[key] for key in ("smoothing", "prior", "covariance", "shrinkage",
+                                       "singular", "var_smoothing", "var_floor")}
+
+
+def closed_form(theta: np.ndarray) -> Fit:
+    """A fit without iterations or sampled hyperplanes, of two classes (S, P) or of K
+    (S, K, P)."""
+    S, P = theta.shape[0], theta.shape[-1]
+    draws = np.empty((0, 1, *theta.shape[1:])) if theta.ndim == 3 else np.empty((0, 1, P))
+    return Fit(theta, np.empty(0, dtype=np.int64), draws, np.zeros(S, dtype=bool),
+               np.zeros(S, dtype=np.int64), np.ones(S, dtype=bool))
+
+
+class DiscriminantEntry:
+    """What the LDA and QDA entries share: the options, the stacks, the tie rule (a score
+    of exactly 0 counts half an error; a tie among t classes (t - 1)/t)."""
+
+    name = ""
+    kinds = ("continuous",)
+    options = DISCRIMINANT_OPTIONS
+    multiclass = False
+    #: "x" or "x_xx", and the fit of K classes on it.
+    design_name = ""
+
+    def finish(self, model: str, resolved: dict[str, Any]) -> None:
+        pass
+
+    def design(self, data: Dataset, opts: Mapping[str, Any]) -> str:
+        return self.design_name
+
+    def ties(self, opts: Mapping[str, Any]) -> float:
+        return 0.0
+
+    def _covariances(self, data: Dataset) -> int:
+        raise NotImplementedError
+
+    def _width(self, data: Dataset) -> int:
+        """The stacks' width per training row: the gathered X (d + 1), or, when wider, W with
+        W^2 >= the d x d covariances a split holds (one, or one per class): the memory plan
+        counts a few W x W matrices per split (``runner.memory``), as for LR's Hessians. The
+        design's rows (QDA's d (d + 1) / 2 products) are never stacked per split: they are
+        held once, with the design, and scored in tiles."""
+        d = data.n_features
+        return max(d + 1, int(np.ceil(np.sqrt(self._covariances(data)) * d)) + 1)
+
+    def width(self, data: Dataset, design: Design) -> int:
+        return self._width(data)
+
+    def planned(self, data: Dataset, opts: Mapping[str, Any]) -> tuple[int, int]:
+        return self._width(data), 0
+
+    def fit(self, data: Dataset, design: Design, idx: np.ndarray, opts: Mapping[str, Any],
+            seeds: Sequence[np.random.SeedSequence] = (),
+            budget: Budget = DEFAULT_BUDGET) -> Fit:
+        """The closed-form fit of the training rows ``idx`` (S, m): theta (S, P), or
+        (S, K, P) for K > 2 classes."""
+        X = np.asarray(data.X)[idx]  # (S, m, d)
+        y = np.asarray(data.y)[idx]  # (S, m)
+        theta = self._theta(X, y, max(data.n_classes, 2), opts)  # (S, K, P)
+        if not self.multiclass:
+            theta = theta[:, 1] - theta[:, 0]  # the log-odds of class 1: (S, P)
+        return closed_form(theta)
+
+    def _theta(self, X: np.ndarray, y: np.ndarray, K: int,
+               opts: Mapping[str, Any]) -> np.ndarray:
+        raise NotImplementedError

@@ -1,0 +1,27 @@
+"""The ``lda`` entries: linear discriminant analysis (Gaussian classes with one shared full
+covariance) on continuous tasks of two classes or more, linear in ``x`` (the fit and its
+mathematics: ``gaussian_discriminant``)."""
+
+from __future__ import annotations
+
+from nbvslr.data.dataset import Dataset
+from nbvslr.models.gaussian_discriminant import DiscriminantEntry, fit_lda, fit_options
+
+
+class LinearDiscriminant(DiscriminantEntry):
+    """LDA of two classes: the log-odds ``theta_1 - theta_0``, linear in ``x``."""
+
+    name = "lda"
+    design_name = "x"
+
+    def _covariances(self, data: Dataset) -> int:
+        return 1
+
+    def _theta(self, X, y, K, opts):
+        return fit_lda(X, y, K, **fit_options(opts))
+
+
+class MulticlassLinearDiscriminant(LinearDiscriminant):
+    """LDA of K > 2 classes: one score per class, linear in ``x``."""
+
+    multiclass = True

@@ -1,0 +1,198 @@
+"""The report as one self-contained HTML page to share (``nbvslr report --format html``).
+
+Every task's figure is inline (a base64 PNG in a ``data:`` URL), the report's text is the
+Markdown of ``report.report_table`` (its table, notes, the comparison with the paper's
+Figure 1 and the section past the grid, when there are any) turned into HTML here, and the
+run's settings and versions come from each task's ``run.json``. No script, no stylesheet or
+font from elsewhere: the file reads the same offline, in any browser. Made from saved
+results only.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import nbvslr.views.plots as plots
+from nbvslr.analysis.crossovers import DEFAULT_N_BOOT
+from nbvslr.results.read import PathLike, TaskResults
+from nbvslr.views.report import report_rows, report_table
+
+STYLE = """\
+body { font-family: system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif;
+       margin: 2em auto; max-width: 1400px; padding: 0 1em; color: #222; background: #fff;
+       line-height: 1.4; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; }
+h2 { font-size: 1.25em; margin-top: 1.8em; border-bottom: 1px solid #ccc; }
+.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(380px, 1fr));
+           gap: 1em; }
+figure { margin: 0; }
+figure img { width: 100%; height: auto; border: 1px solid #eee; }
+table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: left;
+         vertical-align: top; }
+td { white-space: nowrap; }
+td code { white-space: normal; word-break: break-all; }
+th { background: #f3f3f3; white-space: nowrap; }
+.wide { overflow-x: auto; }
+.settings td { white-space: normal; }
+code { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 0.95em; }
+.note { color: #555; font-size: 0.9em; }
+"""
+
+
+def _inline(text: str) -> str:
+    """One line of the report's Markdown as HTML: escaped, then `code` and **bold**."""
+    out = html.escape(text, quote=False)
+    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
+    return re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", out)
+
+
+def _cells(line: str) -> list[str]:
+    """The cells of a Markdown table row (``\\|`` is a ``|`` inside a cell)."""
+    inner = line.strip()[1:-1]
+    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", inner)]
+
+
+def markdown_html(text: str) -> str:
+    """The Markdown that ``report_table`` writes, as HTML: blocks apart by blank lines,
+    each a table (``|`` rows, the second the rule), a list (``- `` items, indented lines
+    continuing them), a heading (one line ending in ``:``) or a paragraph."""
+    parts = []
+    for block in re.split(r"\n\s*\n", text.strip()):
+        lines = block.splitlines()
+        if lines[0].startswith("|"):
+            head, body = _cells(lines[0]), [_cells(x) for x in lines[2:]]
+            rows = ["<tr>" + "".join(f"<th>{_inline(c)}</th>" for c in head) + "</tr>"]
+            rows += ["<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>"
+                     for row in body]
+            parts.append('<div class="wide"><table>\n' + "\n".join(rows) + "\n</table></div>")
+        elif lines[0].startswith("- "):
+            items: list[str] = []
+            for line in lines:
+                if line.startswith("- "):
+                    items.append(line[2:])
+                else:
+                    items[-1] += " " + line.strip()
+            parts.append('<ul class="note">\n' + "\n".join(
+                f"<li>{_inline(i)}</li>" for i in items) + "\n</ul>")
+        elif len(lines) == 1 and lines[0].endswith(":") and len(lines[0]) < 80:
+            parts.append(f"<h2>{_inline(lines[0][:-1])}</h2>")
+        else:
+            parts.append(f"<p>{_inline(' '.join(x.strip() for x in lines))}</p>")
+    return "\n".join(parts)
+
+
+def _figure(task: TaskResults, n_boot: int, seed: int) -> str:
+    fig = plots.figure_of_tasks([task], n_boot=n_boot, seed=seed)
+    png = base64.b64encode(plots.render(fig, "png", dpi=plots.NOTEBOOK_DPI)).decode("ascii")
+    name = html.escape(task.name)
+    return (f'<figure id="figure-{name}"><img alt="learning curves of {name}" '
+            f'src="data:image/png;base64,{png}"></figure>')
+
+
+def _value(value: Any) -> str:
+    """A setting as HTML: a mapping of mappings a line per key (``name: k=v, ...``), a
+    mapping ``k v, ...``, anything deeper its JSON."""
+    if isinstance(value, Mapping) and all(isinstance(v, Mapping) for v in value.values()):
+        return "<br>".join(
+            f"<strong>{html.escape(str(k))}</strong>: " + html.escape(", ".join(
+                f"{a}={json.dumps(b)}" for a, b in v.items())) for k, v in value.items())
+    if isinstance(value, Mapping) and not any(
+            isinstance(v, Mapping | list | tuple) for v in value.values()):
+        return html.escape(", ".join(f"{k} {v}" for k, v in value.items()))
+    if isinstance(value, Mapping | list | tuple):
+        return f"<code>{html.escape(json.dumps(value, sort_keys=True))}</code>"
+    return html.escape("" if value is None else str(value))
+
+
+def _settings(task: TaskResults) -> dict[str, Any]:
+    """What a reader needs to rerun the task, from its ``run.json``."""
+    info = task.run_info
+    config = info.get("config") or {}
+    execution = info.get("execution") or {}
+    models = {m.get("name"): {"family": m.get("family"), **(m.get("options") or {})}
+              for m in info.get("models") or [] if isinstance(m, Mapping)}
+    return {
+        "config": config.get("source"),
+        "splits per size": info.get("splits") or int(task.summary["n_splits"].max()),
+        "seed": info.get("seed"),
+        "sizes": ", ".join(str(m) for m in sorted({int(m) for m in task.summary["m"]})),
+        "models": models,
+        "jobs, backend": ", ".join(str(execution.get(k)) for k in ("jobs", "backend"))
+        if execution else None,
+        "versions": info.get("versions"),
+        "machine": info.get("machine"),
+    }
+
+
+def settings_html(tasks: Sequence[TaskResults]) -> str:
+    """One table of settings and versions per group of tasks that share them (the
+    sizes, each task's own, are in the table's rows)."""
+    groups: dict[str, tuple[list[str], dict[str, Any]]] = {}
+    for task in tasks:
+        got = _settings(task)
+        key = json.dumps({k: v for k, v in got.items() if k != "sizes"}, sort_keys=True,
+                         default=str)
+        groups.setdefault(key, ([], got))[0].append(task.name)
+    out = []
+    for names, got in groups.values():
+        sizes = {t.name: _settings(t)["sizes"] for t in tasks if t.name in names}
+        rows = [("tasks", ", ".join(names))]
+        rows += [(k, v) for k, v in got.items() if k != "sizes" and v not in (None, {}, "")]
+        rows += [(f"sizes of {name}", s) for name, s in sizes.items()]
+        out.append('<table class="settings">\n' + "\n".join(
+            f"<tr><th>{html.escape(k)}</th><td>{_value(v)}</td></tr>" for k, v in rows)
+            + "\n</table>")
+    return "\n".join(out)
+
+
+def html_page(
+    results_dirs: PathLike | Iterable[PathLike] | Sequence[TaskResults],
+    *,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = 0,
+    level: float = 0.95,
+    notes: bool = True,
+    paper: bool = True,
+    extrapolate: bool = False,
+    beyond_reach: bool = False,
+    title: str = "nbvslr report",
+) -> str:
+    """The page: a figure per task (the panel ``nbvslr plot`` draws for it), the report
+    (``report_table`` with these arguments), then the settings and versions of the runs."""
+    rows = report_rows(results_dirs, n_boot=n_boot, seed=seed, level=level)
+    tasks = list({id(r["_task"]): r["_task"] for r in rows}.values())
+    report = report_table(results_dirs, n_boot=n_boot, seed=seed, level=level, notes=notes,
+                          paper=paper, rows=rows, extrapolate=extrapolate,
+                          beyond_reach=beyond_reach)
+    figures = "\n".join(_figure(t, n_boot, seed) for t in tasks)
+    count = f"{len(tasks)} task{'' if len(tasks) == 1 else 's'}"
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(title)}</title>
+<style>
+{STYLE}</style>
+</head>
+<body>
+<h1>{html.escape(title)}</h1>
+<p class="note">{count}: {html.escape(", ".join(t.name for t in tasks))}. Made by
+<code>nbvslr report --format html</code> from the saved results alone.</p>
+<h2>Learning curves</h2>
+<div class="figures">
+{figures}
+</div>
+<h2>Report</h2>
+{markdown_html(report)}
+<h2>Settings and versions</h2>
+{settings_html(tasks)}
+</body>
+</html>
+"""

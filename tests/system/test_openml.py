@@ -1,0 +1,186 @@
+"""OpenML datasets (source: {openml: id}): a loopback server answering with hand-written
+responses in the shape of OpenML's API (tests/openml_responses), never the internet."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+
+import pytest
+from loopback import LoopbackServer
+
+import nbvslr
+from nbvslr.config import parse_config
+from nbvslr.data import load_task, openml
+from nbvslr.data.dataset import DataSettings, TaskSpec
+from nbvslr.errors import ConfigError, DataError, DownloadError
+
+RESPONSES = Path(__file__).resolve().parents[1] / "openml_responses"
+DESCRIPTION = "/api/v1/json/data/40"
+DATA = "/data/v1/download/4040/tiny-credit.arff"
+
+
+@pytest.fixture
+def server(monkeypatch):
+    """The loopback server as OpenML: dataset 40's description and ARFF file."""
+    with LoopbackServer() as srv:
+        monkeypatch.setenv(openml.SERVER_ENV, srv.url)
+        srv.routes[DESCRIPTION] = (RESPONSES / "data-40.json").read_text().replace(
+            "{server}", srv.url).encode()
+        srv.routes[DATA] = (RESPONSES / "data-40.arff").read_bytes()
+        yield srv
+
+
+def _settings(tmp_path, **kw) -> DataSettings:
+    return DataSettings(cache_dir=tmp_path / "cache", **{"timeout": 5.0, **kw})
+
+
+def _spec(**kw) -> TaskSpec:
+    return TaskSpec(name="credit", source={"openml": 40}, **kw)
+
+
+def test_the_recorded_checksum_is_the_files():
+    """The hand-written description publishes the md5 of the hand-written ARFF file."""
+    text = (RESPONSES / "data-40.json").read_text()
+    assert hashlib.md5((RESPONSES / "data-40.arff").read_bytes()).hexdigest() in text
+
+
+def test_dataset_read_with_its_declared_types_then_from_the_cache(server, tmp_path):
+    """Default target, numeric -> continuous and nominal -> discrete (a mixed task), the
+    row id and string columns left out; a second read takes the cache, offline."""
+    data = load_task(_spec(), _settings(tmp_path))
+    assert data.kind == "mixed" and data.n_rows == 24
+    assert data.feature_names == ("age", "income", "housing")  # continuous first
+    assert data.n_values == (3,) and data.notes["levels"]["housing"] == ["for free", "own",
+                                                                          "rent"]
+    assert data.notes["target"] == "class" and data.notes["positive"] == ["good"]
+    assert data.notes["source"] == "openml" and data.notes["from"].endswith("tiny-credit.arff")
+    assert data.notes["left_out"] == ["id", "note"]
+    assert server.requests == [DESCRIPTION, DATA]
+    server.routes.clear()
+    again = load_task(_spec(), _settings(tmp_path, download=False))
+    assert again.notes["from"] == "cache" and (again.X == data.X).all()
+    assert len(server.requests) == 2
+
+
+def test_target_and_kind_from_the_config(server, tmp_path):
+    """target.column and features.kind override the dataset's defaults."""
+    data = load_task(_spec(target={"column": "housing", "classes": ["own", "rent"]},
+                           features={"kind": "continuous", "columns": ["age", "income"]}),
+                     _settings(tmp_path))
+    assert data.kind == "continuous" and data.feature_names == ("age", "income")
+    assert data.notes["target"] == "housing"
+
+
+def test_a_bad_checksum_is_refused_and_not_cached(server, tmp_path):
+    """An ARFF file whose md5 is not the published one: one line, nothing cached."""
+    server.routes[DATA] = server.routes[DATA].replace(b"good", b"gold", 1)
+    with pytest.raises(DownloadError) as info:
+        load_task(_spec(), _settings(tmp_path))
+    line = str(info.value)
+    assert "\n" not in line and "refused: md5" in line and "OpenML publishes" in line
+    assert not openml.cache_folder(40, _settings(tmp_path)).exists()
+
+
+def test_a_damaged_cache_is_downloaded_again(server, tmp_path):
+    """A cached file that no longer has its md5 is replaced by a verified download."""
+    load_task(_spec(), _settings(tmp_path))
+    cached = openml.cache_folder(40, _settings(tmp_path)) / openml.DATA_FILE
+    cached.write_bytes(cached.read_bytes()[:-20])
+    data = load_task(_spec(), _settings(tmp_path))
+    assert data.n_rows == 24 and len(server.requests) == 4
+
+
+def test_offline_without_a_cache_says_so(tmp_path):
+    """Downloads off and nothing cached: one line naming the cache and the way out."""
+    with pytest.raises(DownloadError, match=r"OpenML dataset 40 is not in the cache .* "
+                                            r"downloads are off; to work offline"):
+        load_task(_spec(), _settings(tmp_path, download=False))
+
+
+def test_no_network_is_one_line(tmp_path, monkeypatch):
+    """A server that is not there (no network): one line naming the address."""
+    with LoopbackServer() as srv:
+        url = srv.url
+    monkeypatch.setenv(openml.SERVER_ENV, url)  # closed: nothing listens there now
+    with pytest.raises(DownloadError) as info:
+        load_task(_spec(), _settings(tmp_path))
+    line = str(info.value)
+    assert "\n" not in line and line.startswith(f"download of {url}/api/v1/json/data/40 failed")
+
+
+def test_unknown_id_is_one_line(server, tmp_path):
+    """OpenML's answer to an unknown id (HTTP 412) is one line naming the address."""
+    server.routes[DESCRIPTION] = 412
+    with pytest.raises(DownloadError, match=r"data/40 failed: HTTP 412"):
+        load_task(_spec(), _settings(tmp_path))
+
+
+@pytest.mark.parametrize("slow", ["description", "data"])
+def test_one_deadline_for_the_whole_transfer(server, tmp_path, slow):
+    """A server that trickles either file stops at --timeout for both requests together."""
+    route = DESCRIPTION if slow == "description" else DATA
+    server.routes[route] = ("trickle", server.routes[route])
+    started = time.monotonic()
+    with pytest.raises(DownloadError, match=r"timed out after 0\.6 s \(the whole transfer"):
+        load_task(_spec(), _settings(tmp_path, timeout=0.6))
+    assert time.monotonic() - started < 5
+    assert not openml.cache_folder(40, _settings(tmp_path)).exists()
+
+
+def test_config_and_python_name_it(server, tmp_path):
+    """source: {openml: id} in a config and Task.from_openml give the same task; a bad id is
+    a config error."""
+    task = nbvslr.Task.from_openml(40, positive="bad")
+    config = parse_config({"tasks": [task.to_config()], "sizes": [4]}, source="<dict>")
+    spec = config.tasks[0]
+    assert spec.name == "openml-40" and spec.parsed.dataset_id == 40
+    data = load_task(spec, _settings(tmp_path))
+    assert data.notes["positive"] == ["bad"]
+    with pytest.raises(ConfigError, match=r"source\.openml: must be an OpenML dataset id"):
+        parse_config({"tasks": [{"name": "x", "source": {"openml": "credit"}}],
+                      "sizes": [4]}, source="<dict>")
+
+
+def test_arff_reader_refuses_what_it_does_not_read():
+    """A sparse row, a relational attribute and a short row: one line each."""
+    head = b"@relation r\n@attribute a numeric\n@attribute b {x,y}\n@data\n"
+    with pytest.raises(DataError, match="sparse ARFF row"):
+        openml.read_arff(head + b"{0 1, 1 x}\n", "t")
+    with pytest.raises(DataError, match="line 5: 1 values, the header declares 2"):
+        openml.read_arff(head + b"1\n", "t")
+    with pytest.raises(DataError, match="ARFF type 'relational'"):
+        openml.read_arff(b"@relation r\n@attribute a relational\n@data\n", "t")
+    table, attributes = openml.read_arff(head + b"1.5,'y'\n?,x\n", "t")
+    assert table.values.tolist() == [["1.5", "y"], ["", "x"]]
+    assert [a.type for a in attributes] == ["numeric", "nominal"]
+
+
+def test_the_shipped_config_offline_is_one_line(tmp_path):
+    """configs/openml.yaml parses (four OpenML tasks); run offline with an empty cache it
+    stops with exit 1 and one line naming the dataset, before writing anything."""
+    from click.testing import CliRunner
+
+    from nbvslr.cli import cli
+    from nbvslr.config import load_config
+    from nbvslr.config.catalog import resolve_config
+
+    config = load_config(resolve_config("openml"))
+    assert [t.parsed.dataset_id for t in config.tasks] == [31, 37, 1464, 1462]
+    result = CliRunner().invoke(cli, ["run", "openml", "--offline", "--cache",
+                                      str(tmp_path / "cache"), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "OpenML dataset 31 is not in the cache" in lines[0]
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_a_damaged_cache_offline_names_the_file(server, tmp_path):
+    """Offline with a cached file that fails its md5: the message names that file."""
+    load_task(_spec(), _settings(tmp_path))
+    cached = openml.cache_folder(40, _settings(tmp_path)) / openml.DATA_FILE
+    cached.write_bytes(b"damaged")
+    with pytest.raises(DownloadError, match=rf"{cached} fails its md5 check and downloads "
+                                            "are off"):
+        load_task(_spec(), _settings(tmp_path, download=False))

@@ -1,0 +1,196 @@
+"""LDA and QDA (models.gaussian_discriminant, the lda and qda entries): scikit-learn's
+predictions where the covariances are non-singular, batched fits equal to one split at a time,
+the singular-covariance rules, and naive Bayes as full shrinkage."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis as SkLDA
+from sklearn.discriminant_analysis import QuadraticDiscriminantAnalysis as SkQDA
+
+from nbvslr import models
+from nbvslr.data.dataset import Dataset
+from nbvslr.errors import ConfigError
+from nbvslr.models import ModelSpec, resolve_options
+from nbvslr.models.design import get_design
+from nbvslr.models.gaussian_discriminant import fit_lda, fit_qda, precision, quadratic_terms
+from nbvslr.models.multiclass_nb import fit_gaussian_nb_multi
+from nbvslr.models.registry import lookup
+from nbvslr.splits import split_seeds
+
+#: The class prior of sklearn's default (counts / m): our Laplace smoothing made negligible.
+EMPIRICAL = 1e-12
+
+
+def _task(n: int, d: int, K: int, seed: int = 0, shift: float = 1.0) -> Dataset:
+    """K Gaussian classes of correlated features (n rows, d features)."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % K
+    A = rng.normal(size=(d, d))
+    X = rng.normal(size=(n, d)) @ A + shift * rng.normal(size=(K, d))[y]
+    return Dataset(name="g", title="g", X=X, y=y.astype(np.int8), kind="continuous",
+                   classes=tuple(str(k) for k in range(K)) if K > 2 else ())
+
+
+def _idx(n: int, m: int, S: int, K: int, seed: int = 1) -> np.ndarray:
+    """S training sets of m distinct rows, every class present (rows k, k + K, ...)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(S):
+        first = rng.permutation(K)  # one row of each class, then the rest at random
+        rest = rng.choice(np.setdiff1d(np.arange(n), first), m - K, replace=False)
+        out.append(np.concatenate([first, rest]))
+    return np.stack(out)
+
+
+def _scores(data: Dataset, name: str, theta: np.ndarray) -> np.ndarray:
+    """Each split's class scores on every row: (S, N, K) (two classes: the log-odds)."""
+    Z1 = get_design(data, "x" if name == "lda" else "x_xx").Z1  # (N, P)
+    if theta.ndim == 2:
+        return (Z1 @ theta.T).T  # (S, N)
+    return np.einsum("np,skp->snk", Z1, theta)
+
+
+@pytest.mark.parametrize("K", [2, 3, 5])
+@pytest.mark.parametrize("name, sk", [("lda", SkLDA), ("qda", SkQDA)])
+def test_predictions_are_sklearns_where_the_covariance_is_non_singular(name, sk, K):
+    """Every split's predictions on every row equal scikit-learn's LDA / QDA fitted to that
+    split alone (m well above d per class; empirical priors; the ML covariance, which the
+    installed scikit-learn also uses)."""
+    data = _task(400, 4, K)
+    idx = _idx(400, 30 * K, 12, K)
+    opts = resolve_options(name, name, {"smoothing": EMPIRICAL})
+    entry = lookup(name, "continuous", multiclass=K > 2)
+    fit = entry.fit(data, get_design(data, entry.design(data, opts)), idx, opts)
+    scores = _scores(data, name, fit.theta)
+    ours = (scores > 0).astype(int) if K == 2 else scores.argmax(axis=2)
+    for s in range(idx.shape[0]):
+        theirs = sk().fit(data.X[idx[s]], data.y[idx[s]]).predict(data.X)
+        assert (ours[s] == theirs).mean() == 1.0
+
+
+def test_batched_fits_equal_one_split_at_a_time():
+    """The stacked fit of S splits gives each split the theta of its fit alone."""
+    data = _task(200, 5, 3, seed=2)
+    idx = _idx(200, 24, 6, 3)
+    X, y = data.X[idx], data.y[idx]
+    for fit in (fit_lda, fit_qda):
+        batch = fit(X, y, 3)
+        for s in range(6):
+            np.testing.assert_allclose(batch[s], fit(X[s : s + 1], y[s : s + 1], 3)[0],
+                                       rtol=1e-9, atol=1e-9)
+
+
+def test_qda_scores_are_gaussian_log_densities():
+    """QDA's score of class k on [x, x_i x_j, 1] is log p(k) + log N(x | mu_k, Sigma_k) up to
+    a constant of the row (d/2 log 2 pi), with the ML class covariances."""
+    from scipy.stats import multivariate_normal
+
+    data = _task(120, 3, 3, seed=5)
+    idx = _idx(120, 60, 1, 3)
+    X, y = data.X[idx[0]], data.y[idx[0]].astype(int)
+    theta = fit_qda(data.X[idx], data.y[idx], 3, smoothing=1.0)[0]
+    n = np.bincount(y, minlength=3)
+    expect = np.stack([
+        np.log((n[k] + 1.0) / (60 + 3.0))
+        + multivariate_normal(X[y == k].mean(0), np.cov(X[y == k].T, bias=True)).logpdf(data.X)
+        for k in range(3)], axis=1)
+    i, j = quadratic_terms(3)
+    Z1 = np.concatenate([data.X, data.X[:, i] * data.X[:, j], np.ones((120, 1))], axis=1)
+    got = Z1 @ theta.T
+    np.testing.assert_allclose(got - expect, np.full_like(got, 1.5 * np.log(2 * np.pi)),
+                               atol=1e-9)
+
+
+@pytest.mark.parametrize("K", [2, 3])
+def test_full_shrinkage_is_naive_bayes(K):
+    """shrinkage 1 keeps the diagonal alone: LDA is Gaussian NB with shared variances, QDA
+    with class variances (the same epsilon-free ML variances: no variance is 0 here)."""
+    data = _task(300, 4, K, seed=7)
+    idx = _idx(300, 40, 5, K)
+    X, y = data.X[idx], data.y[idx]
+    nb = dict(var_smoothing=0.0, var_floor=1e-300)
+    for fit, variance in ((fit_lda, "shared"), (fit_qda, "class")):
+        ours = fit(X, y, K, shrinkage=1.0)
+        naive = fit_gaussian_nb_multi(X, y, K, variance=variance, **nb)
+        if variance == "class":  # QDA's design has every product; NB's only the squares
+            i, j = quadratic_terms(4)
+            d = 4
+            square = np.flatnonzero(i == j)
+            np.testing.assert_allclose(ours[..., d + square], naive[..., d : 2 * d], rtol=1e-9)
+            assert np.all(ours[..., d + np.flatnonzero(i != j)] == 0)
+            ours = np.concatenate([ours[..., :d], ours[..., -1:]], axis=2)
+            naive = np.concatenate([naive[..., :d], naive[..., -1:]], axis=2)
+        # QDA's log-determinant and NB's sum of log variances differ by NB's dropped
+        # constant only: compare the rules' differences between classes
+        np.testing.assert_allclose(ours - ours[:, :1], naive - naive[:, :1], rtol=1e-8,
+                                   atol=1e-8)
+
+
+def test_m_at_most_d_is_defined_by_either_rule():
+    """At m <= d every covariance is singular: epsilon and pinv both give finite rules; at
+    m = 2 epsilon's LDA is nearest class mean and pinv's direction lies in the rows' span."""
+    data = _task(100, 10, 2, seed=3)
+    idx = _idx(100, 2, 4, 2)
+    X, y = data.X[idx], data.y[idx]
+    for singular in ("epsilon", "pinv"):
+        for fit in (fit_lda, fit_qda):
+            assert np.isfinite(fit(X, y, 2, singular=singular)).all()
+    theta = fit_lda(X, y, 2, singular="epsilon", smoothing=1.0)  # (S, 2, d + 1)
+    x = data.X
+    for s in range(4):
+        mu = X[s][np.argsort(y[s])]  # one row per class: the class means
+        nearest = ((x[:, None, :] - mu[None]) ** 2).sum(-1).argmin(1)
+        ours = (np.c_[x, np.ones(100)] @ theta[s].T).argmax(1)
+        assert (ours == nearest).all()
+
+
+def test_non_singular_covariance_is_used_as_it_is():
+    """Neither rule touches a non-singular covariance: its precision is its inverse."""
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(3, 5, 5))
+    cov = A @ np.swapaxes(A, 1, 2) + np.eye(5)
+    for singular in ("epsilon", "pinv"):
+        P, logdet, flag = precision(cov, lambda flat: np.full(flat.shape, 1e-3), singular)
+        np.testing.assert_allclose(P, np.linalg.inv(cov), rtol=1e-9)
+        np.testing.assert_allclose(logdet, np.linalg.slogdet(cov)[1], rtol=1e-12)
+        assert not flag.any()
+
+
+def test_heldout_error_through_score_splits():
+    """score_splits' error of an lda and a qda model is each split's error on its own test
+    rows, counted directly."""
+    data = _task(150, 3, 2, seed=4)
+    idx = _idx(150, 20, 5, 2)
+    _, seeds = split_seeds(0, "g", 20, range(5))
+    for name in ("lda", "qda"):
+        spec = ModelSpec(name, name, resolve_options(name, name, {}))
+        got = models.score_splits(spec, data, idx, seeds)["error"]
+        entry = lookup(name, "continuous")
+        fit = entry.fit(data, get_design(data, entry.design(data, spec.options)), idx,
+                        spec.options)
+        scores = _scores(data, name, fit.theta)
+        for s in range(5):
+            test = np.setdiff1d(np.arange(150), idx[s])
+            assert got[s] == pytest.approx(np.mean((scores[s, test] > 0) != data.y[test]))
+
+
+def test_discrete_tasks_and_bad_options_are_refused():
+    """lda fits continuous tasks only; a shrinkage outside [0, 1] is a config error."""
+    with pytest.raises(ConfigError, match="continuous"):
+        lookup("lda", "discrete")
+    with pytest.raises(ConfigError, match="shrinkage"):
+        resolve_options("q", "qda", {"shrinkage": 1.5})
+
+
+@pytest.mark.parametrize("name", ["lda", "qda"])
+@pytest.mark.parametrize("K", [2, 4])
+def test_memory_plan_bounds_the_entries(name, K):
+    """The width an entry declares for the memory plan is at least what it holds."""
+    data = _task(60, 6, K)
+    opts = resolve_options(name, name, {})
+    entry = lookup(name, "continuous", multiclass=K > 2)
+    width, kept = entry.planned(data, opts)
+    assert width >= entry.width(data, get_design(data, entry.design(data, opts)))
+    assert kept == 0
