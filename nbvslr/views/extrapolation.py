@@ -72,14 +72,14 @@ def _crossover(ex: Extrapolation) -> str:
     """The crossover's cell: its point and interval, "none before N" where the interval
     agrees, "uncertain before N" where it does not."""
     end = m_text(ex.search_to)
-    if ex.search_to < ex.horizon:  # the reach: past it, nothing is said
-        end += f" (the reach, {ex.reach:g}× the largest m)"
+    past = (f"; past it, beyond reach ({ex.reach:g}× the largest m)"
+            if ex.search_to < ex.horizon else "")  # the reach: past it, nothing is said
     iv = ex.crossover_interval
     if ex.crossover is not None:
         return m_text(round(ex.crossover)) + _interval(iv, lambda x: m_text(round(x)))
     if iv is None or math.isinf(iv[0]):
-        return f"none before {end}"
-    return f"uncertain before {end}" + _interval(iv, lambda x: m_text(round(x)))
+        return f"none before {end}{past}"
+    return (f"uncertain before {end}" + _interval(iv, lambda x: m_text(round(x))) + past)
 
 
 def section(tasks: Sequence, *, n_boot: int = DEFAULT_N_BOOT, seed: int = 0,

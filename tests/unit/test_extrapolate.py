@@ -264,7 +264,8 @@ def test_none_before_is_said_only_where_the_interval_agrees():
 
     base = ex.extrapolate(_pair(_falling, TRUE["exp3"][0]), ("nb", "lr"), 5000)
     sure = replace(base, crossover=None, crossover_interval=(np.inf, np.inf), search_to=512)
-    assert _crossover(sure).startswith("none before 512 (the reach")
+    assert _crossover(sure) == (f"none before 512; past it, beyond reach ({ex.REACH:g}× the "
+                                "largest m)")
     unsure = replace(sure, crossover_interval=(300.0, np.inf))
     assert _crossover(unsure).startswith("uncertain before 512") and "[300, none]" in \
         _crossover(unsure)
