@@ -119,16 +119,14 @@ refresh-text: $(STAMP)
 	$(MAKE) seal-committed
 
 # After a refresh: the committed runs keep their tables, not their splits.csv.gz (git
-# ignores it) nor a files.sha256 that would name the figures drawn with the splits' intervals;
-# the figures are drawn again from the tables alone, as a fresh clone draws them; the
+# ignores it); each task folder's files.sha256 is written again over its tables alone
+# (summary.csv, paired.csv, run.json: the readers check them, a fresh clone verifies), the
+# figures are drawn again from the tables alone, as a fresh clone draws them, and the
 # per-size costs of the time-left estimate are taken again from the runs' timings
 # (nbvslr/runner/costs.csv).
 seal-committed: $(STAMP)
-	rm -f results/reference/*/files.sha256 results/multiclass/*/files.sha256 \
-	    results/text/*/files.sha256 results/as-published/*/files.sha256 \
-	    results/generative/*/files.sha256
-	$(BIN)/python docs/committed_figures.py
-	$(BIN)/python -m nbvslr.runner.costs > nbvslr/runner/costs.csv
+	$(BIN)/python docs/committed_figures.py --seal
+	$(BIN)/python -c 'from nbvslr.runner.costs import main; main()' > nbvslr/runner/costs.csv
 
 reference:
 	@echo "make reference is now 'make refresh-reference' (it rewrites the committed" \

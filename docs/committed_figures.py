@@ -6,7 +6,13 @@ their drawings but not their ``splits.csv.gz``; this draws every figure from the
 alone, as ``nbvslr plot`` would (the crossover is marked; its bootstrap interval, which
 needs the splits, is in the run's report.md). Nothing is run and no table is written.
 
-    python docs/committed_figures.py        # make redraw-committed: rewrites the figures
+    python docs/committed_figures.py          # make redraw-committed: rewrites the figures
+    python docs/committed_figures.py --seal   # make seal-committed: and the digests
+
+With ``--seal`` every committed task folder (those runs' and ``results/fidelity``'s) gets a
+``files.sha256`` over its tables (``results.seal_tables``: summary.csv, paired.csv,
+run.json, not the drawings), so the readers check a committed folder as they check a run's
+and a fresh clone verifies (``tests/system/test_committed_figures.py``).
 
 ``tests/system/test_committed_figures.py`` draws each PNG again and compares it with the
 committed one: a change to the drawing shows up there until the figures are redrawn.
@@ -29,6 +35,8 @@ RUNS = ("results/reference", "results/as-published", "results/multiclass", "resu
         "results/generative")
 """The committed runs whose figures are drawn from their tables."""
 SYNTHETIC = ("nb-data", "dependent")
+SEALED = (*RUNS, "results/fidelity")
+"""The committed runs whose task folders carry a ``files.sha256`` over their tables."""
 
 
 @dataclass(frozen=True)
@@ -96,7 +104,18 @@ def render(drawing: Drawing) -> bytes:
     return plots.render(fig, plots.format_for(drawing.path))
 
 
-def main() -> int:
+def sealed_folders(root: Path = ROOT) -> list[Path]:
+    """Every committed task folder (a folder holding a summary.csv under ``SEALED``)."""
+    return sorted(p.parent for name in SEALED if (root / name).is_dir()
+                  for p in (root / name).rglob(results.SUMMARY_FILE))
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if "--seal" in argv:
+        for folder in sealed_folders():
+            results.seal_tables(folder)
+            print(f"sealed {folder.relative_to(ROOT)}")
     for drawing in drawings():
         data = render(drawing)
         changed = not drawing.path.exists() or drawing.path.read_bytes() != data

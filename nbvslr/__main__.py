@@ -11,12 +11,29 @@ lost. ``_resend`` catches that case and sends the signal again a moment later, f
 thread, once the code that ignores exceptions has returned.
 """
 
-import os
 import signal
 import sys
-import threading
 
-from nbvslr.errors import (
+_early: list[int] = []
+"""Ctrl-C or SIGTERM received before ``main`` installs its handlers (while this module's own
+imports run), handed to them then."""
+
+
+def _note_early(signum: int, frame: object) -> None:
+    _early.append(signum)
+
+
+# As the command (the console script, python -m nbvslr), the first thing done: a signal
+# while the imports below run is noted, not a traceback. A library import leaves the
+# process's handlers alone.
+if __name__ == "__main__" or sys.argv[0].rsplit("/", 1)[-1] in ("nbvslr", "nbvslr.exe"):
+    for _sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(_sig, _note_early)
+
+import os  # noqa: E402 (after the handlers: see above)
+import threading  # noqa: E402
+
+from nbvslr.errors import (  # noqa: E402
     Terminated,
     raise_if_stopped,
     signals_held,
@@ -41,6 +58,8 @@ def main() -> None:
     signal.signal(signal.SIGINT, stop_on_signal)
     sys.unraisablehook = _resend
     try:
+        if _early:  # received while this module imported
+            stop_on_signal(_early[0], None)
         with signals_held():  # click and the package: a Ctrl-C waits for the import
             from nbvslr.cli import main as cli_main
 

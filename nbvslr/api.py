@@ -287,7 +287,17 @@ def _progress(progress: bool | Progress | None) -> Progress:
         return NotebookProgress()
     if progress is False:
         return NoProgress()
+    missing = [name for name in PROGRESS_METHODS if not callable(getattr(progress, name, None))]
+    if missing:
+        raise ConfigError(
+            f"progress: a {type(progress).__name__} without the method(s) "
+            f"{', '.join(missing)}; give True, False, or an object with the methods of "
+            "nbvslr.runner.progress.Progress")
     return progress
+
+
+PROGRESS_METHODS = ("start", "splits_done", "size_done", "task_done", "finish")
+"""What a ``progress=`` object must have (``nbvslr.runner.progress.Progress``)."""
 
 
 def run(
@@ -325,9 +335,10 @@ def run(
     Raises ``ConfigError``, ``DataError``, ``SizeError``, ``ResultsError`` with the
     command's one-line messages, before any fit for a bad config or data.
     """
+    reporter = _progress(progress)  # checked before anything is read
     parsed = read_config(config, out=out, jobs=jobs, splits=splits, seed=seed,
                          backend=backend)
-    return Results([_as_saved(t) for t in run_tasks(parsed, progress=_progress(progress))])
+    return Results([_as_saved(t) for t in run_tasks(parsed, progress=reporter)])
 
 
 def read_config(

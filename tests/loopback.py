@@ -15,13 +15,16 @@ class LoopbackServer:
     """A loopback HTTP server whose answer per path is set by the test.
 
     ``routes[path]`` is bytes (200), an int (that status), ``("short", bytes)`` (half the
-    announced body, then the connection closes) or ``"hang"`` (answer nothing until the
-    test ends, longer than any timeout used here).
+    announced body, then the connection closes), ``("endless", length)`` (zeros without
+    end, announcing ``length`` bytes, or no length for None, until the client goes or the
+    test ends), ``("redirect", path)`` (a 302 to that path) or ``"hang"`` (answer nothing
+    until the test ends, longer than any timeout used here).
     """
 
     def __init__(self) -> None:
         self.routes: dict[str, object] = {}
         self.requests: list[str] = []
+        self.sent = 0  # bytes of "endless" answers written
         self.release = threading.Event()
         server = self
 
@@ -31,6 +34,26 @@ class LoopbackServer:
                 answer = server.routes.get(self.path, 404)
                 if answer == "hang":
                     server.release.wait(10)
+                    return
+                if isinstance(answer, tuple) and answer[0] == "redirect":
+                    self.send_response(302)
+                    self.send_header("Location", answer[1])
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                if isinstance(answer, tuple) and answer[0] == "endless":
+                    self.send_response(200)
+                    if answer[1] is not None:
+                        self.send_header("Content-Length", str(answer[1]))
+                    self.end_headers()
+                    block = bytes(1 << 16)
+                    try:
+                        while not server.release.is_set():
+                            self.wfile.write(block)
+                            server.sent += len(block)
+                    except OSError:  # the client closed the connection
+                        pass
+                    self.close_connection = True
                     return
                 if isinstance(answer, tuple) and answer[0] == "trickle":  # a byte at a time
                     self.send_response(200)

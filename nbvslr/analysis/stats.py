@@ -21,8 +21,10 @@ Formulas (for one model at one m, errors ``e_1 .. e_n``)
 With ``n == 1`` the sd is undefined: sd, sem and both CI ends are NaN (never a zero-width
 interval that would look exact). Plots draw no band there; ``analysis.winner`` calls it a
 tie.
-The interval is not clipped to [0, 1]: it is an interval for a mean, and a mean error near
-0 with a few non-zero splits can have a lower end slightly below 0.
+The interval is clipped to what the mean can be: [0, 1] for an error, [-1, 1] for a paired
+difference. With few splits the t multiplier is large (12.7 at n = 2) and the unclipped
+ends would leave that range; the mean itself cannot, so the clipped interval covers it
+whenever the unclipped one does (the same coverage), and every reader accepts it.
 
 Paired differences use the same formulas on ``d_i = e_i(a) - e_i(b)`` over the splits that
 both models have at that m.
@@ -100,8 +102,9 @@ def _require_columns(df: pd.DataFrame, columns: Sequence[str], what: str) -> Non
         )
 
 
-def _mean_sd_ci(groups, level: float) -> pd.DataFrame:
-    """n, mean, sd (ddof=1), sem and the t interval of one value column per group."""
+def _mean_sd_ci(groups, level: float, low: float, high: float) -> pd.DataFrame:
+    """n, mean, sd (ddof=1), sem and the t interval of one value column per group, the
+    interval clipped to ``[low, high]`` (what the mean can be)."""
     out = groups.agg(n_splits="count", mean="mean", sd="std").reset_index()
     n = out["n_splits"].to_numpy(dtype=np.int64)
     sd = out["sd"].to_numpy(dtype=float, copy=True)
@@ -111,8 +114,8 @@ def _mean_sd_ci(groups, level: float) -> pd.DataFrame:
     mean = out["mean"].to_numpy(dtype=float)
     out["sd"] = sd
     out["sem"] = sem
-    out["ci_low"] = mean - half
-    out["ci_high"] = mean + half
+    out["ci_low"] = np.clip(mean - half, low, high)  # NaN stays NaN
+    out["ci_high"] = np.clip(mean + half, low, high)
     return out
 
 
@@ -144,7 +147,7 @@ def summarize(splits: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     df = splits.loc[:, list(STATS_COLUMNS)].copy()
     df["error"] = df["error"].astype(float)
     groups = df.groupby(["task", "model", "family", "m"], sort=True)["error"]
-    out = _mean_sd_ci(groups, level)
+    out = _mean_sd_ci(groups, level, 0.0, 1.0)
     out = out.rename(columns={"mean": "error_mean", "sd": "error_sd", "sem": "error_sem"})
     out["m"] = out["m"].astype(np.int64)
     out["n_splits"] = out["n_splits"].astype(np.int64)
@@ -216,7 +219,7 @@ def paired_summary(
     diffs = paired_differences(splits, model_a, model_b)
     if diffs.empty:
         return pd.DataFrame({c: pd.Series(dtype=float) for c in PAIRED_COLUMNS})
-    out = _mean_sd_ci(diffs.groupby(["task", "m"], sort=True)["diff"], level)
+    out = _mean_sd_ci(diffs.groupby(["task", "m"], sort=True)["diff"], level, -1.0, 1.0)
     out = out.rename(columns={"mean": "diff_mean", "sem": "diff_sem"})
     out["model_a"] = model_a
     out["model_b"] = model_b

@@ -24,7 +24,9 @@ message is one line: ``<file>: <key>: <problem> (<value>); <fix>``.
 from __future__ import annotations
 
 import copy
+import os
 import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,6 +80,9 @@ CLI_JOBS = -1
 MAX_SPLITS = 1_000_000  # the paper uses 1000; more would only fill memory with work units
 MAX_SIZES = 10_000  # sizes in one grid
 MAX_VALUES = 100_000  # values in a config once YAML aliases are expanded
+MAX_CONFIG_BYTES = 16 << 20
+"""The largest config file read (a config is a few kilobytes of plain data): a device such as
+/dev/zero, or any file without end, is refused there rather than read into memory."""
 
 # Task and model names become folder names and CSV values: keep them plain.
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -242,16 +247,35 @@ def _refuse_tags(where: _Where, text: str) -> None:
                 f"{handle or ''}{suffix}", "remove the tag: a config holds plain data only")
 
 
+def _config_bytes(path: Path) -> bytes | None:
+    """A regular file's bytes, at most ``MAX_CONFIG_BYTES + 1`` of them; None for anything
+    else (opened without waiting: a named pipe with no writer would block the open)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read(MAX_CONFIG_BYTES + 1)
+    finally:
+        os.close(fd)
+
+
 def read_yaml(path: str | Path) -> Any:
     """Parse one YAML file with a ``yaml.SafeLoader``; every failure is a ``ConfigError``,
     and so are a key given twice in one mapping and any explicit tag (``!!int``)."""
     where = _Where(str(path))
     try:
-        raw = Path(path).read_bytes()
+        raw = _config_bytes(Path(path))
     except FileNotFoundError:
         raise where.error("file", "not found", str(path), "check the path") from None
     except OSError as exc:
         raise where.error("file", "cannot be read", exc.strerror, "check the path") from None
+    if raw is None:
+        raise where.error("file", "not a regular file (a device or a pipe)", str(path),
+                          "name a config file")
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise where.error("file", f"larger than {MAX_CONFIG_BYTES >> 20} MiB", str(path),
+                          "a config is a few kilobytes of plain data: name a config file")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

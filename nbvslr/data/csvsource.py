@@ -617,9 +617,20 @@ def _checked_text(path: Path, sep: str, header: bool) -> str:
     with a header, no column named twice."""
     origin = str(path)
     try:
-        raw = path.read_bytes()
+        size = path.stat().st_size
+        have = _memory_bytes()
+        if not fits_in_memory(size):  # refused before a byte is read
+            raise DataError(
+                f"memory: {origin} is {size / (1 << 30):.1f} GiB; reading it would need more "
+                f"than the {have / (1 << 30):.1f} GiB it may use here; use fewer rows or "
+                "columns")
+        with path.open("rb") as fh:
+            raw = fh.read(size + 1)  # never more than its size said, and one byte
     except OSError as exc:
         raise DataError(f"{origin}: cannot be read ({exc.strerror}); check the path") from None
+    if len(raw) > size:
+        raise DataError(f"{origin}: grew while it was read; run again once it no longer "
+                        "changes")
     end = raw.find(b"\n")
     first = raw if end < 0 else raw[:end]
     try:
@@ -633,7 +644,6 @@ def _checked_text(path: Path, sep: str, header: bool) -> str:
             f"{MAX_COLUMNS} a task may read; keep only the columns the task needs in the file")
     rows = raw.count(b"\n") + 1
     need = PARSE_CELL_BYTES * rows * columns + PARSE_COLUMN_BYTES * columns + 2 * len(raw)
-    have = _memory_bytes()
     if need > have:
         raise DataError(
             f"memory: reading {origin} ({rows} rows x {columns} columns) would need "
@@ -659,6 +669,17 @@ def _checked_text(path: Path, sep: str, header: bool) -> str:
                 f"{origin}: the header names column {twice!r} more than once (columns "
                 f"{', '.join(map(str, where))}); rename one of them")
     return text
+
+
+def memory_bytes() -> float:
+    """The memory a table read here may use (the machine's or its cgroup's, a share)."""
+    return _memory_bytes()
+
+
+def fits_in_memory(size: int) -> bool:
+    """Whether a file of ``size`` bytes may be read: its bytes and its text within the memory
+    this process may use."""
+    return 2 * size <= _memory_bytes()
 
 
 def _memory_bytes() -> float:

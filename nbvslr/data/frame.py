@@ -10,11 +10,14 @@ scaling, levels) and its per-process cache key and checkpoint fingerprint name i
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+import nbvslr.data.csvsource as csvsource
+from nbvslr.data.csvsource import MAX_COLUMNS, PARSE_CELL_BYTES, PARSE_COLUMN_BYTES
 from nbvslr.errors import ConfigError
 
 
@@ -45,6 +48,7 @@ class Frame:
             raise ConfigError(
                 f"source.frame: not a pandas DataFrame ({type(df).__name__}); "
                 "give a DataFrame, or use Task.from_arrays for numpy arrays")
+        _check_size(*df.shape)
         columns = [str(c).strip() for c in df.columns]
         if len(set(columns)) != len(columns):
             twice = next(c for c in columns if columns.count(c) > 1)
@@ -57,10 +61,7 @@ class Frame:
                               for j, name in enumerate(columns)}, dtype=str)
         table.columns = columns
         self.table = table
-        digest = hashlib.sha256("\t".join(columns).encode())
-        for j in range(table.shape[1]):
-            digest.update(b"\n" + "\t".join(table.iloc[:, j].tolist()).encode())
-        self.sha256 = digest.hexdigest()
+        self.sha256 = _sha256(columns, table)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -80,6 +81,33 @@ class Frame:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Frame:
         return self  # never changed after it is made
+
+
+def _sha256(columns: list[str], table: pd.DataFrame) -> str:
+    """sha256 of the column names and cells, each column a JSON list of its cells: a tab or
+    a newline inside a cell is escaped, so two different tables never give the same text,
+    and a lone surrogate is written as its escape, never an encoding error."""
+    digest = hashlib.sha256(json.dumps(columns).encode("ascii"))
+    for j in range(table.shape[1]):
+        digest.update(b"\n" + json.dumps(table.iloc[:, j].tolist()).encode("ascii"))
+    return digest.hexdigest()
+
+
+def _check_size(rows: int, columns: int) -> None:
+    """``ConfigError`` for a table wider than a CSV may be (``csvsource.MAX_COLUMNS``) or whose
+    cells as text would not fit in memory, as the CSV reader refuses them, before any cell is
+    converted."""
+    if columns > MAX_COLUMNS:
+        raise ConfigError(
+            f"memory: the DataFrame has {columns} columns, more than the {MAX_COLUMNS} a task "
+            "may read; keep only the columns the task needs")
+    need = PARSE_CELL_BYTES * rows * columns + PARSE_COLUMN_BYTES * columns
+    have = csvsource.memory_bytes()
+    if need > have:
+        raise ConfigError(
+            f"memory: the DataFrame's {rows} rows x {columns} columns as text would need "
+            f"{need / (1 << 30):.1f} GiB, more than the {have / (1 << 30):.1f} GiB it may use "
+            "here; use fewer rows or columns")
 
 
 def row_label(i: int) -> str:

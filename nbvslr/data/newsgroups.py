@@ -43,7 +43,9 @@ import gzip
 import hashlib
 import io
 import re
+import struct
 import tarfile
+import zipfile
 import zlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
@@ -213,7 +215,8 @@ def _load_parsed(path: Path) -> tuple[list[str], np.ndarray, tuple[str, ...]] | 
     """The parsed posts kept at ``path``, or None when there are none or they fail a check
     (another archive, another format version, bytes that do not match their sha256)."""
     try:
-        with np.load(path, allow_pickle=False) as f:
+        # from its bytes: np.load of a damaged file would leave the file open
+        with np.load(io.BytesIO(path.read_bytes()), allow_pickle=False) as f:
             if int(f["version"]) != _PARSED_VERSION or str(f["archive"]) != ARCHIVE.sha256:
                 return None
             blob = f["text"].tobytes()
@@ -222,8 +225,9 @@ def _load_parsed(path: Path) -> tuple[list[str], np.ndarray, tuple[str, ...]] | 
             offsets = f["offsets"]
             group = f["group"].astype(np.int64)
             groups = tuple(str(g) for g in f["groups"])
-    except (OSError, ValueError, KeyError, EOFError, zlib.error):
-        return None
+    except (OSError, ValueError, KeyError, EOFError, IndexError, TypeError, zlib.error,
+            zipfile.BadZipFile, struct.error, NotImplementedError):
+        return None  # cut short or damaged: parsed again from the verified archive
     bounds = offsets.tolist()
     if len(bounds) != group.shape[0] + 1 or bounds[0] != 0 or bounds[-1] != len(blob):
         return None

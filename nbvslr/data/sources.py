@@ -51,6 +51,11 @@ _MIRROR_HINT = (
 SHIPPED = "uci"
 """The folder of ``nbvslr.data`` that holds the shipped files, ``<dataset>/<file>.gz``."""
 _CHUNK = 1 << 16
+MAX_DOWNLOAD = 64 << 20
+"""The most bytes a download may bring (64 MiB): above the largest file any recipe names
+(the 20 Newsgroups archive, 14 MB; a UCI file, 4 MB at most), so a mirror, redirect or
+server that streams without end, or announces a larger length, is stopped there rather
+than filling the memory; its sha256 could not match anyway."""
 
 
 def sha256_of(path: Path) -> str:
@@ -129,8 +134,17 @@ def shipped_bytes(dataset: str, file: DataFile) -> bytes | None:
 
 def is_cached(dataset: str, file: DataFile, settings: DataSettings) -> bool:
     """True when the cache holds a copy of ``file`` whose sha256 matches."""
-    path = cache_path(dataset, file, settings)
-    return path.is_file() and sha256_of(path) == file.sha256
+    return _holds(cache_path(dataset, file, settings), file)
+
+
+def _holds(path: Path, file: DataFile) -> bool:
+    """Whether ``path`` is a regular file with ``file``'s sha256; one larger than any data
+    file (``MAX_DOWNLOAD``) is not, and is never read."""
+    try:
+        return (path.is_file() and path.stat().st_size <= MAX_DOWNLOAD
+                and sha256_of(path) == file.sha256)
+    except OSError:
+        return False
 
 
 def status(dataset: str, file: DataFile, settings: DataSettings) -> str:
@@ -144,7 +158,7 @@ def status(dataset: str, file: DataFile, settings: DataSettings) -> str:
     if is_url(settings.mirror) and settings.download:
         return "mirror"
     found = mirror_path(dataset, file, settings)
-    if found is not None and sha256_of(found) == file.sha256:
+    if found is not None and _holds(found, file):
         return "mirror"
     return "download"
 
@@ -171,18 +185,21 @@ write_atomic = _write_atomic
 
 
 def download(url: str, timeout: float, hint: str = _OFFLINE_HINT,
-             absent: int | None = None) -> bytes | None:
+             absent: int | None = None, limit: int | None = None) -> bytes | None:
     """The bytes at ``url`` within one deadline of ``timeout`` seconds for the whole transfer
     (connecting, the headers and every read: a server that trickles is stopped then, not
-    ``timeout`` after its last byte); every failure is a ``DownloadError`` naming the URL,
-    the reason and ``hint``, except an HTTP status equal to ``absent`` (a mirror's 404),
-    which returns None."""
+    ``timeout`` after its last byte) and at most ``limit`` bytes (default ``MAX_DOWNLOAD``:
+    a longer announced length
+    is refused before the body is read, a body that goes on is cut there); every failure is
+    a ``DownloadError`` naming the URL, the reason and ``hint``, except an HTTP status equal
+    to ``absent`` (a mirror's 404), which returns None."""
     outcome: dict[str, object] = {}
     deadline = time.monotonic() + timeout
+    limit = MAX_DOWNLOAD if limit is None else limit
 
     def transfer() -> None:
         try:
-            outcome["data"] = _read_until(url, timeout, deadline)
+            outcome["data"] = _read_until(url, timeout, deadline, limit)
         except BaseException as exc:  # handed to the caller below
             outcome["error"] = exc
 
@@ -195,6 +212,10 @@ def download(url: str, timeout: float, hint: str = _OFFLINE_HINT,
     if "data" in outcome:
         return outcome["data"]  # type: ignore[return-value]
     exc = outcome["error"]
+    if isinstance(exc, _TooLong):
+        raise DownloadError(
+            f"download of {url} refused: {exc}, more than the {limit >> 20} MiB any data file "
+            f"nbvslr reads may have (the server does not serve the file); {hint}")
     if isinstance(exc, urllib.error.HTTPError):
         reason = f"HTTP {exc.code} {exc.reason}"
         exc.close()
@@ -218,9 +239,16 @@ class _Late(Exception):
     """The transfer went past its deadline."""
 
 
-def _read_until(url: str, timeout: float, deadline: float) -> bytes:
+class _TooLong(Exception):
+    """The transfer announced or sent more than its limit."""
+
+
+def _read_until(url: str, timeout: float, deadline: float, limit: int) -> bytes:
     chunks = []
+    total = 0
     with urllib.request.urlopen(url, timeout=timeout) as response:
+        if response.length is not None and response.length > limit:
+            raise _TooLong(f"it announces {response.length} bytes")
         while True:
             if time.monotonic() > deadline:
                 raise _Late
@@ -229,6 +257,9 @@ def _read_until(url: str, timeout: float, deadline: float) -> bytes:
                 if response.length:  # the connection closed before the announced length
                     raise http.client.IncompleteRead(b"".join(chunks), response.length)
                 return b"".join(chunks)
+            total += len(chunk)
+            if total > limit:
+                raise _TooLong(f"it sent more than {limit} bytes")
             chunks.append(chunk)
 
 
@@ -247,7 +278,7 @@ def read_verified(dataset: str, file: DataFile, settings: DataSettings,
     message with ``hint``).
     """
     target = cache_path(dataset, file, settings)
-    if target.is_file():
+    if target.is_file() and target.stat().st_size <= MAX_DOWNLOAD:  # else never its file
         data = target.read_bytes()
         if hashlib.sha256(data).hexdigest() == file.sha256:
             return data, "cache"
@@ -274,7 +305,7 @@ def obtain(dataset: str, file: DataFile, settings: DataSettings,
     """
     target = cache_path(dataset, file, settings)
     stale = target.is_file()
-    if stale and sha256_of(target) == file.sha256:
+    if stale and _holds(target, file):
         return target, "cache"
     if settings.shipped:
         data = shipped_bytes(dataset, file)
@@ -291,6 +322,10 @@ def obtain(dataset: str, file: DataFile, settings: DataSettings,
 
     found = mirror_path(dataset, file, settings)
     if found is not None:
+        if found.stat().st_size > MAX_DOWNLOAD:
+            raise DataError(
+                f"mirror file {found} is larger than any data file ({MAX_DOWNLOAD >> 20} MiB); "
+                "replace it with the original UCI file")
         actual = sha256_of(found)
         if actual != file.sha256:
             raise DataError(

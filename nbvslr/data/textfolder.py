@@ -10,17 +10,20 @@
 - names starting with ``.`` (hidden files and folders: ``.DS_Store``, ``.git``) are
   ignored, and so are files directly in ``path`` (a README beside the class folders);
 - a class folder that holds a folder, holds no file, a file that cannot be read or is not a
-  regular file (a pipe, a device, or a link to one), fewer than
+  regular file (a pipe, a device, or a link to one), documents whose bytes would not fit in
+  memory (refused from their sizes, before they are read), fewer than
   two class folders, or a ``path`` that is not a folder: a one-line ``DataError`` naming
   it and the fix.
 """
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import numpy as np
 
+from nbvslr.data.csvsource import fits_in_memory
 from nbvslr.data.texttask import TextTask
 from nbvslr.errors import DataError
 
@@ -36,6 +39,28 @@ def decode(data: bytes) -> str:
 def _visible(folder: Path) -> list[Path]:
     return sorted((p for p in folder.iterdir() if not p.name.startswith(".")),
                   key=lambda p: p.name)
+
+
+def folder_sha256(path: str | Path) -> str | None:
+    """sha256 of what ``load_text_folder(path)`` reads: the class folders' names, their
+    visible regular files' names and bytes, in the load's order; ``None`` for a path the
+    load refuses (it says why). Keys the per-process copy of the task by its content."""
+    root = Path(path).expanduser()
+    digest = hashlib.sha256()
+    total = 0
+    try:
+        for folder in (p for p in _visible(root) if p.is_dir()):
+            digest.update(b"\x00class\x00" + folder.name.encode("utf-8", "surrogateescape"))
+            for entry in _visible(folder):
+                digest.update(b"\x00file\x00" + entry.name.encode("utf-8", "surrogateescape"))
+                if entry.is_file():  # never a pipe or a device: the load refuses those
+                    total += entry.stat().st_size
+                    if not fits_in_memory(total):
+                        return None  # the load refuses it from its size, unread
+                    digest.update(hashlib.sha256(entry.read_bytes()).digest())
+    except OSError:
+        return None
+    return digest.hexdigest()
 
 
 def load_text_folder(path: str | Path, name: str | None = None) -> TextTask:
@@ -57,6 +82,7 @@ def load_text_folder(path: str | Path, name: str | None = None) -> TextTask:
                         "put each class's files in a sub-folder of its own")
     documents: list[str] = []
     labels: list[int] = []
+    total = 0  # bytes of the documents read so far
     for k, folder in enumerate(classes):
         try:
             entries = _visible(folder)
@@ -75,6 +101,12 @@ def load_text_folder(path: str | Path, name: str | None = None) -> TextTask:
                                 "a class folder holds only files (one document each): "
                                 "remove it")
             try:
+                total += entry.stat().st_size
+                if not fits_in_memory(total):
+                    raise DataError(
+                        f"memory: text folder {root} holds more bytes than this process may "
+                        f"use (reading {entry} makes {total / (1 << 30):.1f} GiB); keep fewer "
+                        "or smaller documents")
                 data = entry.read_bytes()
             except OSError as exc:
                 raise DataError(f"document {entry} cannot be read ({exc.strerror or exc}); "

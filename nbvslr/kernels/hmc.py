@@ -24,7 +24,8 @@ TINY = 1e-300
 def run_chains(F, G, g_diag, x0, velocities, burn_in, thin, max_events, kept, events):
     """Every chain of every split, one after the other: ``n_iter`` HMC iterations each.
 
-    F : (S, m, r) constraint rows; G : (S, m, m) their Gram matrix, g_diag : (S, m) its
+    F : (S, m, r) constraint rows; G : (S, m, m) their Gram matrix, or (S, 0, 0) when it is
+    not held (each bounce then makes the one row it needs, O(m r)), g_diag : (S, m) its
     diagonal; x0 : (S, r) the start of every chain of a split; velocities : (S, n_iter, C, r)
     the fresh velocity of every iteration. Fills kept : (S, C, draws, r), the positions after
     iterations ``burn_in + thin``, ``burn_in + 2 thin``, ..., and events : (S, C, n_iter), the
@@ -34,7 +35,7 @@ def run_chains(F, G, g_diag, x0, velocities, burn_in, thin, max_events, kept, ev
     n_iter, C = velocities.shape[1], velocities.shape[2]
     x = np.empty(r)
     v = np.empty(r)
-    work = np.empty((3, m))
+    work = np.empty((4, m))
     FT = np.empty((r, m))  # a split's constraint rows, transposed
     for s in range(S):
         for i in range(m):
@@ -99,9 +100,10 @@ def stop_short(x, v, t_hit, left):
 def _travel(F, FT, G, g_diag, x, v, work, max_events):
     """One HMC iteration of one chain: travel for ``TRAVEL`` from x with velocity v.
 
-    F : (m, r), G : (m, m), g_diag : (m,) as in ``run_chains``; FT : (r, m) F's transpose;
-    x, v : (r,) updated in place; work : (3, m) scratch (``fx = F x``, ``fv = F v`` and
-    their ratios). Returns the bounces.
+    F : (m, r), G : (m, m) or (0, 0), g_diag : (m,) as in ``run_chains``; FT : (r, m) F's
+    transpose; x, v : (r,) updated in place; work : (4, m) scratch (``fx = F x``, ``fv = F
+    v``, their ratios, and the row of the Gram matrix a bounce needs when G is not held).
+    Returns the bounces.
 
     The next wall is the most negative ``fv_i / fx_i`` (``fx >= TINY > 0``), met at
     ``arctan(fx_i / -fv_i)``. An event moves (x, v) and (fx, fv) along the ellipse by the
@@ -114,7 +116,8 @@ def _travel(F, FT, G, g_diag, x, v, work, max_events):
     once from FT, each sum over q in order (vector instructions, the same sums).
     """
     m, r = F.shape
-    fx, fv, ratio = work[0], work[1], work[2]
+    fx, fv, ratio, row = work[0], work[1], work[2], work[3]
+    held = G.shape[0] == m
     # F x and F v: the sums over q in order, for every row at once
     for i in range(m):
         fx[i] = 0.0
@@ -147,7 +150,16 @@ def _travel(F, FT, G, g_diag, x, v, work, max_events):
             v[q] -= alpha * F[j, q]
         # (fx, fv) rotated like (x, v) and fv reflected like v; the particle is on wall j
         # (rounding aside)
-        Gj = G[j]
+        if held:
+            Gj = G[j]
+        else:  # the row F F_j, summed over q in order for every row at once
+            for i in range(m):
+                row[i] = 0.0
+            for q in range(r):
+                fjq = F[j, q]
+                for i in range(m):
+                    row[i] += FT[q, i] * fjq
+            Gj = row
         for i in range(m):
             fxi = fx[i] * cs + fv[i] * sn
             fvi = fv[i] * cs - fx[i] * sn - alpha * Gj[i]

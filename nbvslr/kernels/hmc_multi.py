@@ -1,24 +1,27 @@
 """The compiled inner loop of ``nbvslr.models.cone_hmc``: exact HMC on the K-class cone,
 one chain at a time, without the cone's rows or their Gram matrix.
 
-The cone of a training set of K classes (``nbvslr.models.multiclass``) has a row per
-training row i and class k != y_i: ``+z_i`` in the block of y_i, ``-z_i`` in the block of k,
-in the (K - 1) P coordinates of the reference-class form (class K - 1's block is absent).
-Held as a matrix it has ``m (K - 1)`` rows of ``(K - 1) P`` numbers and a Gram matrix of
-``(m (K - 1))^2`` entries (162 MB a split for optdigits-10 at m = 500). This kernel runs the
-binary sampler's iterations (``nbvslr.kernels.hmc``: the same travel, the same bounces, the
-same cap) on that cone from the training rows alone:
+The chain runs on the K weight vectors of a rule, ``x = vec(W)`` (K blocks of P numbers),
+in the subspace ``sum_k w_k = 0`` (``nbvslr.models.sum_zero``): its start and its fresh
+velocities lie there, and every reflection keeps it there. The cone of a training set has
+a wall per training row i and class k != y_i, with normal ``(e_{y_i} - e_k) (x) z_i``
+(``+z_i`` in the block of y_i, ``-z_i`` in the block of k), which lies in the subspace. Held
+as a matrix it would have ``m (K - 1)`` rows of ``(K - 1) P`` numbers in the subspace's
+coordinates and a Gram matrix of ``(m (K - 1))^2`` entries (162 MB a split for
+optdigits-10 at m = 500). This kernel runs the binary sampler's iterations
+(``nbvslr.kernels.hmc``: the same travel, the same bounces, the same cap) on that cone from
+the training rows alone:
 
 * ``F x`` is the score difference ``s_{i y_i} - s_{i k}`` with ``s = Z W^T`` (O(m P K));
-* a reflection off row (j, l) changes v by ``alpha z_j`` in two blocks (O(P));
-* the Gram entry of rows (j, l) and (i, k) is ``(z_j . z_i) c`` with
-  ``c = d(y_j, y_i) - d(y_j, k) - d(l, y_i) + d(l, k)`` (``d(a, b)`` is 1 when a = b and a
-  is not the reference class), so a bounce updates the m (K - 1) velocities' margins from
-  one row of the m x m Gram matrix of the training rows.
+* a reflection off wall (j, l) changes v by ``alpha z_j`` in two blocks (O(P));
+* the Gram entry of walls (j, l) and (i, k) is ``(z_j . z_i) c`` with
+  ``c = d(y_j, y_i) - d(y_j, k) - d(l, y_i) + d(l, k)`` (``d(a, b)`` is 1 when a = b), so a
+  bounce updates the m (K - 1) velocities' margins from one row of the m x m Gram matrix of
+  the training rows; every wall's squared norm is ``2 z_i . z_i``.
 
 The kernel holds a split's training rows sorted by class (stably: ``order``), and the
-margins class-major, ``(K, m)``: entry (k, p) is the cone's row (order[p], k). The entries
-(y_p, p), no row of the cone, are never a wall: class k's own rows are one stretch
+margins class-major, ``(K, m)``: entry (k, p) is the wall (order[p], k). The entries
+(y_p, p), no wall, are never met: class k's own rows are one stretch
 ``start[k] .. start[k + 1]``, which a bounce skips (their values are not read).
 
 A bounce makes one pass over the K m margins (``_rotate``, a class at a time, which
@@ -46,10 +49,11 @@ def run_cone_chains(Z, y, n_classes, Gz, x0, velocities, burn_in, thin, max_even
 
     Z : (S, m, P) training rows; y : (S, m) int64 labels ``0 .. K - 1``; Gz : (S, m, m)
     ``Z Z^T``, or (S, 0, 0) to make each row of it when a bounce needs it (O(m P)); x0 :
-    (S, (K - 1) P) the start of every chain of a split; velocities : (S, n_iter, C,
-    (K - 1) P). Fills kept : (S, C, draws, (K - 1) P), the positions after iterations
-    ``burn_in + thin``, ``burn_in + 2 thin``, ..., and events : (S, C, n_iter), the bounces
-    of every iteration.
+    (S, K P) the start of every chain of a split, K weight vectors summing to 0 and
+    classifying every training row correctly; velocities : (S, n_iter, C, K P), each
+    summing to 0 over the K blocks. Fills kept : (S, C, draws, K P), the positions after
+    iterations ``burn_in + thin``, ``burn_in + 2 thin``, ..., and events : (S, C, n_iter),
+    the bounces of every iteration.
 
     Each split's rows are sorted by class first, see the module docstring; its Gram matrix
     is sorted alike in place (Gz is overwritten).
@@ -70,7 +74,7 @@ def run_cone_chains(Z, y, n_classes, Gz, x0, velocities, burn_in, thin, max_even
     ys = np.empty(m, dtype=np.int64)
     seen = np.empty(m, dtype=np.bool_)
     scratch = np.empty((5, m))  # a bounce's factors, a Gram row, the smallest ratios (two)
-    g_diag = np.empty((K, m))
+    g_diag = np.empty(m)  # the walls' squared norms, 2 z_p . z_p for each class
     for s in range(S):
         n = 0
         for k in range(K):
@@ -92,8 +96,7 @@ def run_cone_chains(Z, y, n_classes, Gz, x0, velocities, burn_in, thin, max_even
             zz = 0.0
             for p in range(P):
                 zz += ZT[p, i] * ZT[p, i]
-            for k in range(K):
-                g_diag[k, i] = max(zz * ((ys[i] < K - 1) + (k < K - 1)), 1e-300)
+            g_diag[i] = max(2.0 * zz, 1e-300)
         for c in range(C):
             x[:] = x0[s]
             for it in range(n_iter):
@@ -163,16 +166,15 @@ def _first_wall(fx, fv, y, order, low):
 @compiled
 def _margins(ZT, y, K, x, v, sx, fx, fv, low):
     """``fx = F x`` (at least TINY) and ``fv = F v``, (K, m), from the scores (ZT : (P, m)
-    the training rows' transpose; sx : (2, K, m) the scores), the entries (y_i, i) at 1 and
-    0; low : (m,) the smallest of 0 and the ratios ``fv / fx`` of row i of the training
-    set."""
+    the training rows' transpose; x, v : (K P,) K weight vectors; sx : (2, K, m) the
+    scores), the entries (y_i, i) at 1 and 0; low : (m,) the smallest of 0 and the ratios
+    ``fv / fx`` of row i of the training set."""
     P, m = ZT.shape
-    F = K - 1
     for k in range(K):
         for i in range(m):
             sx[0, k, i] = 0.0
             sx[1, k, i] = 0.0
-    for k in range(F):
+    for k in range(K):
         # the scores of class k, z_i . x_k and z_i . v_k, summed over p in order for every
         # row i at once
         for p in range(P):
@@ -223,13 +225,13 @@ def _travel(ZT, y, order, start, K, Gz, g_diag, x, v, fx, fv, sx, scratch,
 
     ZT : (P, m) the split's rows sorted by class, transposed; y their labels, order : (m,)
     their rows in the training set, start : (K + 1,) where each class's rows start; Gz
-    : (m, m) their Gram matrix or (0, 0); g_diag : (K, m) the walls' squared norms. A bounce
+    : (m, m) their Gram matrix or (0, 0); g_diag : (m,) the squared norm of each row's
+    walls; x, v : (K P,) K weight vectors summing to 0. A bounce
     rotates and reflects the K m margins in one pass (``_rotate``, class by class), keeping
     per row only the smallest ratio over the classes (``low``); ``_first_wall`` then finds
     the smallest of those m and the first wall that has it.
     """
     P, m = ZT.shape
-    F = K - 1
     ag, at, row = scratch[0], scratch[1], scratch[2]
     low = scratch[3]
     e = np.zeros(K)
@@ -253,21 +255,17 @@ def _travel(ZT, y, order, start, K, Gz, g_diag, x, v, fx, fv, sx, scratch,
         # the wall met: row a of the training set, against class l
         l, a = jq // m, jq % m
         ya = y[a]
-        # specular reflection: v -= alpha (e_ya - e_l) (x) z_a (no block for class K - 1)
-        alpha = 2.0 * (fv[l, a] * cs - fx[l, a] * sn) / g_diag[l, a]
-        if ya < F:
-            for p in range(P):
-                v[ya * P + p] -= alpha * ZT[p, a]
-        if l < F:
-            for p in range(P):
-                v[l * P + p] += alpha * ZT[p, a]
-        # the Gram entry of rows (a, l) and (i, k) is (z_a . z_i) (e_k - e_{y_i}) with
-        # e = e_l - e_ya (no entry for class K - 1)
+        # specular reflection: v -= alpha (e_ya - e_l) (x) z_a, which sums to 0 over the
+        # classes (v stays in the subspace)
+        alpha = 2.0 * (fv[l, a] * cs - fx[l, a] * sn) / g_diag[a]
+        for p in range(P):
+            v[ya * P + p] -= alpha * ZT[p, a]
+            v[l * P + p] += alpha * ZT[p, a]
+        # the Gram entry of walls (a, l) and (i, k) is (z_a . z_i) (e_k - e_{y_i}) with
+        # e = e_l - e_ya
         e[:] = 0.0
-        if ya < F:
-            e[ya] -= 1.0
-        if l < F:
-            e[l] += 1.0
+        e[ya] = -1.0
+        e[l] = 1.0
         if Gz.shape[0] == m:
             Ga = Gz[a]
         else:  # the Gram matrix not held: its row a, z_i . z_a summed over p in order

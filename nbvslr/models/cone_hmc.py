@@ -1,21 +1,26 @@
-"""Weight matrices drawn uniformly from the K-class separating cone by exact HMC.
+"""Weight matrices drawn from the K-class separating cone by exact HMC, symmetric in the
+classes.
 
-The target is the binary sampler's (``nbvslr.models.hmc``) on the cone of a K-class training
-set (``multiclass.cone_rows``): ``theta`` in the (K - 1) P coordinates of the reference-class
-form with ``s_{i y_i} > s_{i k}`` for every training row i and class k != y_i, drawn from a
-standard Gaussian truncated to the cone and normalised (uniform on the cone's part of the
-unit sphere). The iterations are the binary sampler's -- a quarter turn of the ellipse per
+The target: K weight vectors W (K, P) with ``s_{i y_i} > s_{i k}`` for every training row i
+and class k != y_i (``s = Z1 W^T``), drawn from the isotropic Gaussian on the weight
+matrices that sum to 0 over the classes, truncated to that cone, and normalised
+(``nbvslr.models.sum_zero``: no class is a reference, so relabelling the classes relabels
+the draws). In the subspace's Helmert coordinates (``sum_zero.basis``) the cone is
+``multiclass.cone_rows`` and the Gaussian the standard one; the iterations are the binary
+sampler's (``nbvslr.models.hmc``) on those rows -- a quarter turn of the ellipse per
 iteration with a fresh Gaussian velocity, bouncing off every wall met, the same cap on the
 bounces -- with the same random numbers drawn the same way from each split's seed
-(``sample_separating_hmc`` on ``cone_rows`` gives the same draws up to rounding). The
-compiled loop (``nbvslr.kernels.hmc_multi``) works from the training rows and their m x m
-Gram matrix instead of the cone's ``m (K - 1)`` rows and their ``(m (K - 1))^2`` Gram matrix:
-a split holds ``m^2 + m P`` numbers, not ``m^2 (K - 1)^2 + m (K - 1)^2 P``, and the m x m
-Gram matrix only when it fits in the sampler's budget (``budget.hmc``, a few MB: m up to
-about 700 by default); above, each bounce makes the one row of it that it needs (O(m P)).
-A block holds splits up to that budget, at least ``MIN_CONE_BLOCK``, so the sampler holds
-at most ``MIN_CONE_BLOCK`` Gram matrices of at most ``budget.hmc`` bytes each beside the
-fit's stacks, whatever m (the fit on all 5,620 rows of optdigits-10 included).
+(``sample_separating_hmc`` on ``cone_rows`` gives the same draws, mapped by the basis, up to
+rounding; with K = 2, ``w_1 - w_0`` is the binary sampler's draw on the two-class problem).
+The compiled loop (``nbvslr.kernels.hmc_multi``) runs on the K weight vectors themselves
+(the velocities mapped from the coordinates by the basis), from the training rows and their
+m x m Gram matrix instead of the cone's ``m (K - 1)`` rows and their ``(m (K - 1))^2`` Gram
+matrix: a split holds ``m^2 + m P`` numbers, not ``m^2 (K - 1)^2 + m (K - 1)^2 P``, and the
+m x m Gram matrix only when it fits in the sampler's budget (``budget.hmc``, a few MB: m up
+to about 700 by default); above, each bounce makes the one row of it that it needs
+(O(m P)). A block holds splits up to that budget, at least ``MIN_CONE_BLOCK``, so the
+sampler holds at most ``MIN_CONE_BLOCK`` Gram matrices of at most ``budget.hmc`` bytes each
+beside the fit's stacks, whatever m (the fit on all 5,620 rows of optdigits-10 included).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import numpy as np
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
 from nbvslr.models.hmc import MAX_EVENTS
 from nbvslr.models.options import MCMC_DEFAULTS
+from nbvslr.models.sum_zero import basis, centred
 from nbvslr.splits import SplitSeeds, each_generator
 
 _DEFAULTS = MCMC_DEFAULTS["hmc"]
@@ -44,10 +50,11 @@ def gram_rows(budget: Budget = DEFAULT_BUDGET) -> int:
 
 def per_row(n_rows: int, K: int, n_params: int, budget: Budget = DEFAULT_BUDGET) -> int:
     """Numbers a split holds per training row while it is sampled, at most (for the memory
-    plan): the kernel's work arrays (5 K + 7, and the row itself transposed, ``n_params``)
-    and its row of the Gram matrix when held (up to ``gram_rows``, or all ``n_rows`` rows
-    of a task smaller than that)."""
-    return 5 * K + 7 + n_params + min(n_rows, gram_rows(budget))
+    plan): the kernel's work arrays (4 K + 9: margins and scores of x and v, five rows of
+    scratch, the sorted order, labels and marks, the walls' norms; and the row itself
+    transposed, ``n_params``) and its row of the Gram matrix when held (up to
+    ``gram_rows``, or all ``n_rows`` rows of a task smaller than that)."""
+    return 4 * K + 9 + n_params + min(n_rows, gram_rows(budget))
 
 
 def holds_gram(m: int, budget: Budget) -> bool:
@@ -58,10 +65,10 @@ def holds_gram(m: int, budget: Budget) -> bool:
 
 def split_bytes(m: int, P: int, K: int, n_iter: int, n_kept: int, gram: bool) -> float:
     """Bytes one split holds in a block of the sampler: its rows (and their Gram matrix),
-    the velocities of every iteration and chain, the kept draws and the per-row work
-    arrays."""
-    r = (K - 1) * P
-    return 8.0 * (m * P + gram * m * m + (n_iter + n_kept) * r + 5 * m * K)
+    the velocities of every iteration and chain (drawn in the (K - 1) P coordinates, held
+    as K P weights), the kept draws (K P each) and the kernel's per-row work arrays."""
+    return 8.0 * (m * P + gram * m * m + n_iter * (2 * K - 1) * P + n_kept * K * P
+                  + (4 * K + 9) * m)
 
 
 def sample_cone_hmc(
@@ -78,7 +85,8 @@ def sample_cone_hmc(
     budget: Budget = DEFAULT_BUDGET,
     bounces: list[np.ndarray] | None = None,
 ) -> np.ndarray:
-    """Draw weight matrices uniformly from the separating cones of S training sets.
+    """Draw weight matrices from the separating cones of S training sets (the module
+    docstring's law).
 
     Parameters
     ----------
@@ -88,9 +96,10 @@ def sample_cone_hmc(
         Labels ``0 .. K - 1``.
     n_classes : int
         K.
-    theta0 : ndarray of shape (S, (K - 1) P)
-        Per split, the free weight vectors (classes 0 .. K - 2, class-major) of a matrix
-        that classifies every training row correctly: the start of every chain.
+    theta0 : ndarray of shape (S, K, P)
+        Per split, K weight vectors that classify every training row correctly (any
+        representative of the rule, such as the reference-class form's): the start of
+        every chain, once made to sum to 0.
     seeds : sequence of S SeedSequence
         One per split (``splits.each_generator``).
     chains, draws, burn_in, thin : int
@@ -103,8 +112,9 @@ def sample_cone_hmc(
 
     Returns
     -------
-    ndarray of shape (S, chains * draws, (K - 1) P)
-        Unit vectors, each classifying its training rows correctly, chain-major.
+    ndarray of shape (S, chains * draws, K, P)
+        Weight matrices summing to 0 over the classes, of unit norm, each classifying its
+        training rows correctly, chain-major.
 
     Raises
     ------
@@ -115,15 +125,16 @@ def sample_cone_hmc(
     y = np.asarray(y, dtype=np.int64)
     S, m, P = Z1.shape
     K = int(n_classes)
-    r = (K - 1) * P
     if len(seeds) != S:
         raise ValueError(f"{len(seeds)} seeds for {S} splits")
     n_kept = int(chains) * int(draws)
     if S == 0:
-        return np.empty((0, n_kept, r))
-    theta0 = np.asarray(theta0, dtype=np.float64).reshape(S, r)
-    if not separates(Z1, y, K, theta0).all():
+        return np.empty((0, n_kept, K, P))
+    theta0 = np.asarray(theta0, dtype=np.float64).reshape(S, K, P)
+    if not separates(Z1, y, theta0).all():
         raise ValueError("theta0 must classify every training row correctly")
+    # the same rule (the kernel keeps a margin that rounding made <= 0 at TINY)
+    theta0 = centred(theta0)
     if not isinstance(seeds, SplitSeeds):
         seeds = list(seeds)
     n_iter = int(burn_in) + int(draws) * int(thin)
@@ -138,12 +149,10 @@ def sample_cone_hmc(
     ])
 
 
-def separates(Z1: np.ndarray, y: np.ndarray, K: int, theta: np.ndarray) -> np.ndarray:
-    """Whether each free-weight matrix theta (S, (K - 1) P) scores every training row's own
-    class strictly highest (S,)."""
-    S, m, P = Z1.shape
-    W = theta.reshape(S, K - 1, P)
-    s = np.concatenate([np.matmul(Z1, W.transpose(0, 2, 1)), np.zeros((S, m, 1))], axis=2)
+def separates(Z1: np.ndarray, y: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """Whether each weight matrix theta (S, K, P) scores every training row's own class
+    strictly highest (S,)."""
+    s = np.matmul(Z1, theta.transpose(0, 2, 1))  # (S, m, K)
     own = np.take_along_axis(s, y[:, :, None], axis=2)  # (S, m, 1)
     np.put_along_axis(s, y[:, :, None], -np.inf, axis=2)
     return (own[:, :, 0] > s.max(axis=2)).all(axis=1)
@@ -155,24 +164,32 @@ def _sample_block(Z1: np.ndarray, y: np.ndarray, K: int, theta0: np.ndarray,
                   bounces: list[np.ndarray] | None) -> np.ndarray:
     """``sample_cone_hmc`` on one block of splits (arguments as there)."""
     S, m, P = Z1.shape
-    r = theta0.shape[1]
+    r = (K - 1) * P  # the subspace's dimension
     Z = np.ascontiguousarray(Z1)
     Gz = np.matmul(Z, Z.transpose(0, 2, 1)) if gram else np.empty((S, 0, 0))  # (S, m, m)
-    # start: the certified matrix, scaled to the Gaussian's typical norm (as hmc does)
-    x0 = theta0 * (np.sqrt(r) / np.maximum(np.linalg.norm(theta0, axis=1, keepdims=True),
-                                           1e-300))
+    # start: the certified matrix (summing to 0), scaled to the Gaussian's typical norm (as
+    # hmc does)
+    x0 = theta0.reshape(S, K * P)
+    x0 = x0 * (np.sqrt(r) / np.maximum(np.linalg.norm(x0, axis=1, keepdims=True), 1e-300))
     n_iter = burn_in + draws * thin
-    velocities = np.empty((S, n_iter, chains, r))
+    # each split's velocities: standard normals in the (K - 1) P coordinates, as the binary
+    # sampler draws them, then the K weight vectors they are (H phi, summing to 0)
+    phi = np.empty((S, n_iter, chains, K - 1, P))
     for s, rng in enumerate(each_generator(seeds)):
-        rng.standard_normal(out=velocities[s])
+        rng.standard_normal(out=phi[s].reshape(n_iter, chains, r))
+    velocities = np.matmul(basis(K), phi).reshape(S, n_iter, chains, K * P)
+    del phi
     # imported here: numba loads (and compiles, or reads its disk cache) on first use only
     from nbvslr.kernels.hmc_multi import run_cone_chains
 
-    kept = np.empty((S, chains, draws, r))
+    kept = np.empty((S, chains, draws, K * P))
     events = np.empty((S, chains, n_iter), dtype=np.int64)
     run_cone_chains(Z, np.ascontiguousarray(y), K, Gz, np.ascontiguousarray(x0), velocities,
                     burn_in, thin, MAX_EVENTS, kept, events)
     if bounces is not None:
         bounces.append(events)
-    kept = kept.reshape(S, chains * draws, r)
-    return kept / np.maximum(np.linalg.norm(kept, axis=2, keepdims=True), 1e-300)
+    # the sum over the classes drifts from 0 by rounding: its mean removed, then normalised
+    kept = kept.reshape(S, chains * draws, K, P)
+    kept -= kept.mean(axis=2, keepdims=True)
+    kept /= np.maximum(np.linalg.norm(kept, axis=(2, 3), keepdims=True), 1e-300)
+    return kept

@@ -20,7 +20,9 @@ the trajectory meets constraint i where ``fx_i cos t + fv_i sin t = 0``; only co
 an argmin of a ratio (no trigonometry per constraint). Moving rotates ``(fx, fv)`` like
 ``(x, v)``; a reflection off wall j changes ``fv`` by a multiple of column j of the Gram
 matrix ``F F^T``, so an event costs O(m + r) and only the start of an iteration needs a
-matrix-vector product. The events of a chain are a short sequential loop, so each chain runs
+matrix-vector product. The Gram matrix is held for m up to ``GRAM_ROWS``; above, a bounce
+makes its column (O(m r)), and the fit on all rows of a large separable set never holds
+m x m numbers. The events of a chain are a short sequential loop, so each chain runs
 in machine code (numba, ``nbvslr.kernels.hmc.run_chains``), compiled on first use and cached
 on disk.
 
@@ -63,6 +65,16 @@ MIN_BLOCK = 16
 #: it is for this iteration (a valid point of the cone): near-degenerate corners make some
 #: trajectories bounce without end (what the cap changes: docs/samplers.md).
 MAX_EVENTS = 1000
+#: The most rows whose m x m Gram matrix a split holds (32 MiB); above, each bounce makes
+#: the one row it needs (O(m P) instead of O(m)), so a fit on tens of thousands of
+#: separable rows (the fit on all rows of a set with a leaked label) never forms N x N. A
+#: function of m alone: the draws of a split never depend on the memory of the machine.
+GRAM_ROWS = 2048
+
+
+def holds_gram(m: int) -> bool:
+    """Whether a split of m constraint rows holds their m x m Gram matrix (``GRAM_ROWS``)."""
+    return m <= GRAM_ROWS
 
 
 def sample_separating_hmc(
@@ -120,7 +132,8 @@ def sample_separating_hmc(
         # per split: constraints, Gram matrix, velocities and kept positions
         r = min(m, P) if reduce else P
         n_iter = int(burn_in) + int(draws) * int(thin)
-        return 8.0 * (m * r + m * m + int(chains) * (n_iter + int(draws)) * r)
+        gram = m * m if holds_gram(m) else 0
+        return 8.0 * (m * r + gram + 4 * m + int(chains) * (n_iter + int(draws)) * r)
 
     return in_split_blocks(_sample_block, Z1, sign, theta0, seeds, int(chains) * int(draws),
                            split_bytes, budget, budget.hmc, MIN_BLOCK, **kw)
@@ -152,8 +165,12 @@ def _sample_block(
         Q, F, x0 = None, A, theta0
     r = F.shape[2]
     F = np.ascontiguousarray(F)  # (S, m, r)
-    G = np.matmul(F, F.transpose(0, 2, 1))  # (S, m, m) Gram matrix of the constraint rows
-    g_diag = np.maximum(np.einsum("sii->si", G), 1e-300)  # (S, m) squared row norms
+    if holds_gram(m):
+        G = np.matmul(F, F.transpose(0, 2, 1))  # (S, m, m) Gram matrix of the constraint rows
+        g_diag = np.maximum(np.einsum("sii->si", G), 1e-300)  # (S, m) squared row norms
+    else:  # made row by row as the bounces need it (GRAM_ROWS)
+        G = np.empty((S, 0, 0))
+        g_diag = np.maximum(np.einsum("sij,sij->si", F, F), 1e-300)  # (S, m)
     # start: the certified separator, scaled to the Gaussian's typical norm
     x0 = x0 * (np.sqrt(r) / np.maximum(np.linalg.norm(x0, axis=1, keepdims=True), 1e-300))
     n_iter = burn_in + draws * thin

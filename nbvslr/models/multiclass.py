@@ -7,15 +7,16 @@ predicts the class of highest score (``evaluate_multi`` scores it, ties as state
 
 The paper's rule for separable training sets (``separable: sample``, the default), K
 classes: when an unpenalised fit certifies that it classifies every training row correctly,
-the split's error is the mean test error of weight matrices drawn uniformly from the cone
-``(w_y - w_k) . z > 0`` (every training row, every k != y) in the (K - 1) P coordinates of
-the reference-class form (``w_{K-1} = 0``). Each constraint is linear in those coordinates
-(``+z`` in block y, ``-z`` in block k), so the cone is ``{A theta > 0}`` with ``m (K - 1)``
-rows. Exact HMC (the default) runs the binary sampler's steps on that cone from the
-training rows alone (``cone_hmc``: never the cone's rows nor their ``(m (K - 1))^2`` Gram
-matrix); hit-and-run (``mcmc_method``) draws from ``cone_rows`` unchanged. ``separable:
-l2`` refits the split with ``C = C_separable`` instead, ``mle`` keeps the capped Newton
-iterate.
+the split's error is the mean test error of weight matrices drawn from the cone
+``(w_y - w_k) . z > 0`` (every training row, every k != y) under the isotropic Gaussian on
+the K weight vectors that sum to 0 (``sum_zero``: no class is a reference, so the errors
+do not depend on the order of the classes). In the (K - 1) P Helmert coordinates of that
+subspace each constraint is linear (``(h_y - h_k) (x) z``), so the cone is ``{A phi > 0}``
+with ``m (K - 1)`` rows. Exact HMC (the default) runs the binary sampler's steps on that
+cone from the training rows alone (``cone_hmc``: never the cone's rows nor their
+``(m (K - 1))^2`` Gram matrix); hit-and-run (``mcmc_method``) draws from ``cone_rows``.
+``separable: l2`` refits the split with ``C = C_separable`` instead, ``mle`` keeps the
+capped Newton iterate.
 """
 
 from __future__ import annotations
@@ -37,11 +38,12 @@ from nbvslr.models.multiclass_nb import fit_categorical_nb_multi, fit_gaussian_n
 from nbvslr.models.naive_bayes import NB_OPTIONS, rescale_to_training, theta_to_original
 from nbvslr.models.nb import CategoricalNB, GaussianNB
 from nbvslr.models.softmax import fit_softmax
+from nbvslr.models.sum_zero import basis, to_coordinates, to_weights
 from nbvslr.splits import SplitSeeds
 
 
 def cone_rows(Z1: np.ndarray, y: np.ndarray, n_classes: int) -> np.ndarray:
-    """The rows of the separating cone of S training sets in the reference-class form.
+    """The rows of the separating cone of S training sets in the sum-zero coordinates.
 
     Parameters
     ----------
@@ -52,20 +54,19 @@ def cone_rows(Z1: np.ndarray, y: np.ndarray, n_classes: int) -> np.ndarray:
     Returns
     -------
     A : ndarray of shape (S, m (K - 1), (K - 1) P)
-        Row (i, k) for each k != y_i is ``e_{y_i} (x) z_i - e_k (x) z_i`` without the
-        reference block: ``A vec(W) > 0`` iff W classifies every training row correctly.
+        Row (i, k) for each k != y_i (class-major within a training row) is
+        ``(h_{y_i} - h_k) (x) z_i``, h_k row k of ``sum_zero.basis(K)``: ``A phi > 0`` iff
+        the weight matrix ``sum_zero.to_weights(phi)`` classifies every training row
+        correctly.
     """
     S, m, P = Z1.shape
     K = int(n_classes)
     y = np.asarray(y, dtype=np.int64)
-    rows = np.zeros((S, m, K, K, P))  # (split, row, other class k, block, P)
-    own = np.zeros((S, m, K))
-    np.put_along_axis(own, y[:, :, None], 1.0, axis=2)
-    rows += own[:, :, None, :, None] * Z1[:, :, None, None, :]  # + z in block y
-    rows -= np.eye(K)[None, None, :, :, None] * Z1[:, :, None, None, :]  # - z in block k
-    keep = ~own.astype(bool)  # (S, m, K): k != y
-    out = rows[keep].reshape(S, m * (K - 1), K, P)[:, :, : K - 1, :]
-    return out.reshape(S, m * (K - 1), (K - 1) * P)
+    H = basis(K)  # (K, K - 1)
+    diff = H[y][:, :, None, :] - H[None, None, :, :]  # (S, m, k, K - 1): h_y - h_k
+    rows = diff[:, :, :, :, None] * Z1[:, :, None, None, :]  # (S, m, k, K - 1, P)
+    keep = np.arange(K)[None, None, :] != y[:, :, None]  # (S, m, K): k != y
+    return rows[keep].reshape(S, m * (K - 1), (K - 1) * P)
 
 
 def _fit(theta: np.ndarray, n_iter: np.ndarray | None = None,
@@ -217,20 +218,18 @@ class SoftmaxRegression:
         todo = np.flatnonzero(res.separable) if C is None else np.empty(0, dtype=np.int64)
         draws = np.empty((0, 1, K, theta.shape[2]))
         if todo.size and rule == "sample":
-            start = res.theta[todo, : K - 1].reshape(todo.size, -1)
+            start = res.theta[todo]  # (s, K, P), the reference class's row 0
             picked = seeds.take(todo) if isinstance(seeds, SplitSeeds) else [seeds[i] for i in todo]
             mcmc = dict(chains=opts["mcmc_chains"], draws=opts["mcmc_draws"],
                         burn_in=opts["mcmc_burn_in"], thin=opts["mcmc_thin"], budget=budget)
             if opts["mcmc_method"] == "hmc":  # from the rows, never the cone's Gram matrix
-                flat = sample_cone_hmc(Z1[todo], y[todo], K, start, picked, **mcmc)
+                draws = sample_cone_hmc(Z1[todo], y[todo], K, start, picked, **mcmc)
             else:
                 A = cone_rows(Z1[todo], y[todo], K)  # (s, m (K - 1), (K - 1) P)
-                flat = sample_separating(A, np.ones(A.shape[:2]), start, picked, **mcmc)
-            # flat: (s, n, (K - 1) P)
-            s_, n = flat.shape[:2]
-            draws = np.concatenate(
-                [flat.reshape(s_, n, K - 1, -1), np.zeros((s_, n, 1, flat.shape[2] // (K - 1)))],
-                axis=2)  # (s, n, K, P), the reference class's row 0
+                phi = sample_separating(A, np.ones(A.shape[:2]), to_coordinates(start),
+                                        picked, **mcmc)  # (s, n, (K - 1) P), unit norm
+                draws = to_weights(phi, K)
+            # draws: (s, n, K, P), summing to 0 over the classes
             converged[todo] = False
             if scale is not None:
                 draws = theta_to_original(draws, scale[0][todo][:, None], scale[1][todo][:, None])

@@ -30,11 +30,14 @@ which about halves the Hessian products at C = 1 on optdigits-10), then backtrac
 full step).
 A split stops when ``max_j |g_j| / m <= tol`` (converged), after ``max_iter`` steps, when the line
 search cannot decrease the loss, or (with ``stop_when_separable``) at the first iterate
-that classifies every training row correctly (``s_{i y_i} > s_ik`` for every i and k != y_i):
-the certificate that the training set is separable, so the unpenalised likelihood has no
-maximum. Why not a dense Newton solve: with optdigits' 10 classes F P = 9 x 63 = 567
-parameters, so forming the Hessian costs m (F P)^2 and solving it (F P)^3 per split and step
-against a few dozen products of O(m F P) (benchmarks/softmax_solvers.py measures both).
+that classifies every training row correctly, by more than the scoring's tie band
+(``s_{i y_i} > s_ik + tau`` for every i and k != y_i, ``tau = TIE_RTOL ||W||_1`` as in
+``evaluate_multi``; a margin that only rounding makes positive certifies nothing, and would
+start the separable-set samplers on a wall): the certificate that the training set is
+separable, so the unpenalised likelihood has no maximum. Why not a dense Newton solve: with
+optdigits' 10 classes F P = 9 x 63 = 567 parameters, so forming the Hessian costs m (F P)^2
+and solving it (F P)^3 per split and step against a few dozen products of O(m F P)
+(benchmarks/softmax_solvers.py measures both).
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from nbvslr.models.evaluate import TIE_RTOL
 
 #: Armijo constant and step halvings of the line search.
 ARMIJO = 1e-4
@@ -307,7 +312,8 @@ def fit_softmax(
         if stop_when_separable:
             own = sum_last(s * Ya)  # (a, m)
             other = max_last(np.where(Ya > 0, -np.inf, s))
-            sep = (own > other).all(axis=1) & ~done
+            tau = TIE_RTOL * np.abs(Wa).sum(axis=(1, 2))  # (a,)
+            sep = (own > other + tau[:, None]).all(axis=1) & ~done
             separable[act[sep]] = True
             done |= sep
         done |= n_iter[act] >= max_iter

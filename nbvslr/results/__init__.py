@@ -50,7 +50,7 @@ from nbvslr.results.read import (
     model_order,
     read_splits,
 )
-from nbvslr.results.write import write_task_outputs
+from nbvslr.results.write import seal_tables, write_task_outputs
 
 __all__ = [
     "CHECKPOINTS", "CURVE_FILE", "DEFAULT_OUT", "FLOAT_FORMAT", "MANIFEST_FILE", "PAIRED_COLUMNS",
@@ -60,6 +60,7 @@ __all__ = [
     "Tables", "TaskResults", "atomic_write_bytes", "atomic_write_text", "csv_gz_bytes",
     "find_task_dirs", "is_task_dir", "json_bytes", "load_results", "load_tables", "load_task",
     "model_order",
-    "read_splits", "remove_temp_files", "sort_splits", "task_dir", "write_csv_gz", "write_json",
+    "read_splits", "remove_temp_files", "seal_tables", "sort_splits", "task_dir",
+    "write_csv_gz", "write_json",
     "write_task_outputs",
 ]

@@ -34,6 +34,7 @@ import pandas as pd
 from nbvslr.errors import ResultsError
 from nbvslr.results.files import atomic_write_bytes, csv_gz_bytes, remove_temp_files, write_json
 from nbvslr.results.layout import CHECKPOINTS, FINGERPRINT_FILE, SPLIT_COLUMNS, sort_splits
+from nbvslr.results.read import read_bytes
 
 _CHECKPOINT = re.compile(r"m=(\d+)\.csv\.gz")
 CHECKPOINT_LEVEL = 1
@@ -134,10 +135,7 @@ class Checkpoints:
 
     def _read(self, m: int) -> pd.DataFrame:
         path = self.path(m)
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise ResultsError(f"{path}: cannot be read ({exc.strerror}); {FIX}") from None
+        data = read_bytes(path, FIX)  # a regular file, never a pipe or a link
         recorded = self.digests.get(path.name)
         if recorded is None:
             raise ResultsError(f"{path}: no sha256 recorded for it in {self._stamp}; {FIX}")

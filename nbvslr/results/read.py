@@ -14,10 +14,14 @@ removed since: ``splits.csv.gz`` may be deleted to save space). A reader that fi
 a mismatch reads the folder again for up to ``SETTLE_SECONDS`` (a run may be renaming its
 new files into place), then refuses with one line naming the file and the fix: so it reads
 the old set or the new set, never a mix, and never a damaged file. A folder without
-``files.sha256`` (written before nbvslr sealed its results) is read unchecked. Nothing in a
-task folder is followed through a symbolic link. Every file is checked for its shape as it
-is parsed (columns once each, numbers where numbers belong, errors in [0, 1], run.json's
-fields of the right kind): a malformed file is one ``ResultsError``, never a traceback.
+``files.sha256`` (written before nbvslr sealed its results) has no digest to check. Nothing
+in a task folder is followed through a symbolic link. Every file is checked for its shape as
+it is parsed (columns once each, numbers where numbers belong, errors in [0, 1], run.json's
+fields of the right kind), and, digest or not, its values for agreeing with one another
+(``check_summary``, ``check_paired``: a mean inside its interval, sem = sd / sqrt(n), one row
+per size, a paired.csv whose sizes and mean differences are the summary's, each model of the
+family run.json says): a malformed or inconsistent file is one ``ResultsError``, never a
+traceback and never a wrong winner.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
 import pandas as pd
 
 from nbvslr.errors import MissingResultsError, ResultsError
@@ -78,7 +83,9 @@ def read_bytes(path: Path, fix: str = HOW_TO_MAKE) -> bytes:
     """The bytes of a results file, never through a symbolic link; ``ResultsError`` naming
     the file otherwise."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        # never waiting: a named pipe with no writer would block the open itself
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise ResultsError(
@@ -221,6 +228,116 @@ def check_table(df: pd.DataFrame, path: Path, fix: str) -> pd.DataFrame:
     return df
 
 
+#: How far two numbers the tables hold may differ and still agree: both are written with
+#: ten significant digits (``layout.FLOAT_FORMAT``), so a mean and an interval's midpoint, or
+#: a paired mean and the difference of two means, differ by ~1e-10 at most.
+AGREE = 1e-8
+
+
+def check_summary(df: pd.DataFrame, path: Path, fix: str = HOW_TO_REBUILD) -> pd.DataFrame:
+    """``df`` (a ``summary.csv`` already read by ``read_table``) if its values agree with one
+    another, whether or not a digest vouches for the file: one row per (model, m), at least
+    one split, a mean where there are splits, sd, sem and interval where there are two (sem
+    = sd / sqrt(n)), the interval ordered around the mean and centred on it unless clipped
+    at 0 or 1. ``ResultsError`` naming the file, the row and what disagrees otherwise."""
+    _check_stats(df, path, fix, "error_mean", "error_sd", "error_sem", (0.0, 1.0))
+    twice = df.duplicated(["model", "m"])
+    if twice.any():
+        row = int(twice.to_numpy().nonzero()[0][0]) + 1
+        raise ResultsError(f"{path}: row {row}: model {df['model'].iloc[row - 1]} at m = "
+                           f"{df['m'].iloc[row - 1]} appears twice; {fix}")
+    return df
+
+
+def check_paired(paired: pd.DataFrame, summary: pd.DataFrame, path: Path,
+                 fix: str = HOW_TO_REBUILD) -> pd.DataFrame:
+    """``paired`` (a ``paired.csv`` read by ``read_table``) if it agrees with itself (as
+    ``check_summary``, its interval within [-1, 1]) and with the task's ``summary``: each pair
+    at exactly the sizes where both models have splits, and where both have every split of
+    the pair, a mean difference equal to the difference of the two means (a paired.csv of
+    another run, its signs flipped or its models swapped, is refused)."""
+    _check_stats(paired, path, fix, "diff_mean", None, "diff_sem", (-1.0, 1.0))
+    twice = paired.duplicated(["model_a", "model_b", "m"])
+    if twice.any():
+        row = int(twice.to_numpy().nonzero()[0][0]) + 1
+        raise ResultsError(f"{path}: row {row}: the pair at m = {paired['m'].iloc[row - 1]} "
+                           f"appears twice; {fix}")
+    counted = summary[summary["n_splits"] > 0]
+    means = {(str(r.model), int(r.m)): (float(r.error_mean), int(r.n_splits))
+             for r in counted.itertuples(index=False)}
+    for (a, b), rows in paired.groupby(["model_a", "model_b"], sort=False):
+        both = sorted({m for (name, m) in means if name == a} & {m for (name, m) in means
+                                                                 if name == b})
+        have = sorted(int(m) for m in rows["m"])
+        if have != both:
+            raise ResultsError(
+                f"{path}: the pair {a} - {b} has the sizes {_sizes(have)}, where the task's "
+                f"summary has both models at {_sizes(both)}; {fix}")
+        for r in rows.itertuples(index=False):
+            (mean_a, n_a), (mean_b, n_b) = means[(a, int(r.m))], means[(b, int(r.m))]
+            if n_a == n_b == int(r.n_splits) and abs(
+                    float(r.diff_mean) - (mean_a - mean_b)) > AGREE:
+                raise ResultsError(
+                    f"{path}: the pair {a} - {b} at m = {int(r.m)}: diff_mean "
+                    f"{float(r.diff_mean):.10g} is not the summary's {mean_a:.10g} - "
+                    f"{mean_b:.10g}; {fix}")
+    return paired
+
+
+def _check_families(summary: pd.DataFrame, run_info: Mapping[str, Any], path: Path) -> None:
+    """Each model of ``summary`` of the family run.json gives it (models swapped or renamed
+    in one of the two files are refused)."""
+    listed = run_info.get("models")
+    if not isinstance(listed, list):
+        return
+    family = {str(m["name"]): m.get("family") for m in listed
+              if isinstance(m, Mapping) and isinstance(m.get("family"), str)}
+    for r in summary.itertuples(index=False):
+        said = family.get(str(r.model))
+        if said is not None and said != str(r.family):
+            raise ResultsError(f"{path}: model {r.model} is of family {r.family} here and "
+                               f"{said} in {RUN_FILE}; {HOW_TO_REBUILD}")
+
+
+def _sizes(ms: Sequence[int]) -> str:
+    if not ms:
+        return "none"
+    return ", ".join(map(str, ms)) if len(ms) <= 4 else f"{ms[0]} .. {ms[-1]} ({len(ms)})"
+
+
+def _check_stats(df: pd.DataFrame, path: Path, fix: str, mean: str, sd: str | None,
+                 sem: str, bounds: tuple[float, float]) -> None:
+    """The shared checks of ``check_summary`` and ``check_paired`` (see there)."""
+    n = df["n_splits"].to_numpy(dtype=float)
+    mu = df[mean].to_numpy(dtype=float)
+    se = df[sem].to_numpy(dtype=float)
+    low, high = df["ci_low"].to_numpy(dtype=float), df["ci_high"].to_numpy(dtype=float)
+    spread = [se, low, high] + ([df[sd].to_numpy(dtype=float)] if sd else [])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        checks = [
+            (n < 1, "n_splits: no split"),
+            (np.isnan(mu), f"{mean}: missing (NaN) where there are splits"),
+            ((n >= 2) & np.any([np.isnan(v) for v in spread], axis=0),
+             "no sd, sem or interval where there are two splits or more"),
+            ((n == 1) & ~np.all([np.isnan(v) for v in spread], axis=0),
+             "an sd, sem or interval from a single split"),
+            (se < 0, f"{sem}: negative"),
+            ((low > mu + AGREE) | (mu > high + AGREE),
+             f"the interval [ci_low, ci_high] does not hold {mean}"),
+            ((low > bounds[0]) & (high < bounds[1])
+             & (np.abs((low + high) / 2 - mu) > AGREE),
+             f"the interval is not centred on {mean}"),
+        ]
+        if sd:
+            sd_values = df[sd].to_numpy(dtype=float)
+            checks.append((np.abs(se - sd_values / np.sqrt(n)) > AGREE * (1 + sd_values),
+                           f"{sem} is not {sd} / sqrt(n_splits)"))
+    for wrong, what in checks:
+        if wrong.any():
+            row = int(wrong.nonzero()[0][0]) + 1
+            raise ResultsError(f"{path}: row {row}: {what}; {fix}")
+
+
 def read_splits(path: Path, fix: str = HOW_TO_MAKE, data: bytes | None = None) -> pd.DataFrame:
     """A ``splits.csv.gz`` or a checkpoint, every column of ``SPLIT_COLUMNS`` present."""
     return read_table(path, SPLIT_COLUMNS, fix, data)
@@ -354,7 +471,8 @@ class TaskResults:
         data = self._bytes(PAIRED_FILE)
         if data is None:
             return None
-        return read_table(self.folder / PAIRED_FILE, PAIRED_COLUMNS, data=data)
+        path = self.folder / PAIRED_FILE
+        return check_paired(read_table(path, PAIRED_COLUMNS, data=data), self.summary, path)
 
     def splits(self) -> pd.DataFrame:
         """``splits.csv.gz``, floats read exactly; ResultsError if absent or malformed."""
@@ -414,8 +532,10 @@ def load_task(folder: PathLike) -> TaskResults:
     if missing:
         raise ResultsError(f"results folder {folder} is incomplete: {' and '.join(missing)} "
                            f"missing; {HOW_TO_MAKE}")
-    summary = read_table(folder / SUMMARY_FILE, SUMMARY_COLUMNS, data=summary_bytes)
+    summary = check_summary(read_table(folder / SUMMARY_FILE, SUMMARY_COLUMNS,
+                                       data=summary_bytes), folder / SUMMARY_FILE)
     run_info = read_run_info(folder / RUN_FILE, data=run_bytes)
+    _check_families(summary, run_info, folder / SUMMARY_FILE)
     name = str((run_info.get("task") or {}).get("name") or folder.name)
     summary = summary.sort_values(["model", "m"], kind="stable").reset_index(drop=True)
     sealed = {k: v for k, v in files.items() if k in (PAIRED_FILE, SPLITS_FILE)
@@ -462,11 +582,13 @@ def load_tables(folder: PathLike) -> Tables:
         if summary_bytes is None:
             raise ResultsError(f"results folder {task_dir} is incomplete: {SUMMARY_FILE} "
                                f"missing; {HOW_TO_MAKE}")
-        summaries.append(read_table(task_dir / SUMMARY_FILE, SUMMARY_COLUMNS,
-                                    data=summary_bytes).loc[:, list(SUMMARY_COLUMNS)])
+        summary = check_summary(read_table(task_dir / SUMMARY_FILE, SUMMARY_COLUMNS,
+                                           data=summary_bytes), task_dir / SUMMARY_FILE)
+        summaries.append(summary.loc[:, list(SUMMARY_COLUMNS)])
         if paired_bytes is not None:
-            paired.append(read_table(task_dir / PAIRED_FILE, PAIRED_COLUMNS,
-                                     data=paired_bytes).loc[:, list(PAIRED_COLUMNS)])
+            table = read_table(task_dir / PAIRED_FILE, PAIRED_COLUMNS, data=paired_bytes)
+            paired.append(check_paired(table, summary, task_dir / PAIRED_FILE)
+                          .loc[:, list(PAIRED_COLUMNS)])
     return Tables(
         pd.concat(summaries, ignore_index=True),
         pd.concat(paired, ignore_index=True) if paired else _empty_paired(),

@@ -24,6 +24,7 @@ from pathlib import Path
 from nbvslr.errors import ConfigError
 from nbvslr.models import STACK_COPIES
 from nbvslr.models.budget import DEFAULT_BUDGET
+from nbvslr.models.hmc import GRAM_ROWS, MIN_BLOCK
 from nbvslr.models.registry import lookup
 from nbvslr.models.stacks import split_chunks
 
@@ -112,10 +113,24 @@ class Plan:
 
 def unit_bytes(shape: TaskShape, m: int, splits: int) -> float:
     """The estimated peak of a unit of ``splits`` splits at size ``m``: one chunk of
-    ``score_splits`` (its split count as ``score_splits`` chooses it) at a time."""
+    ``score_splits`` (its split count as ``score_splits`` chooses it) at a time, and the
+    separating-hyperplane sampler's block within it."""
     width = max(STACK_COPIES * 8.0 * m * shape.width, shape.sparse[0] + shape.sparse[1] * m)
     chunk = len(range(splits)[next(split_chunks(splits, width, DEFAULT_BUDGET.stacks))])
-    return UNIT_FIXED + chunk * shape.split_bytes(m)
+    return UNIT_FIXED + chunk * shape.split_bytes(m) + sampler_bytes(shape, m, chunk)
+
+
+def sampler_bytes(shape: TaskShape, m: int, splits: int) -> float:
+    """The peak of the HMC sampler of separable training sets (an LR model that samples):
+    a block of at least ``hmc.MIN_BLOCK`` splits, each holding its m x m Gram matrix up to
+    ``hmc.GRAM_ROWS`` rows (above, no Gram matrix: a fit on all of a large separable set
+    holds its rows and a few numbers per row)."""
+    if not shape.hyperplanes:
+        return 0.0
+    gram = m * m if m <= GRAM_ROWS else 0
+    per_split = 8.0 * (gram + m * (shape.width + 4))
+    block = min(splits, max(MIN_BLOCK, int(DEFAULT_BUDGET.hmc // per_split)))
+    return block * per_split
 
 
 def gib(n: float) -> str:

@@ -27,9 +27,10 @@ from threadpoolctl import threadpool_limits
 
 import nbvslr.runner.lifeline as lifeline
 from nbvslr import models
-from nbvslr.data import absolute_paths, load_task
+from nbvslr.data import absolute_paths, csvsource, load_task
 from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
 from nbvslr.data.sources import is_url
+from nbvslr.data.textfolder import folder_sha256
 from nbvslr.errors import DataError
 from nbvslr.models.spec import ModelSpec
 from nbvslr.splits import draw_train_sets, full_seed, nested_train_sets, split_seeds
@@ -68,7 +69,9 @@ class UnitResult:
     seconds: float
 
 
-_CACHE: dict[str, tuple[Dataset, str]] = {}
+_CACHE: dict[str, tuple[Dataset, str, str | None]] = {}
+"""The per-process copies: task and settings -> (data, its ``data_digest``, the
+``content_sha256`` of its source when it was read)."""
 _CACHE_LOCK = threading.Lock()
 _BLAS_SET = False
 
@@ -76,6 +79,25 @@ _BLAS_SET = False
 def _cache_key(spec: TaskSpec, settings: DataSettings) -> str:
     blob = {"task": plain(spec.__dict__), "data": plain(settings.__dict__)}
     return json.dumps(blob, sort_keys=True, default=str)
+
+
+def content_sha256(spec: TaskSpec) -> str | None:
+    """sha256 of the local file or folder ``spec`` reads (``source.csv``, ``source.folder``);
+    ``None`` for any other source (a built-in file is verified against its known sha256, a
+    DataFrame's text is in its key already) and for a path the load refuses (never read)."""
+    source = spec.source if hasattr(spec.source, "get") else {}
+    csv, folder = source.get("csv"), source.get("folder")
+    if isinstance(csv, str):
+        path = Path(csv).expanduser()
+        try:
+            if not path.is_file() or not csvsource.fits_in_memory(path.stat().st_size):
+                return None  # the load refuses it, from its kind or its size
+            return csvsource.sha256_of(path)
+        except OSError:
+            return None
+    if isinstance(folder, str):
+        return folder_sha256(folder)
+    return None
 
 
 def plain(obj: Any) -> Any:
@@ -115,15 +137,26 @@ def dataset_for(spec: TaskSpec, settings: DataSettings, digest: str | None = Non
 
 def loaded(spec: TaskSpec, settings: DataSettings,
            digest: str | None = None) -> tuple[Dataset, str]:
-    """``dataset_for``'s data and its ``data_digest`` (computed once per load)."""
+    """``dataset_for``'s data and its ``data_digest`` (computed once per load).
+
+    The copy kept for the process is keyed by content: without ``digest`` (a run starting,
+    which fingerprints what it reads) a local source whose bytes changed since the copy was
+    made (a CSV or text folder edited between two runs of one process) is read again; with
+    ``digest`` the copy is used only if it is that data.
+    """
     key = _cache_key(spec, settings)
     with _CACHE_LOCK:
-        if key in _CACHE and digest is not None and _CACHE[key][1] != digest:
-            del _CACHE[key]  # an earlier run's copy: read the file again
+        cached = _CACHE.get(key)
+        if cached is not None:
+            stale = (cached[1] != digest if digest is not None
+                     else cached[2] != content_sha256(spec))
+            if stale:  # an earlier version of the file: read it again
+                del _CACHE[key]
         if key not in _CACHE:
+            content = content_sha256(spec)  # before the read: a later edit is seen next time
             data = load_task(spec, settings)
-            _CACHE[key] = (data, data_digest(data))
-        data, found = _CACHE[key]
+            _CACHE[key] = (data, data_digest(data), content)
+        data, found, _ = _CACHE[key]
     if digest is not None and found != digest:
         raise DataError(
             f"{spec.name}: {_where(spec)} changed during the run (its data's sha256 is not "

@@ -166,7 +166,8 @@ def _k_class() -> None:
     fit_gaussian_nb_multi(np.array([[[0.0, 1.0], [0.5, 0.5], [1.0, 0.0]]]), np.array([[0, 1, 2]]),
                           3)
     sample_cone_hmc(np.array([[[0.0, 1.0], [0.5, 1.0], [1.0, 1.0]]]), np.array([[0, 1, 2]]), 3,
-                    np.array([[-4.0, 2.0, -2.0, 1.5]]), [np.random.SeedSequence(0)])
+                    np.array([[[-4.0, 2.0], [-2.0, 1.5], [0.0, 0.0]]]),
+                    [np.random.SeedSequence(0)])
 
 
 def _text() -> None:

@@ -163,6 +163,9 @@ LOG_SPAN = 20.0
 #: A panel's own legend of more entries than this is drawn beside the panel, where it hides
 #: no curve and no label (a run of several models and pairs).
 LEGEND_INSIDE = 4
+LABEL_CHARS = 40
+"""The longest model name a legend shows whole; a longer one is shortened in the middle
+(``short_name``), so a long name never pushes the panels out of the figure."""
 
 
 def log_axis(sizes: Sequence[float]) -> bool:
@@ -242,7 +245,7 @@ def plot_task(
         high = rows["ci_high"].to_numpy(dtype=float)
         style = styles[name]
         # ours above the paper's thin black lines, which show where they differ
-        ax.plot(m, mean, label=name, linewidth=1.4, zorder=4, **style)
+        ax.plot(m, mean, label=short_name(name), linewidth=1.4, zorder=4, **style)
         drawn.append((m, mean))
         if len(m):
             starts[name] = (float(m[0]), float(mean[0]))
@@ -278,7 +281,7 @@ def plot_task(
         after = crossover.better_after[0] if crossover.better_after else None
         named = pair_named and plain(pair, families)
         _mark_crossover(ax, crossover.first_crossover, crossover.interval,
-                        "" if named else f" ({pair[0]} vs {pair[1]})",
+                        "" if named else f" ({short_name(pair[0])} vs {short_name(pair[1])})",
                         a_ahead=title(families[0]) if after == pair[0] else None)
     ax.set_title(task_title(run_info, str(summary["task"].iloc[0])), fontsize="medium")
     ax.set_xlabel(xlabel)
@@ -358,6 +361,16 @@ A_AHEAD_COLOR = APPROACH_COLORS[GENERATIVE]
 CROSSOVER_STYLES = {"b": ":", "a": "-."}
 """The crossover's line: dotted grey where b goes ahead (the paper's story: LR), dash-dotted
 blue where a does (sick: LR ahead at m = 2, NB from m ≈ 2.6)."""
+
+
+def short_name(name: str, limit: int = LABEL_CHARS) -> str:
+    """``name`` as a legend shows it: whole up to ``limit`` characters, else its start and
+    its end around an ellipsis (two names differing only in the middle stay apart when
+    their ends differ)."""
+    if len(name) <= limit:
+        return name
+    tail = (limit - 1) // 3
+    return f"{name[: limit - 1 - tail]}\u2026{name[-tail:]}"
 
 
 def _mark_crossover(ax: Axes, loc: float, interval: Sequence[float] | None,

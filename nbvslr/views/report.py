@@ -59,9 +59,15 @@ def _row_at(summary: pd.DataFrame, model: str, m: int) -> pd.Series | None:
 
 
 def _half_width(row: pd.Series | None) -> float:
+    """The interval's half-width; of an interval clipped at 0 or 1 (few splits), the longer
+    side, so ``mean +- half`` holds the whole interval."""
     if row is None:
         return math.nan
-    return (float(row["ci_high"]) - float(row["ci_low"])) / 2.0
+    low, high = float(row["ci_low"]), float(row["ci_high"])
+    if low <= 0.0 or high >= 1.0:
+        mean = float(row["error_mean"])
+        return max(high - mean, mean - low)
+    return (high - low) / 2.0
 
 
 def _value(row: pd.Series | None, column: str) -> float:

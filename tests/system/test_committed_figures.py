@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import io
 import subprocess
@@ -64,3 +65,26 @@ def test_the_comparison_sees_a_caption():
     kept = _pixels(drawing.path.read_bytes())
     assert other.shape != kept.shape or (
         float((np.abs(kept - other).max(axis=-1) > MOVED).mean()) > AT_MOST)
+
+
+def test_every_committed_task_folder_is_sealed_and_verifies():
+    """Each committed task folder carries a tracked files.sha256 over its tables, which its
+    files match (as a fresh clone has them) and which sealing again leaves unchanged."""
+    from nbvslr import results
+
+    folders = committed.sealed_folders()
+    tracked = set(subprocess.run(["git", "ls-files", *committed.SEALED], cwd=REPO, text=True,
+                                 capture_output=True, check=True).stdout.split())
+    assert len(folders) >= 50
+    for folder in folders:
+        manifest = folder / results.MANIFEST_FILE
+        assert manifest.relative_to(REPO).as_posix() in tracked, f"{manifest} not committed"
+        task = results.load_task(folder)  # every listed file has its listed sha256
+        assert task.manifest is not None
+        assert set(task.manifest) == {n for n in ("summary.csv", "paired.csv", "run.json")
+                                      if (folder / n).is_file()}
+        text = manifest.read_bytes()
+        for name, digest in task.manifest.items():  # what `sha256sum -c` checks
+            assert hashlib.sha256((folder / name).read_bytes()).hexdigest() == digest
+        assert text == results.write.manifest_bytes(
+            {n: (folder / n).read_bytes() for n in task.manifest})

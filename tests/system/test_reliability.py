@@ -175,7 +175,8 @@ def test_a_unit_is_estimated_at_one_chunk_of_the_model_code():
     one = memory.unit_bytes(shape, 100_000, 1)
     assert memory.unit_bytes(shape, 100_000, 250) == memory.unit_bytes(shape, 100_000, 1000)
     assert one < memory.unit_bytes(shape, 100_000, 250) < 250 * one
-    assert memory.unit_bytes(shape, 10, 250) == memory.UNIT_FIXED + 250 * shape.split_bytes(10)
+    assert memory.unit_bytes(shape, 10, 250) == (
+        memory.UNIT_FIXED + 250 * shape.split_bytes(10) + memory.sampler_bytes(shape, 10, 250))
 
 
 def test_a_run_that_would_not_fit_is_refused_before_any_fit(tmp_path, monkeypatch):

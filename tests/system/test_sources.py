@@ -183,6 +183,55 @@ def test_a_server_that_trickles_is_stopped_at_the_timeout(cache_dir, server):
     assert list(cache_dir.rglob("*")) == []
 
 
+@pytest.mark.parametrize("answer", [("endless", None), ("endless", 50 << 30), "redirect"])
+def test_a_server_that_streams_without_end_is_stopped_at_the_size_limit(
+        cache_dir, server, monkeypatch, answer):
+    """Zeros without end (no length, a 50 GB length, behind a redirect): refused at the
+    download limit, long before the timeout, nothing cached."""
+    monkeypatch.setattr(src, "MAX_DOWNLOAD", 1 << 20)
+    if answer == "redirect":
+        server.routes[_route(LENSES_FILE)] = ("redirect", "/elsewhere")
+        server.routes["/elsewhere"] = ("endless", None)
+    else:
+        server.routes[_route(LENSES_FILE)] = answer
+    with pytest.raises(DownloadError, match=r"refused: it (sent|announces) .*more than the 1 "
+                                            r"MiB .*NBVSLR_DATA_MIRROR"):
+        load_task(TaskSpec("lenses"), _online(cache_dir, timeout=60))
+    server.release.set()
+    assert server.sent < 64 << 20  # the client stopped reading, not the test's end
+    assert list(cache_dir.rglob("*")) == []
+
+
+def test_a_url_mirror_that_streams_without_end_is_stopped_at_the_size_limit(
+        cache_dir, server, monkeypatch):
+    """The mirror's download has the same limit."""
+    monkeypatch.setattr(src, "MAX_DOWNLOAD", 1 << 20)
+    server.routes[MIRROR_ROUTE] = ("endless", None)
+    with pytest.raises(DownloadError, match=r"refused: it sent more than 1048576 bytes"):
+        load_task(TaskSpec("lenses"), _url_mirror(server, cache_dir, timeout=60))
+    assert list(cache_dir.rglob("*")) == []
+
+
+def test_every_recipe_file_fits_the_download_limit():
+    """The limit is above every shipped data file (the largest is a few MB)."""
+    from nbvslr.data.recipes import RECIPES
+
+    sizes = [len(src.shipped_bytes(r.dataset, f) or b"") for r in RECIPES.values()
+             for f in r.files]
+    assert sizes and 0 < max(sizes) < src.MAX_DOWNLOAD / 8
+
+
+def test_a_cached_file_of_a_terabyte_is_never_read(cache_dir):
+    """A 1 TiB file (sparse) where a cached copy belongs: not read, the shipped copy is used."""
+    target = cache_dir / LENSES.dataset / LENSES_FILE.name
+    target.parent.mkdir(parents=True)
+    with target.open("wb") as fh:
+        fh.truncate(1 << 40)
+    settings = DataSettings(cache_dir=cache_dir, download=False)
+    assert load_task(TaskSpec("lenses"), settings).n_rows == 24
+    assert task_status("lenses", settings) == "shipped"  # not hashed either
+
+
 def test_a_refused_connection_is_a_download_error(cache_dir, monkeypatch):
     """Nothing listening on the port: a DownloadError naming the URL."""
     with LoopbackServer() as s:

@@ -78,7 +78,7 @@ def test_a_worker_reloads_a_copy_cached_by_an_earlier_run(tmp_path):
     _toy_csv(tmp_path / "toy.csv", shift=2.0)
     units._CACHE.pop(units._cache_key(spec, settings))
     new, new_digest = units.loaded(spec, settings)
-    units._CACHE[units._cache_key(spec, settings)] = (old, old_digest)  # a stale copy
+    units._CACHE[units._cache_key(spec, settings)] = (old, old_digest, None)  # stale
     assert units.dataset_for(spec, settings, new_digest) is not old
     with pytest.raises(DataError):
         units.dataset_for(spec, settings, old_digest)
@@ -187,9 +187,14 @@ def test_a_reader_during_rewrites_sees_one_run_or_the_other(tmp_path):
     assert seen > 5 and summaries
 
 
-def test_a_legacy_folder_without_manifest_is_read_unchecked():
-    """The committed results (written before files.sha256) are read as they are."""
-    task = results.load_task(REPO / "results" / "reference" / "lenses")
+def test_a_legacy_folder_without_manifest_is_read_without_a_digest(tmp_path):
+    """A folder written before files.sha256 (its tables alone) is read, its values checked."""
+    import shutil
+
+    folder = tmp_path / "lenses"
+    shutil.copytree(REPO / "results" / "reference" / "lenses", folder)
+    (folder / results.MANIFEST_FILE).unlink()
+    task = results.load_task(folder)
     assert task.manifest is None and len(task.summary) > 0
 
 

@@ -216,12 +216,13 @@ def test_cone_kernel_draws_do_not_depend_on_the_row_order(gram):
     rng = np.random.default_rng(5)
     S, m, P, K, C, n_iter = 3, 40, 4, 5, 2, 4
     Z = np.concatenate([rng.standard_normal((S, m, P - 1)), np.ones((S, m, 1))], axis=2)
-    W = rng.standard_normal((S, K - 1, P))  # free weights; class K - 1 scores 0
-    scores = np.concatenate([np.matmul(Z, W.transpose(0, 2, 1)), np.zeros((S, m, 1))], 2)
-    y = scores.argmax(axis=2).astype(np.int64)
+    W = rng.standard_normal((S, K, P))
+    W -= W.mean(axis=1, keepdims=True)  # the kernel's chains sum to 0 over the classes
+    y = np.matmul(Z, W.transpose(0, 2, 1)).argmax(axis=2).astype(np.int64)
     assert min(np.unique(y[s]).size for s in range(S)) >= 3
     x0 = W.reshape(S, -1)
-    velocities = rng.standard_normal((S, n_iter, C, (K - 1) * P))
+    velocities = rng.standard_normal((S, n_iter, C, K, P))
+    velocities = (velocities - velocities.mean(axis=3, keepdims=True)).reshape(S, n_iter, C, -1)
 
     def draws(Zp, yp):
         Gz = np.matmul(Z, Z.transpose(0, 2, 1))  # the original rows' Gram matrix ...
@@ -229,7 +230,7 @@ def test_cone_kernel_draws_do_not_depend_on_the_row_order(gram):
             Gz = np.stack([Gz[s][np.ix_(order[s], order[s])] for s in range(S)])
         if not gram:
             Gz = np.empty((S, 0, 0))
-        kept = np.empty((S, C, 2, (K - 1) * P))
+        kept = np.empty((S, C, 2, K * P))
         events = np.empty((S, C, n_iter), dtype=np.int64)
         run_cone_chains(np.ascontiguousarray(Zp), np.ascontiguousarray(yp), K, Gz, x0,
                         velocities, 2, 1, 1000, kept, events)

@@ -161,7 +161,8 @@ def test_heldout_error_is_error_outside_the_training_rows():
 def test_separable_sets_sample_the_cone_or_refit():
     """An unpenalised multiclass lr meeting a separable training set averages the test error
     of weight matrices drawn from the cone (each draw classifies every training row
-    correctly); separable: l2 refits the split with C_separable instead."""
+    correctly and sums to 0 over the classes: no reference class); separable: l2 refits the
+    split with C_separable instead."""
     X, y = _blobs(m=90, K=3)
     data = _task(X, y, 3)
     idx = np.array([[0, 1, 2, 3, 4, 5], [6, 7, 8, 9, 10, 11]])  # six rows, three classes
@@ -175,7 +176,7 @@ def test_separable_sets_sample_the_cone_or_refit():
     for s in range(2):
         scores = np.einsum("mp,nkp->nmk", Z1[idx[s]], fit.draws[s])  # (n, m, K)
         assert (scores.argmax(2) == y[idx[s]]).all()
-        np.testing.assert_array_equal(fit.draws[s, :, -1], 0.0)  # the reference class
+        np.testing.assert_allclose(fit.draws[s].sum(axis=1), 0.0, atol=1e-12)
     out = models.score_splits(ModelSpec("lr", "lr", opts), data, idx, seeds)
     assert out["separable"].all() and not out["converged"].any()
     l2 = ModelSpec("lr", "lr", resolve_options("lr", "lr", {"separable": "l2"}))
@@ -191,6 +192,7 @@ def test_cone_sampler_is_uniform_on_a_small_cone():
 
     from nbvslr.models.cone_hmc import sample_cone_hmc
     from nbvslr.models.multiclass import cone_rows
+    from nbvslr.models.sum_zero import to_coordinates, to_weights
 
     Z1 = np.array([[0.0, 1.0], [0.5, 1.0], [1.0, 1.0]])[None]  # one feature, intercept
     y = np.array([[0, 1, 2]])
@@ -203,8 +205,9 @@ def test_cone_sampler_is_uniform_on_a_small_cone():
     S = 300
     seeds = [np.random.SeedSequence(7, spawn_key=(i,)) for i in range(S)]
     draws = sample_cone_hmc(np.repeat(Z1, S, 0), np.repeat(y, S, 0), 3,
-                            np.repeat(start[None], S, 0), seeds, chains=1, draws=5,
-                            burn_in=20, thin=5).reshape(-1, 4)
+                            np.repeat(to_weights(start, 3)[None], S, 0), seeds, chains=1,
+                            draws=5, burn_in=20, thin=5)
+    draws = to_coordinates(draws).reshape(-1, 4)
     assert (draws @ A.T > 0).all()
     for j in range(4):
         assert ks_2samp(draws[:, j], ref[:2000, j]).pvalue > 1e-3
@@ -218,6 +221,7 @@ def test_cone_sampler_is_the_binary_sampler_on_the_cone_rows(K, m, d):
     from nbvslr.models.cone_hmc import sample_cone_hmc, separates
     from nbvslr.models.hmc import sample_separating_hmc
     from nbvslr.models.multiclass import cone_rows
+    from nbvslr.models.sum_zero import to_coordinates, to_weights
 
     rng = np.random.default_rng(1)
     Z1 = np.concatenate([rng.random((8, m, d)), np.ones((8, m, 1))], axis=2)
@@ -226,14 +230,15 @@ def test_cone_sampler_is_the_binary_sampler_on_the_cone_rows(K, m, d):
     sep = np.flatnonzero(res.separable)
     assert sep.size >= 4
     seeds = [np.random.SeedSequence(3, spawn_key=(int(i),)) for i in sep]
-    start = res.theta[sep, : K - 1].reshape(sep.size, -1)
+    start = res.theta[sep]  # (s, K, P), the reference form's
     kw = dict(chains=2, draws=3, burn_in=5, thin=2)
     A = cone_rows(Z1[sep], y[sep], K)
-    binary = sample_separating_hmc(A, np.ones(A.shape[:2]), start, seeds, **kw)
+    binary = sample_separating_hmc(A, np.ones(A.shape[:2]), to_coordinates(start), seeds,
+                                   **kw)
     ours = sample_cone_hmc(Z1[sep], y[sep], K, start, seeds, **kw)
-    np.testing.assert_allclose(ours, binary, atol=1e-9)
-    assert separates(np.repeat(Z1[sep], 6, 0), np.repeat(y[sep], 6, 0), K,
-                     ours.reshape(-1, (K - 1) * (d + 1))).all()
+    np.testing.assert_allclose(ours, to_weights(binary, K), atol=1e-9)
+    assert separates(np.repeat(Z1[sep], 6, 0), np.repeat(y[sep], 6, 0),
+                     ours.reshape(-1, K, d + 1)).all()
     with pytest.raises(ValueError, match="classify every training row"):
         sample_cone_hmc(Z1[sep], y[sep], K, -start, seeds, **kw)
 
@@ -311,7 +316,7 @@ def test_memory_plan_counts_the_k_class_sampler():
     penalised, kept_c = entry.planned(data, resolve_options("lr", "lr", {"C": 1.0}))
     sampled, kept = entry.planned(data, resolve_options("lr", "lr", {}))
     assert kept_c == 0 and kept > 0
-    assert per_row(900, 3, 6) == 15 + 7 + 6 + gram_rows() and gram_rows() < 900
+    assert per_row(900, 3, 6) == 12 + 9 + 6 + gram_rows() and gram_rows() < 900
     assert sampled == penalised + -(-per_row(900, 3, 6) // 3)
     walk, _ = entry.planned(data, resolve_options("lr", "lr", {"mcmc_method": "hit-and-run"}))
     assert walk == penalised * 5  # (K - 1)^2 + 1 times the fit's width

@@ -217,6 +217,26 @@ def test_a_damaged_parsed_copy_is_parsed_again_from_the_archive(tmp_path, server
     assert server.requests == ["/files/5975967"]
 
 
+@pytest.mark.parametrize("damage", ["cut", "every byte"])
+def test_a_parsed_copy_cut_short_or_with_a_flipped_byte_is_parsed_again(tmp_path, server,
+                                                                        damage):
+    """A parsed .npz cut in half, or with any one byte flipped: parsed again, no traceback."""
+    settings = _settings(tmp_path / "cache")
+    first = ng.load_newsgroups(settings, strip="none").documents
+    kept = ng.parsed_path(settings)
+    original = kept.read_bytes()
+    if damage == "cut":
+        damaged = [original[: len(original) // 2]]
+    else:  # one flipped byte at each of 64 places spread over the file
+        places = np.linspace(0, len(original) - 1, 64).astype(int)
+        damaged = [original[:i] + bytes([original[i] ^ 0xFF]) + original[i + 1:]
+                   for i in places]
+    for data in damaged:
+        kept.write_bytes(data)
+        assert ng.load_newsgroups(settings, strip="none").documents == first
+    assert server.requests == ["/files/5975967"]
+
+
 def test_a_download_with_the_wrong_sha256_is_refused_and_not_kept(tmp_path, server,
                                                                   monkeypatch):
     monkeypatch.setattr(ng, "ARCHIVE", dataclasses.replace(ng.ARCHIVE, sha256="0" * 64))

@@ -114,8 +114,24 @@ def test_summarize_single_split_has_no_interval():
     nb = out[out.model == "nb"].iloc[0]
     assert nb.n_splits == 1 and nb.error_mean == pytest.approx(0.3)
     assert np.isnan([nb.error_sd, nb.error_sem, nb.ci_low, nb.ci_high]).all()
+    lr = out[out.model == "lr"].iloc[0]  # 0.5 -+ 12.706 x 0.1, clipped to what an error can be
+    assert (lr.ci_low, lr.ci_high) == (0.0, 1.0)
+
+
+def test_summarize_two_splits_interval_is_the_t_interval_within_zero_one():
+    """n = 2 uses t(0.975, 1) = 12.706; the ends are clipped to [0, 1], never past them."""
+    out = summarize(splits_table({"nb": {2: [0.40, 0.42]}, "lr": {2: [0.02, 0.06]}}))
+    nb = out[out.model == "nb"].iloc[0]
+    assert nb.ci_high - nb.ci_low == pytest.approx(2 * 12.706204736 * 0.01)
     lr = out[out.model == "lr"].iloc[0]
-    assert lr.ci_high - lr.ci_low == pytest.approx(2 * 12.706204736 * 0.1)
+    assert lr.ci_low == 0.0 and lr.ci_high == pytest.approx(0.04 + 12.706204736 * 0.02)
+
+
+def test_paired_intervals_are_clipped_to_what_a_difference_can_be():
+    """A paired difference's interval stays within [-1, 1] with two splits."""
+    out = paired_summary(splits_table({"nb": {2: [0.9, 0.1]}, "lr": {2: [0.1, 0.5]}}),
+                         "nb", "lr")
+    assert (out.ci_low.iloc[0], out.ci_high.iloc[0]) == (-1.0, 1.0)
 
 
 def test_summarize_sorted_and_ignores_missing_errors():
