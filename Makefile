@@ -102,7 +102,7 @@ refresh-long: $(STAMP)
 	$(BIN)/nbvslr run $(sort $(wildcard configs/long/*.yaml)) --out results/long --force \
 	    --jobs 1
 	$(BIN)/nbvslr report results/long -o results/long/report.md --no-paper
-	rm -f results/long/*/files.sha256
+	$(MAKE) seal-committed
 
 # NB, LDA and QDA against LR on four panels (docs/discriminant.md, docs/findings.md), at 1000
 # splits, with its figure and report.
