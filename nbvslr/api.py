@@ -89,19 +89,27 @@ class Task:
     @classmethod
     def from_openml(cls, dataset_id: int, *, name: str | None = None,
                     target: str | None = None, positive: Any | Sequence[Any] | None = None,
-                    missing: str = "error") -> Task:
+                    missing: str = "error", columns: Sequence[str] | None = None,
+                    many_levels: str = "refuse") -> Task:
         """OpenML dataset ``dataset_id`` as a task (``source: {openml: id}``), named ``name``
         (default ``openml-<id>``): ``target`` the class column (default: the dataset's
-        default target), ``positive`` as in ``from_frame``; the features are its other
-        numeric and nominal columns, continuous and discrete as its ARFF header declares.
+        default target), ``positive`` as in ``from_frame``; the features are ``columns``
+        (``features.columns``; default: its other numeric and nominal columns), continuous
+        and discrete as its ARFF header declares. A nominal column of nearly all distinct
+        values or of free text is refused when the task is read; leave it out of
+        ``columns``, or ``many_levels='allow'`` (``features.many_levels``) keeps it.
         Nothing is downloaded here: the run reads the dataset (once, into the cache,
         verified against OpenML's md5), and checks these choices with the config."""
         if positive is not None and not isinstance(positive, list | tuple):
             positive = [positive]
+        if isinstance(columns, str):
+            columns = [columns]
         return cls(name=name if name is not None else f"openml-{dataset_id}", frame=None,
                    target=None if target is None else str(target),
                    positive=None if positive is None else tuple(str(v) for v in positive),
-                   missing=missing, openml=dataset_id)
+                   missing=missing, openml=dataset_id,
+                   columns=None if columns is None else tuple(map(str, columns)),
+                   many_levels=many_levels)
 
     @classmethod
     def from_frame(cls, df: pd.DataFrame, *, target: str, name: str,
@@ -203,7 +211,13 @@ class Task:
         if self.openml is not None:
             named = {"name": self.name,
                      "source": {"openml": self.openml, "missing": self.missing}}
-            return {**named, **({"target": target} if target else {})}
+            chosen: dict[str, Any] = {}
+            if self.columns is not None:
+                chosen["columns"] = list(self.columns)
+            if self.many_levels != "refuse":
+                chosen["many_levels"] = self.many_levels
+            return {**named, **({"target": target} if target else {}),
+                    **({"features": chosen} if chosen else {})}
         features: dict[str, Any] = {}
         if self.kind is not None:
             features["kind"] = self.kind
@@ -440,7 +454,9 @@ class Results:
         if self.crossovers.empty:
             return head + tasks
         shown = self.crossovers[["task", "model_a", "model_b", "crossover", "crossover_low",
-                                 "crossover_high", "better_after", "b_better_from"]]
+                                 "crossover_high", "better_after", "b_better_from"]].copy()
+        for column in ("better_after", "b_better_from"):  # None and <NA>: na_rep skips them
+            shown[column] = shown[column].astype(object).where(shown[column].notna(), "–")
         cross = shown.to_html(index=False, border=0, na_rep="–", float_format="{:.4g}".format)
         return (head + tasks + "<p>Crossovers (first crossing of the mean curves, its 95% "
                 "bootstrap interval, the model ahead after it, and the m from which b stays "

@@ -39,7 +39,7 @@ OPTIONS = (
     click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True,
                  metavar="SECONDS",
                  help="Download timeout for the whole transfer of a file (from a URL mirror "
-                      "too)."),
+                      "too; of an OpenML dataset, its description and its file together)."),
 )
 
 

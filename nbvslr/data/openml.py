@@ -284,6 +284,9 @@ def _declared_choices(choices: TableChoices, attributes: Sequence[Attribute], ta
                             f"{did_you_mean(column, list(types))}; columns are "
                             f"{', '.join(map(repr, list(types)[:8]))}"
                             f"{', ...' if len(types) > 8 else ''}")
+    if choices.feature_columns is not None and target in choices.feature_columns:
+        raise DataError(f"{origin}: features.columns: the target column {target!r} is listed "
+                        "as a feature; remove it from features.columns")
     pool = [c for c in pool if c != target and c not in choices.drop]
     other = [c for c in pool if types[c] not in ("numeric", "nominal")]
     if other:

@@ -16,14 +16,15 @@ Estimates (the maximum-likelihood fit by default):
 
 * means: the class means of the training rows;
 * ``covariance="ml"``: the scatter about the class means divided by m (LDA, the pooled
-  covariance) or by ``count(k)`` (QDA); ``"unbiased"``: by ``m - K`` or ``count(k) - 1`` (at
-  least 1), the estimator scikit-learn's ``LinearDiscriminantAnalysis`` (solver ``svd``) and
-  ``QuadraticDiscriminantAnalysis`` use;
+  covariance) or by ``count(k)`` (QDA), as the installed scikit-learn (1.9) divides them;
+  ``"unbiased"``: by ``m - K`` or ``count(k) - 1`` (at least 1), as its earlier releases'
+  ``LinearDiscriminantAnalysis`` (solver ``svd``) and ``QuadraticDiscriminantAnalysis`` did;
 * ``shrinkage`` lambda in [0, 1]: ``(1 - lambda) Sigma + lambda diag(Sigma)``, towards the
   diagonal: lambda = 1 is naive Bayes's covariance (LDA: the shared variances of Gaussian
   NB's ``variance: shared``; QDA: the class variances of ``variance: class``);
-* the class prior as naive Bayes's: ``(count(k) + l) / (m + K l)`` with l = ``smoothing``,
-  or uniform.
+* the class prior as naive Bayes's: ``(count(k) + l) / (m + K l)`` with l = ``smoothing``
+  (0: the maximum-likelihood ``count(k) / m``, never 0 as every training set holds every
+  class), or uniform.
 
 A singular covariance (always at ``m <= d`` for LDA and ``count(k) <= d`` for QDA; also
 when a feature is constant in the training rows) has no inverse. ``singular`` says what
@@ -59,6 +60,7 @@ from nbvslr.models.budget import DEFAULT_BUDGET, Budget
 from nbvslr.models.design import Design
 from nbvslr.models.family import Fit, Option, choice, number, one_of
 from nbvslr.models.multiclass_nb import log_prior
+from nbvslr.models.sum_zero import centred
 
 
 def _fraction(value):
@@ -71,8 +73,9 @@ def _fraction(value):
 
 #: The options of the ``lda`` and ``qda`` model names (each name holds this table).
 DISCRIMINANT_OPTIONS: tuple[Option, ...] = (
-    Option("smoothing", 1.0, number(0.0, strict=True), "a number > 0",
-           "Laplace smoothing l of the class prior, as naive Bayes's"),
+    Option("smoothing", 1.0, number(0.0, strict=False), "a number >= 0",
+           "Laplace smoothing l of the class prior, as naive Bayes's; 0: the class "
+           "frequencies count(k) / m, the maximum-likelihood prior"),
     Option("prior", "empirical", choice("empirical", "uniform"), one_of("empirical", "uniform"),
            "`empirical`: the Laplace-smoothed class prior; `uniform`: equal priors"),
     Option("covariance", "ml", choice("ml", "unbiased"), one_of("ml", "unbiased"),
@@ -361,7 +364,15 @@ def closed_form(theta: np.ndarray) -> Fit:
 
 class DiscriminantEntry:
     """What the LDA and QDA entries share: the options, the stacks, the tie rule (a score
-    of exactly 0 counts half an error; a tie among t classes (t - 1)/t)."""
+    of exactly 0 counts half an error; a tie among t classes (t - 1)/t).
+
+    The K scores of a split are returned minus their mean over the classes (the same
+    predictions): a feature constant in the training rows has weights of about
+    ``1 / epsilon`` (``singular: epsilon``) that every class shares, and the tie band of
+    the evaluation is relative to the rule's size, ``1e-10 * ||theta||_1``; left in, that
+    shared part (1e10 on a [0, 1] feature of value 1) made the band wider than the
+    scores' differences and counted nearly every row as a tie. Two classes: the log-odds
+    ``theta_1 - theta_0`` has no shared part."""
 
     name = ""
     kinds = ("continuous",)
@@ -407,6 +418,8 @@ class DiscriminantEntry:
         theta = self._theta(X, y, max(data.n_classes, 2), opts)  # (S, K, P)
         if not self.multiclass:
             theta = theta[:, 1] - theta[:, 0]  # the log-odds of class 1: (S, P)
+        else:  # the same rule, without the part every class shares (tie band: docstring)
+            theta = centred(theta)
         return closed_form(theta)
 
     def _theta(self, X: np.ndarray, y: np.ndarray, K: int,

@@ -38,7 +38,7 @@ from nbvslr.models.multiclass_nb import fit_categorical_nb_multi, fit_gaussian_n
 from nbvslr.models.naive_bayes import NB_OPTIONS, rescale_to_training, theta_to_original
 from nbvslr.models.nb import CategoricalNB, GaussianNB
 from nbvslr.models.softmax import fit_softmax
-from nbvslr.models.sum_zero import basis, to_coordinates, to_weights
+from nbvslr.models.sum_zero import basis, centred, to_coordinates, to_weights
 from nbvslr.splits import SplitSeeds
 
 
@@ -136,14 +136,18 @@ class MulticlassGaussianNB(_MultiNB):
 
     def _theta(self, data: Dataset, X: np.ndarray, y: np.ndarray,
                opts: Mapping[str, Any]) -> np.ndarray:
-        return fit_gaussian_nb_multi(
+        """The K scores minus their mean over the classes (the same predictions): a feature
+        constant at a non-zero value in the training rows has weights of about
+        ``1 / epsilon`` that every class shares, which would widen the evaluation's tie
+        band (``1e-10 * ||theta||_1``) past the scores' differences."""
+        return centred(fit_gaussian_nb_multi(
             X, y, data.n_classes,
             smoothing=opts["smoothing"], variance=opts["variance"],
             var_smoothing=opts["var_smoothing"], var_floor=opts["var_floor"],
             prior="empirical" if opts["prior"] == "empirical" else "uniform",
             var_estimator=opts["var_estimator"], epsilon_form=opts["epsilon_form"],
             epsilon_mode=opts["epsilon_mode"], rescale=opts["rescale"],
-        )
+        ))
 
 
 class MulticlassCategoricalNB(_MultiNB):

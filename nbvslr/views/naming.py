@@ -30,11 +30,15 @@ def title(family: str) -> str:
 
 def shared_titles(families: Iterable[tuple[str, str]]) -> tuple[str, str] | None:
     """The headings ``(A, B)`` of the family pairs ``(family of a, family of b)`` when
-    they are all the same pair, else None (``GENERIC`` then, or nothing to show)."""
+    they are all the same pair of two different families, else None (``GENERIC`` then, or
+    nothing to show): two models of one family (``lr`` against ``lr-C1``) would be headed
+    alike, "LR" and "LR"."""
     pairs = set(families)
     if len(pairs) != 1:
         return None
     fam_a, fam_b = pairs.pop()
+    if title(fam_a) == title(fam_b):
+        return None
     return title(fam_a), title(fam_b)
 
 

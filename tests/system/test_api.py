@@ -253,6 +253,21 @@ def test_results_html_names_tasks_models_sizes_and_crossovers(csv_config):
     assert "crossover_low" in page and "b_better_from" in page
 
 
+def test_results_html_shows_a_missing_crossover_as_a_dash(csv_config):
+    """A pair whose curves do not cross shows "–" in every crossover cell of the notebook
+    view, not pandas' None and <NA>."""
+    res = nbvslr.run(csv_config, progress=False)
+    cross = res.crossovers.copy()
+    cross[["crossover", "crossover_low", "crossover_high"]] = np.nan
+    cross["better_after"] = None  # what crossover_fields gives when the curves never cross
+    cross["b_better_from"] = pd.array([pd.NA] * len(cross), dtype="Int64")
+    res.__dict__["crossovers"] = cross  # the cached property, as a run without a crossing
+    page = res._repr_html_()
+    row = page.split("<tbody>")[-1]
+    assert "None" not in row and "&lt;NA&gt;" not in row
+    assert row.count("<td>–</td>") == 5 * len(cross)
+
+
 def test_progress_without_ipywidgets_is_a_quiet_text_bar(monkeypatch, capsys):
     """Without ipywidgets the default bar is tqdm's text bar: no TqdmWarning about a missing
     IProgress widget (pytest turns warnings into errors), the bar on stderr."""

@@ -184,3 +184,39 @@ def test_a_damaged_cache_offline_names_the_file(server, tmp_path):
     with pytest.raises(DownloadError, match=rf"{cached} fails its md5 check and downloads "
                                             "are off"):
         load_task(_spec(), _settings(tmp_path, download=False))
+
+
+def test_python_task_chooses_columns_and_many_levels(server, tmp_path):
+    """Task.from_openml takes the features.columns and features.many_levels a refusal names:
+    its columns become the task's features, and many_levels='allow' keeps a column of
+    nearly all distinct levels."""
+    task = nbvslr.Task.from_openml(40, columns=["age", "housing"])
+    entry = task.to_config()
+    assert entry["features"] == {"columns": ["age", "housing"]}
+    data = load_task(parse_config({"tasks": [entry], "sizes": [4]}, source="<dict>").tasks[0],
+                     _settings(tmp_path))
+    assert list(data.feature_names) == ["age", "housing"]
+    assert data.kind == "mixed"
+    allowing = nbvslr.Task.from_openml(40, many_levels="allow").to_config()
+    assert allowing["features"] == {"many_levels": "allow"}
+    assert parse_config({"tasks": [allowing], "sizes": [4]},
+                        source="<dict>").tasks[0].parsed.table.many_levels == "allow"
+
+
+def test_the_default_target_listed_as_a_feature_is_refused(server, tmp_path):
+    """features.columns naming the dataset's default target is refused in one line, as a
+    CSV task's is (with declared kinds it was silently dropped from the features)."""
+    with pytest.raises(DataError, match=r"features\.columns: the target column 'class' is "
+                       r"listed as a feature; remove it from features\.columns"):
+        load_task(_spec(features={"columns": ["class", "age"]}), _settings(tmp_path))
+
+
+def test_timeout_help_names_the_openml_transfer():
+    """--timeout's help says that an OpenML dataset's one deadline covers its description
+    and its file, as fetch does."""
+    from click.testing import CliRunner
+
+    from nbvslr.cli import cli
+
+    out = CliRunner().invoke(cli, ["run", "--help"], terminal_width=200).output
+    assert "of an OpenML dataset, its description and its file together" in " ".join(out.split())

@@ -19,9 +19,6 @@ from nbvslr.models.multiclass_nb import fit_gaussian_nb_multi
 from nbvslr.models.registry import lookup
 from nbvslr.splits import split_seeds
 
-#: The class prior of sklearn's default (counts / m): our Laplace smoothing made negligible.
-EMPIRICAL = 1e-12
-
 
 def _task(n: int, d: int, K: int, seed: int = 0, shift: float = 1.0) -> Dataset:
     """K Gaussian classes of correlated features (n rows, d features)."""
@@ -60,7 +57,7 @@ def test_predictions_are_sklearns_where_the_covariance_is_non_singular(name, sk,
     installed scikit-learn also uses)."""
     data = _task(400, 4, K)
     idx = _idx(400, 30 * K, 12, K)
-    opts = resolve_options(name, name, {"smoothing": EMPIRICAL})
+    opts = resolve_options(name, name, {"smoothing": 0})  # sklearn's prior: counts / m
     entry = lookup(name, "continuous", multiclass=K > 2)
     fit = entry.fit(data, get_design(data, entry.design(data, opts)), idx, opts)
     scores = _scores(data, name, fit.theta)
@@ -194,3 +191,47 @@ def test_memory_plan_bounds_the_entries(name, K):
     width, kept = entry.planned(data, opts)
     assert width >= entry.width(data, get_design(data, entry.design(data, opts)))
     assert kept == 0
+
+
+@pytest.mark.parametrize("name", ["lda", "qda"])
+def test_smoothing_zero_is_the_maximum_likelihood_prior(name):
+    """smoothing: 0 is accepted and gives the class frequencies count(k) / m as the prior
+    (the intercepts differ from uniform-prior ones by exactly log(count(k) / m) + log K)."""
+    opts = resolve_options(name, name, {"smoothing": 0})
+    assert opts["smoothing"] == 0.0
+    data = _task(90, 3, 3, seed=4)
+    idx = np.concatenate([np.arange(3), np.arange(3, 30, 3), np.arange(4, 10, 3)])[None]
+    X, y = data.X[idx], data.y[idx]
+    fit = fit_lda if name == "lda" else fit_qda
+    ml = fit(X, y, 3, smoothing=0.0)[0]
+    flat = fit(X, y, 3, prior="uniform")[0]
+    counts = np.bincount(y[0], minlength=3)
+    np.testing.assert_allclose(ml[:, -1] - flat[:, -1],
+                               np.log(counts / counts.sum()) + np.log(3), atol=1e-12)
+    np.testing.assert_array_equal(ml[:, :-1], flat[:, :-1])
+
+
+@pytest.mark.parametrize("name", ["lda", "qda"])
+def test_a_feature_constant_in_the_training_rows_ties_no_k_class_prediction(name):
+    """K classes, a feature equal to 1 in every training row (0 in a few test rows): its
+    weights of about 1/epsilon are the same in every class, so they change no prediction,
+    and the tie band (relative to the rule's size) must not turn the rows into ties. The
+    mistakes counted are those of the argmax of the scores (the task's rows are in general
+    position: no exact tie)."""
+    from nbvslr.models.evaluate_multi import count_mistakes_multi
+
+    base = _task(300, 3, 3, seed=11)
+    one = np.ones((300, 1))
+    one[[5, 50, 95, 140, 185, 230, 275]] = 0.0  # never in the training rows below
+    data = Dataset(name="c", title="c", X=np.hstack([base.X, one]), y=base.y,
+                   kind="continuous", classes=base.classes)
+    rows = np.setdiff1d(np.arange(300), np.flatnonzero(one[:, 0] == 0.0))
+    idx = rows[_idx(rows.size, 30, 8, 3)]  # every class present: rows k, k + 3, ... of rows
+    assert (np.sort(data.y[idx][:, :3], axis=1) == np.arange(3)).all()
+    opts = resolve_options(name, name, {})
+    entry = lookup(name, "continuous", multiclass=True)
+    design = get_design(data, entry.design(data, opts))
+    theta = entry.fit(data, design, idx, opts).theta  # (S, K, P)
+    mistakes, _ = count_mistakes_multi(design, data, theta, None)
+    scores = _scores(data, name, theta)  # (S, N, K)
+    assert np.all(mistakes == (scores.argmax(axis=2) != data.y).sum(axis=1))

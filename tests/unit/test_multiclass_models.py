@@ -391,3 +391,27 @@ def test_gaussian_nb_of_any_width_keeps_numpys_variance_sums(monkeypatch, d, var
             patch.setattr(classes, "within_squares", _numpy_within_squares)
             want = fit_gaussian_nb_multi(X, y, K, variance=variance, **opts)
         assert np.array_equal(got, want), opts
+
+
+@pytest.mark.parametrize("variance", ["shared", "class"])
+def test_gaussian_nb_feature_constant_in_the_training_rows_ties_no_row(variance):
+    """K-class Gaussian NB with a feature equal to 1 in every training row (0 in a few test
+    rows): its weights of about 1/epsilon are the same in every class, so they change no
+    prediction, and the tie band (relative to the rule's size) must not turn the rows into
+    ties: the mistakes counted are those of the scores' argmax."""
+    X, y = _blobs(300, 3, 3, seed=4)
+    one = np.ones((300, 1))
+    held = np.array([5, 50, 95, 140, 185, 230, 275])
+    one[held] = 0.0
+    data = _task(np.hstack([X, one]), y, 3)
+    rows = np.setdiff1d(np.arange(300), held)
+    rng = np.random.default_rng(2)
+    idx = np.stack([np.concatenate([rows[:3], rng.choice(rows[3:], 27, replace=False)])
+                    for _ in range(8)])  # rows[:3] are of classes 0, 1, 2
+    opts = resolve_options("nb", "nb", {"variance": variance})
+    entry = lookup("nb", "continuous", multiclass=True)
+    design = get_design(data, entry.design(data, opts))
+    theta = entry.fit(data, design, idx, opts).theta  # (S, K, P)
+    mistakes, _ = count_mistakes_multi(design, data, theta, None)
+    scores = np.einsum("np,skp->snk", design.Z1, theta)  # (S, N, K)
+    assert np.all(mistakes == (scores.argmax(axis=2) != data.y).sum(axis=1))

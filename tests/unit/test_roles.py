@@ -61,6 +61,18 @@ def test_pairs_of_different_families_are_headed_a_and_b(tmp_path):
     assert "a, b: the two models of the row's pair" in text
 
 
+def test_two_models_of_one_family_are_headed_a_and_b(tmp_path):
+    """lr against lr-C1: the columns say a and b (not "LR @ min m" twice), and the row names
+    its pair."""
+    _folder(tmp_path, "toy", {"lr": ("lr", nb_curve), "lr-C1": ("lr", lr_curve)},
+            [("lr", "lr-C1")])
+    text = report.report_table(tmp_path, n_boot=50, paper=False)
+    head = text.splitlines()[0]
+    assert "a @ min m" in head and "b @ max m" in head and "b better from" in head
+    assert "LR @" not in head and "LR / LR" not in head
+    assert "| toy (lr vs lr-C1) |" in text
+
+
 def test_one_crossover_table_for_the_api_and_the_csv(tmp_path):
     """Results.crossovers and report --format csv hold the same crossover columns, equal."""
     from nbvslr.api import load
