@@ -14,7 +14,7 @@ PANELS  := pima adult-continuous boston optdigits-0v1 optdigits-2v3 ionosphere l
 .PHONY: install test test-fast lint docs run figures draw reference refresh-reference \
         redraw-committed compare bench bench-quick sample-complexity refresh-sample-complexity \
         refresh-multiclass refresh-text refresh-as-published refresh-generative efron \
-        refresh-efron refresh-long \
+        refresh-efron refresh-metrics refresh-long \
         seal-committed \
         clean
 
@@ -117,6 +117,25 @@ refresh-text: $(STAMP)
 	$(BIN)/nbvslr run configs/sms-spam.yaml --out results/text --force
 	$(BIN)/nbvslr report results/text -o results/text/report.md
 	$(MAKE) seal-committed
+
+# Four panels of Figure 1 with every metric (configs/metrics.yaml; docs/findings.md,
+# "Beyond the 0-1 error"), at 1000 splits: the run, then each metric's figure, report
+# (Markdown and CSV) and summary (summary-<metric>.csv: Results.metric(m).summary, the
+# columns of summary.csv), made while its splits.csv.gz is there (a metric's tables are computed
+# from the splits, which are not committed). Its task folders keep their files.sha256.
+METRIC_NAMES = error log_loss brier train_error
+refresh-metrics: $(STAMP)
+	$(BIN)/nbvslr run configs/metrics.yaml --out results/metrics --force
+	for m in $(METRIC_NAMES); do \
+	    $(BIN)/nbvslr plot results/metrics --metric $$m -o results/metrics/$$m.png && \
+	    $(BIN)/nbvslr report results/metrics --metric $$m --no-paper \
+	        -o results/metrics/report-$$m.md > /dev/null && \
+	    $(BIN)/nbvslr report results/metrics --metric $$m --format csv \
+	        -o results/metrics/report-$$m.csv > /dev/null || exit 1; \
+	done
+	$(BIN)/python -c "import nbvslr; r = nbvslr.load('results/metrics'); \
+	    [r.metric(m).summary.to_csv(f'results/metrics/summary-{m}.csv', index=False, \
+	     float_format='%.10g', lineterminator='\n') for m in '$(METRIC_NAMES)'.split()]"
 
 # After a refresh: the committed runs keep their tables, not their splits.csv.gz (git
 # ignores it); each task folder's files.sha256 is written again over its tables alone

@@ -29,7 +29,9 @@ and the peak resident memory of the process tree. The multiclass section
 scikit-learn loop (quick: one small line), and in full mode the whole
 ``configs/multiclass.yaml`` run at 1000 splits with ``jobs = 2``, its wall time and peak
 memory. Then LDA and QDA against scikit-learn's per-split loop
-(``benchmarks/discriminant.py``). Last, the text models on
+(``benchmarks/discriminant.py``). Then the cost of measuring every metric (a run with
+``metrics: [error, log_loss, brier, train_error]`` against ``[error]``,
+``benchmarks/metrics.py``). Last, the text models on
 sms-spam against a per-split scikit-learn loop (``benchmarks/text.py``, its quick mode in
 quick).
 
@@ -58,6 +60,7 @@ if str(REPO) not in sys.path:  # run as a script: make ``benchmarks`` importable
     sys.path.insert(0, str(REPO))
 
 from benchmarks import discriminant, harness, multiclass, panels  # noqa: E402
+from benchmarks import metrics as metrics_bench  # noqa: E402
 from benchmarks import text as text_bench  # noqa: E402
 from nbvslr.data.dataset import Dataset  # noqa: E402
 from nbvslr.models import ModelSpec, resolve_options, score_splits  # noqa: E402
@@ -624,6 +627,9 @@ def main(argv: list[str] | None = None) -> int:
     else:
         # lda and qda on four tasks against scikit-learn's per-split loop
         report["discriminant"] = discriminant.main_section(quick, args.splits)
+    if not synthetic:
+        # a run with every metric against the same run with [error] (benchmarks/metrics.py)
+        report["metrics"] = metrics_bench.main_section(quick)
     if args.no_whole or synthetic:
         print("\nwhole-process runs: skipped")
     else:

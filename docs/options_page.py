@@ -36,6 +36,12 @@ CONFIG_KEYS = {
     "profile": (f"`{config.DEFAULT_PROFILE}`",
                 "model defaults for every task: " + ", ".join(f"`{p}`" for p in PROFILES)
                 + " ([configs.md](configs.md))"),
+    "metrics": ("`[error]`",
+                "what to measure of each split, some of " + ", ".join(
+                    f"`{m}`" for m in config.METRICS)
+                + ": the test 0-1 error (always), the test log-loss and Brier score of the "
+                "class probabilities, the training error; a column each in `splits.csv.gz` "
+                "([results.md](results.md#metrics))"),
 }
 
 def _value(v: Any) -> str:

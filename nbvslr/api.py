@@ -10,7 +10,6 @@ public name.
 
 from __future__ import annotations
 
-import io
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -24,13 +23,15 @@ import pandas as pd
 from nbvslr import results
 from nbvslr.analysis import crossovers
 from nbvslr.analysis.crossovers import DEFAULT_N_BOOT, task_crossovers
+from nbvslr.analysis.metrics import for_metric, metric_of
 from nbvslr.analysis.stats import task_paired, task_pairs
 from nbvslr.config import Config, load_config, parse_config
 from nbvslr.config.catalog import resolve_config
 from nbvslr.data.dataset import DataSettings
 from nbvslr.data.frame import Frame
 from nbvslr.errors import ConfigError, did_you_mean
-from nbvslr.results.files import table_bytes
+from nbvslr.results.files import read_csv_bytes, table_bytes
+from nbvslr.results.layout import metrics_of, split_columns
 from nbvslr.results.read import TaskResults
 from nbvslr.runner import run_tasks
 from nbvslr.runner.outputs import Written, task_tables, write_tables
@@ -265,7 +266,7 @@ def _override(config: Config, settings: dict[str, Any]) -> Config:
         **{"jobs": config.jobs, "backend": config.backend, "scheduler": config.scheduler,
            "force": config.force, **given, "out": settings.get("out")})
     changes: dict[str, Any] = {"out": probe.out}
-    for key in ("splits", "seed", "jobs", "backend", "scheduler", "force", "data"):
+    for key in ("splits", "seed", "jobs", "backend", "scheduler", "force", "data", "metrics"):
         if key in given:
             changes[key] = getattr(probe, key)
     return replace(config, **changes)
@@ -323,6 +324,7 @@ def run(
     seed: int | None = None,
     progress: bool | Progress | None = None,
     backend: str | None = None,
+    metrics: Sequence[str] | None = None,
 ) -> Results:
     """Run the learning-curve experiment of ``config``; return its ``Results``.
 
@@ -345,13 +347,17 @@ def run(
         or an object with the methods of ``nbvslr.runner.progress.Progress``.
     backend : str, optional
         joblib backend (``loky``, ``threading``, ``sequential``, ``dask``); default loky.
+    metrics : list of str, optional
+        Override the config's ``metrics``: what to measure of each split, some of
+        ``error``, ``log_loss``, ``brier``, ``train_error`` (``error`` always); default
+        the config's, ``[error]``. ``Results.metric(name)`` gives each one's tables.
 
     Raises ``ConfigError``, ``DataError``, ``SizeError``, ``ResultsError`` with the
     command's one-line messages, before any fit for a bad config or data.
     """
     reporter = _progress(progress)  # checked before anything is read
     parsed = read_config(config, out=out, jobs=jobs, splits=splits, seed=seed,
-                         backend=backend)
+                         backend=backend, metrics=metrics)
     return Results([_as_saved(t) for t in run_tasks(parsed, progress=reporter)])
 
 
@@ -366,6 +372,7 @@ def read_config(
     scheduler: str | None = None,
     force: bool = False,
     data: DataSettings | None = None,
+    metrics: Sequence[str] | None = None,
 ) -> Config:
     """The checked ``Config`` that ``run`` (and ``nbvslr run``) runs: ``config`` as ``run``
     takes it, with the settings given (None keeps the config's or the default; ``out``
@@ -381,6 +388,8 @@ def read_config(
         settings["backend"] = backend
     if data is not None:
         settings["data"] = data
+    if metrics is not None:
+        settings["metrics"] = list(metrics) if not isinstance(metrics, str) else metrics
     return _config(config, settings)
 
 
@@ -390,7 +399,7 @@ def _as_saved(task: Written) -> Written:
     gives the tables, figure and report of the same run read back by ``load``."""
 
     def reread(table: pd.DataFrame) -> pd.DataFrame:
-        return pd.read_csv(io.BytesIO(table_bytes(table)))
+        return read_csv_bytes(table_bytes(table))
 
     summary = reread(task.summary).sort_values(["model", "m"], kind="stable")
     paired = reread(task.pairs_table) if task.pairs_table is not None else None
@@ -476,8 +485,29 @@ class Results:
     @cached_property
     def splits(self) -> pd.DataFrame:
         """``splits.csv.gz`` of every task: one row per (task, model, m, split); columns
-        ``results.SPLIT_COLUMNS``. ``ResultsError`` for a loaded folder without it."""
-        return _concat([t.splits() for t in self.tasks], results.SPLIT_COLUMNS)
+        ``results.SPLIT_COLUMNS``, with a column per metric the run measured besides the
+        error (``log_loss``, ``brier``, ``train_error``) right after ``error``.
+        ``ResultsError`` for a loaded folder without it."""
+        frames = [t.splits() for t in self.tasks]
+        measured = {m for f in frames for m in metrics_of(f)}
+        return _concat(frames, split_columns(tuple(measured)))
+
+    @property
+    def metrics(self) -> list[str]:
+        """The metrics every task measured (``error`` first), read from the splits."""
+        frames = [t.splits() for t in self.tasks if t.has_splits()]
+        if not frames:
+            return ["error"]
+        return [m for m in metrics_of(frames[0]) if all(m in f.columns for f in frames)]
+
+    def metric(self, name: str) -> Results:
+        """The same results for the metric ``name`` (``error``, ``log_loss``, ``brier``,
+        ``train_error``): ``summary``, ``paired``, ``crossovers``, ``plot`` and ``report``
+        of that metric, each computed from the splits as for the error (a split without a
+        value, NaN, left out; ``n_splits`` counts the others). ``ResultsError`` when a
+        task did not measure it."""
+        tasks = [for_metric(t, name) for t in self.tasks]
+        return Results(tasks, n_boot=self.n_boot, seed=self.seed)
 
     @cached_property
     def paired(self) -> pd.DataFrame:
@@ -589,8 +619,9 @@ class Results:
         section past the grid (``nbvslr report --extrapolate``)."""
         from nbvslr.views.report import report_table
 
+        metric = metric_of(self.tasks[0]) if self.tasks else "error"  # Results.metric's
         return report_table(self.tasks, n_boot=self.n_boot, seed=self.seed, notes=notes,
-                            paper=paper, extrapolate=extrapolate)
+                            paper=paper, extrapolate=extrapolate, metric=metric)
 
     def __getitem__(self, name: str) -> Results:
         """The results of the task called ``name`` alone."""

@@ -13,8 +13,10 @@ from pathlib import Path
 import click
 
 from nbvslr import results
+from nbvslr.analysis.metrics import for_metric
 from nbvslr.cli.results_options import results_dirs_argument
 from nbvslr.errors import ResultsError
+from nbvslr.results.layout import METRICS
 from nbvslr.views import plots
 
 
@@ -48,9 +50,14 @@ Examples:
                    "a panel whose grid is spaced by ratios over a wide range (10, 20, 50, "
                    "..., 2000) is drawn on one too, and Figure 1's evenly spaced grids on a "
                    "linear axis.")
+@click.option("--metric", type=click.Choice(list(METRICS)), default="error",
+              show_default=True,
+              help="The metric to draw: the test error, or another one the run measured (its "
+                   "config's metrics: log_loss, brier, train_error), with its 95% bands and "
+                   "crossover; the paper's curves only with the error.")
 @click.option("--dpi", type=click.IntRange(min=30, max=1200), default=150, show_default=True,
               help="Resolution of PNG output.")
-def plot(results_dirs, outputs, figure1, paper, log_m, dpi):
+def plot(results_dirs, outputs, figure1, paper, log_m, metric, dpi):
     """Draw the learning curves of finished runs: error vs m, one panel per task.
 
     RESULTS_DIR is a task folder (holding summary.csv and run.json) or a folder of task
@@ -63,7 +70,7 @@ def plot(results_dirs, outputs, figure1, paper, log_m, dpi):
     formats = [plots.format_for(path) for path in outputs]  # fail before reading anything
     for path in outputs:
         _not_a_run_file(path)
-    tasks = results.load_results(results_dirs)
+    tasks = [for_metric(t, metric) for t in results.load_results(results_dirs)]
     paper = figure1 if paper is None else paper
     if figure1:
         fig = plots.figure1(tasks, paper=paper, log_m=log_m)

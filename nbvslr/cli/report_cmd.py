@@ -12,6 +12,7 @@ from nbvslr.analysis.extrapolate import DEFAULT_N_BOOT as DRAWS
 from nbvslr.analysis.extrapolate import REACH
 from nbvslr.cli.results_options import results_dirs_argument
 from nbvslr.errors import ConfigError
+from nbvslr.results.layout import METRICS
 from nbvslr.views.report import report_csv, report_rows, report_table, verdict_lines
 
 
@@ -59,12 +60,16 @@ Examples:
 @click.option("--beyond-reach", is_flag=True,
               help="With --extrapolate: look for the crossover up to the task's rows, past "
                    f"the validated reach ({REACH:g}x the largest m).")
+@click.option("--metric", type=click.Choice(list(METRICS)), default="error",
+              show_default=True,
+              help="The metric to tabulate: the test error, or another one the run measured "
+                   "(its config's metrics), each with the same paired statistics.")
 @click.option("--brief", is_flag=True,
               help="Print one line per task and pair instead of the table: the winner at "
                    "the smallest and largest m, the crossover, where b stays better "
                    "(-o still writes the whole table).")
 def report(results_dirs, output, fmt, n_boot, seed, notes, paper, brief,
-           extrapolate, beyond_reach):
+           extrapolate, beyond_reach, metric):
     """Print a table of finished runs, one row per task and compared pair (a, b): by
     default every generative model (nb, lda, qda) against every discriminative one (lr),
     else the config's compare.
@@ -83,7 +88,14 @@ def report(results_dirs, output, fmt, n_boot, seed, notes, paper, brief,
     if fmt == "html" and output is None:
         raise ConfigError("--format html writes a page; give its file, e.g. "
                           "-o report.html")
-    rows = report_rows(results_dirs, n_boot=n_boot, seed=seed) if brief else None
+    if metric != "error" and extrapolate:
+        raise ConfigError(f"--extrapolate fits curves of the test error only; drop it with "
+                          f"--metric {metric}")
+    if metric != "error" and fmt == "html":
+        raise ConfigError(f"--format html shows the test error only; drop --metric {metric}, "
+                          "or use --format markdown or csv for it")
+    rows = report_rows(results_dirs, n_boot=n_boot, seed=seed,
+                       metric=metric) if brief else None
     if fmt == "html":
         from nbvslr.views.html import html_page  # matplotlib, for this format alone
 
@@ -95,11 +107,11 @@ def report(results_dirs, output, fmt, n_boot, seed, notes, paper, brief,
         click.echo(f"wrote {output}", err=True)
         return
     if fmt == "csv":
-        text = report_csv(results_dirs, n_boot=n_boot, seed=seed)
+        text = report_csv(results_dirs, n_boot=n_boot, seed=seed, metric=metric)
     else:
         text = report_table(results_dirs, n_boot=n_boot, seed=seed, notes=notes,
                             paper=paper, rows=rows, extrapolate=extrapolate,
-                            beyond_reach=beyond_reach)
+                            beyond_reach=beyond_reach, metric=metric)
     click.echo(verdict_lines(rows) if rows is not None else text, nl=False)
     if output is not None:
         results.atomic_write_text(output, text)

@@ -15,6 +15,7 @@ A config file (YAML, read with ``yaml.safe_load`` only)::
     nested: false                          # training sets of one split grow with m
     block: 250                             # splits per work unit (never changes results)
     profile: stated                        # model defaults for every task (options.PROFILES)
+    metrics: [error]                       # what to measure of each split (METRICS)
 
 Everything below the CLI receives the frozen ``Config``; nothing there reads files,
 environment variables or globals to find settings. Every problem is a ``ConfigError`` whose
@@ -56,11 +57,11 @@ from nbvslr.models import FAMILIES, resolve_options
 from nbvslr.models.options import DEFAULT_PROFILE, PROFILES
 from nbvslr.models.spec import ModelSpec
 from nbvslr.models.text_family import check_text_model
-from nbvslr.results.layout import DEFAULT_OUT
+from nbvslr.results.layout import DEFAULT_METRICS, DEFAULT_OUT, METRICS
 from nbvslr.splits import MIN_SIZE
 
 KEYS = ("tasks", "sizes", "splits", "seed", "models", "compare", "nested", "block",
-        "profile")
+        "profile", "metrics")
 TASK_KEYS = ("name", "source", "target", "features", "overrides", sweep.KEY)
 RANGE_KEYS = ("start", "stop", "step")
 DEFAULT_MODELS: Mapping[str, Mapping[str, Any]] = {"nb": {}, "lr": {}}
@@ -131,6 +132,9 @@ class Config:
         None starts a local cluster (or uses the current dask client).
     force : bool
         Recompute sizes that have a checkpoint.
+    metrics : tuple of str
+        What is measured of each split, in ``results.layout.METRICS`` order, ``error``
+        first (always measured).
     """
 
     source: str
@@ -150,6 +154,7 @@ class Config:
     backend: str = DEFAULT_BACKEND
     scheduler: str | None = None
     force: bool = False
+    metrics: tuple[str, ...] = DEFAULT_METRICS
 
     def grid(self, task: str) -> tuple[int, ...]:
         """The m-grid of the task named ``task``."""
@@ -171,6 +176,8 @@ class Config:
             "compare": [list(p) for p in self.pairs],
             "nested": self.nested,
             "block": self.block,
+            # only when asked: a run of the default writes the run.json it always wrote
+            **({"metrics": list(self.metrics)} if self.metrics != DEFAULT_METRICS else {}),
         }
 
 
@@ -378,6 +385,7 @@ def parse_config(
     backend: str = DEFAULT_BACKEND,
     scheduler: str | None = None,
     force: bool = False,
+    metrics: Any = None,
 ) -> Config:
     """Validate a parsed config (a mapping) and the command line's settings.
 
@@ -417,6 +425,7 @@ def parse_config(
     nested = raw.get("nested", False)
     if not isinstance(nested, bool):
         raise where.error("nested", "not true or false", nested, "write nested: true or false")
+    measured = _metrics(where, "metrics", raw.get("metrics", list(DEFAULT_METRICS)))
 
     cli = _Where("command line")
     if splits is not None:
@@ -429,6 +438,8 @@ def parse_config(
     if jobs == 0:
         raise cli.error("--jobs", "must not be 0", 0, "give 1, 2, ... or -1 for every core")
     backend = check_backend(backend)
+    if metrics is not None:
+        measured = _metrics(cli, "metrics", metrics)
     if scheduler is not None and backend != "dask":
         raise cli.error(
             "--scheduler", f"a dask scheduler needs --backend dask, not {backend}", scheduler,
@@ -454,7 +465,23 @@ def parse_config(
         backend=backend,
         scheduler=scheduler.strip() if scheduler is not None else None,
         force=bool(force),
+        metrics=measured,
     )
+
+
+def _metrics(where: _Where, key: str, raw: Any) -> tuple[str, ...]:
+    """The metrics a run measures (a list of ``METRICS`` names), in ``METRICS`` order,
+    ``error`` always first whether listed or not."""
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list | tuple) or not raw:
+        raise where.error(key, "not a list of metrics", raw,
+                          f"write e.g. {key}: [error, log_loss]; metrics: {', '.join(METRICS)}")
+    for name in raw:
+        if name not in METRICS:
+            problem = with_hint("unknown metric", str(name), METRICS)
+            raise where.error(key, problem, name, f"use some of: {', '.join(METRICS)}")
+    return tuple(k for k in METRICS if k == "error" or k in raw)
 
 
 BACKENDS = ("loky", "threading", "sequential", "dask")

@@ -21,12 +21,12 @@ The table then follows the rules of a CSV (``nbvslr.data.csvsource``); by defaul
 is the dataset's default target attribute, the features every other column but the ignored
 and row-id ones and the string and date columns, and each feature's kind is the one the
 ARFF header declares: numeric (``numeric``, ``real``, ``integer``) continuous, nominal
-(``{a, b, ...}``) discrete, a task of both mixed.
+(``{a, b, ...}``) discrete, a task of both mixed. A numeric default target (a regression
+dataset) is refused unless the config names the target or its classes.
 """
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 import os
@@ -191,15 +191,33 @@ def _unquote(text: str) -> str:
     return text
 
 
-def _cell(text: str) -> str:
-    """A data value as text: ``?`` is missing (the empty cell), a double-quoted value is
-    unquoted (single quotes are the reader's)."""
-    text = text.strip()
-    if text == "?":
-        return ""
-    if len(text) >= 2 and text[0] == text[-1] == '"':
-        return re.sub(r"\\(.)", r"\1", text[1:-1])
-    return text
+_VALUE = re.compile(r"""\s*(?: '((?:\\.|[^'\\])*)'   # single-quoted
+                              | "((?:\\.|[^"\\])*)"   # double-quoted
+                              | ([^,'"][^,]*|) )        # bare, or empty
+                          \s*(,|\Z)""", re.VERBOSE)
+"""One value of a data row and the comma after it (or the row's end): single-quoted,
+double-quoted (ARFF allows both, a backslash escaping the quote) or bare."""
+
+
+def _cells(row: str) -> list[str] | None:
+    """The values of a dense data row as text: a quoted value unquoted and unescaped, a bare
+    ``?`` missing (the empty cell); None for a row whose quotes do not close, or with text
+    after a closing quote."""
+    cells: list[str] = []
+    pos = 0
+    while True:
+        found = _VALUE.match(row, pos)
+        if found is None:
+            return None
+        single, double, bare, comma = found.groups()
+        quoted = single if single is not None else double
+        if quoted is not None:
+            cells.append(re.sub(r"\\(.)", r"\1", quoted))
+        else:
+            cells.append("" if bare.strip() == "?" else bare.strip())
+        if not comma:
+            return cells
+        pos = found.end()
 
 
 def _type_of(declared: str, origin: str, name: str) -> str:
@@ -217,13 +235,13 @@ def _type_of(declared: str, origin: str, name: str) -> str:
 
 def read_arff(data: bytes, origin: str) -> tuple[pd.DataFrame, tuple[Attribute, ...]]:
     """A dense ARFF file as a table of stripped text cells (N, columns) and its attributes;
-    an unquoted ``?`` is a missing (empty) cell. ``DataError``, one line, for a file that is
-    not dense ARFF."""
+    an unquoted ``?`` is a missing (empty) cell, a value may be quoted with ``'`` or ``"``.
+    The file is UTF-8, or else Latin-1 (as many of OpenML's older files are: every byte is
+    a Latin-1 character). ``DataError``, one line, for a file that is not dense ARFF."""
     try:
         text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{origin}: not UTF-8 text (byte at offset {exc.start}); check "
-                        f"{SERVER_ENV}") from None
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
     lines = text.splitlines()
     attributes: list[Attribute] = []
     start = None
@@ -254,12 +272,15 @@ def read_arff(data: bytes, origin: str) -> tuple[pd.DataFrame, tuple[Attribute, 
         if stripped.startswith("{"):
             raise DataError(f"{origin} line {number}: a sparse ARFF row, which nbvslr does not "
                             "read; save the table as a CSV file and use source: {csv: path}")
-        cells = next(csv.reader([stripped], quotechar="'", escapechar="\\",
-                                skipinitialspace=True))
+        cells = _cells(stripped)
+        if cells is None:
+            raise DataError(f"{origin} line {number}: a quoted value is not closed, or text "
+                            f"follows its closing quote ({stripped[:60]!r}); save the table "
+                            "as a CSV file and use source: {csv: path}")
         if len(cells) != width:
             raise DataError(f"{origin} line {number}: {len(cells)} values, the header "
                             f"declares {width} attributes; check {SERVER_ENV}")
-        rows.append([_cell(c) for c in cells])
+        rows.append(cells)
     names = [a.name for a in attributes]
     twice = next((n for n in names if names.count(n) > 1), None)
     if twice is not None:
@@ -310,6 +331,13 @@ def load(name: str, dataset_id: int, choices: TableChoices, settings: DataSettin
         problem = ("has no default target" if target is None
                    else f"has several default targets ({target})")
         raise DataError(f"{origin}: {problem}; name the class column in target.column")
+    declared = {a.name: a.type for a in attributes}
+    if (choices.target_column is None and choices.positive is None and choices.classes is None
+            and declared.get(target) == "numeric"):
+        raise DataError(f"{origin}: its default target {target!r} is numeric (a regression "
+                        "dataset), not classes; name a nominal column in target.column, or "
+                        f"make classes of {target!r}: target.positive (its values of class 1) "
+                        "or a CSV of the table with it binned, source: {csv: path}")
     left_out = {*about.ignore, *about.row_id}
     defaults = [a.name for a in attributes if a.name != target and a.name not in left_out
                 and a.type in ("numeric", "nominal")]

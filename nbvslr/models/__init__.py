@@ -32,7 +32,10 @@ Outputs per split: ``error`` (test error on every row outside the training set, 
 score 0 -- counting one half unless the family's tie rule says otherwise), ``separable`` (the
 Newton certificate; always False for NB, which does not need it), ``n_iter`` (Newton steps, 0
 for NB) and ``converged`` (the gradient criterion was met; True for NB, False for a separable
-split under "sample" or "mle", whose likelihood has no maximum).
+split under "sample" or "mle", whose likelihood has no maximum). With ``metrics``, also
+``log_loss`` and ``brier`` (of the class probabilities, ``probabilities``; NaN where the rule
+has none, ``no_probabilities``) and ``train_error`` (the error on the split's own training
+rows, from the counts the test error already makes).
 """
 
 from __future__ import annotations
@@ -45,14 +48,16 @@ from nbvslr.data.dataset import Dataset
 from nbvslr.models import evaluate_zeros
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
 from nbvslr.models.design import Design, SparseDesign, get_design
-from nbvslr.models.evaluate import count_mistakes, heldout_errors
-from nbvslr.models.evaluate_multi import count_mistakes_multi, heldout_errors_multi
+from nbvslr.models.evaluate import count_mistakes
+from nbvslr.models.evaluate_multi import count_mistakes_multi
 from nbvslr.models.evaluate_zeros import has_zeros
 from nbvslr.models.family import Fit
+from nbvslr.models.probabilities import TileSums, dense_losses, text_metrics
 from nbvslr.models.registry import FAMILIES, lookup, resolve_options
 from nbvslr.models.spec import ModelSpec
 from nbvslr.models.stacks import check_both_classes, check_distinct, split_chunks
 from nbvslr.models.text_family import text_errors
+from nbvslr.results.layout import DEFAULT_METRICS, METRICS
 from nbvslr.splits import check_size
 
 __all__ = ["FAMILIES", "ModelSpec", "resolve_options", "score_full", "score_splits"]
@@ -62,34 +67,77 @@ STACK_COPIES = 4
 
 
 def _heldout(design: Design | SparseDesign, fit: Fit, idx: np.ndarray, ties: float,
-             data: Dataset | None = None) -> np.ndarray:
-    """The test error of each split (S,): of its hyperplane, or the mean over its draws;
-    with ``data`` of K > 2 classes, of its K-class rule (``evaluate_multi``); on a text
-    task's sparse design, by ``text_errors``."""
+             data: Dataset | None = None,
+             metrics: Sequence[str] = DEFAULT_METRICS) -> dict[str, np.ndarray]:
+    """Each of ``metrics`` of each split (S,): ``error`` the test error of its hyperplane, or
+    the mean over its draws (with ``data`` of K > 2 classes, of its K-class rule,
+    ``evaluate_multi``; on a text task's sparse design, by ``text_errors``);
+    ``train_error`` the same on its training rows; ``log_loss`` and ``brier`` from its class
+    probabilities (``probabilities``), NaN where it has none (``no_probabilities``)."""
     multi = data is not None and data.multiclass
+    losses = any(k in metrics for k in ("log_loss", "brier"))
 
-    def errors(theta: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    def errors(theta: np.ndarray, rows: np.ndarray,
+               with_losses: bool = False) -> dict[str, np.ndarray]:
+        m = rows.shape[1]
         if isinstance(design, SparseDesign):
-            return text_errors(design, theta, rows, ties)
+            out = {"error": text_errors(design, theta, rows, ties)}
+            if len(metrics) > 1:
+                out["log_loss"], out["brier"], out["train_error"] = text_metrics(
+                    design, theta, rows, ties)
+            return out
         if has_zeros(theta):  # plain ML naive Bayes: levels of probability 0
             all_rows, train_rows = _mistakes(design, theta, rows, ties, data)
-            return (all_rows - train_rows) / (design.n_rows - rows.shape[1])
-        if multi:
-            return heldout_errors_multi(design, data, theta, rows)
-        return heldout_errors(design, theta, rows, ties)
+        elif multi:
+            all_rows, train_rows = count_mistakes_multi(design, data, theta, rows)
+        elif with_losses:  # the log-loss summed from the errors' own tiles of scores
+            sums = TileSums(design, data, theta.shape[0])
+            all_rows, train_rows = count_mistakes(design, theta, rows, ties, on_tile=sums)
+            log_loss, brier = sums.finish(design, data, theta, rows)
+            return {"error": (all_rows - train_rows) / (design.n_rows - m),
+                    "train_error": train_rows / m, "log_loss": log_loss, "brier": brier}
+        else:
+            all_rows, train_rows = count_mistakes(design, theta, rows, ties)
+        return {"error": (all_rows - train_rows) / (design.n_rows - m),
+                "train_error": train_rows / m}
 
+    def measured(theta: np.ndarray, rows: np.ndarray) -> dict[str, np.ndarray]:
+        """The errors, and the probabilities' metrics when asked."""
+        out = errors(theta, rows, with_losses=losses)
+        if losses and "log_loss" not in out and not isinstance(design, SparseDesign):
+            out["log_loss"], out["brier"] = dense_losses(design, data, theta, rows)
+        return out
+
+    S = idx.shape[0]
     todo = fit.sampled
     if not todo.size:
-        return errors(fit.theta, idx)
-    rest = np.setdiff1d(np.arange(idx.shape[0]), todo)  # splits with one hyperplane
-    err = np.empty(idx.shape[0])  # (S,)
-    err[rest] = errors(fit.theta[rest], idx[rest])
-    n, K = fit.draws.shape[:2]
-    per_draw = errors(
-        fit.draws.reshape((n * K,) + fit.draws.shape[2:]), np.repeat(idx[todo], K, axis=0)
-    )  # (n K,)
-    err[todo] = per_draw.reshape(n, K).mean(axis=1)
-    return err
+        out = measured(fit.theta, idx)
+    else:
+        rest = np.setdiff1d(np.arange(S), todo)  # splits with one hyperplane
+        out = {k: np.full(S, np.nan) for k in METRICS}
+        for key, value in measured(fit.theta[rest], idx[rest]).items():
+            out[key][rest] = value
+        n, K = fit.draws.shape[:2]
+        per_draw = errors(
+            fit.draws.reshape((n * K,) + fit.draws.shape[2:]), np.repeat(idx[todo], K, axis=0)
+        )  # (n K,) each
+        for key in ("error", "train_error"):
+            out[key][todo] = per_draw[key].reshape(n, K).mean(axis=1)
+    missing = no_probabilities(fit, S)
+    for key in ("log_loss", "brier"):
+        if key in out and missing.any():
+            out[key] = np.where(missing, np.nan, out[key])
+    return {k: out[k] for k in metrics}
+
+
+def no_probabilities(fit: Fit, S: int) -> np.ndarray:
+    """The splits (S,) bool whose rule has no class probabilities: a sampled separable split
+    (hyperplanes drawn uniformly from the separating ones: a direction, not a scale) and a
+    fit that did not converge (an unpenalised LR capped on a separable set, ``separable:
+    mle``: its probabilities would be those of wherever the solver stopped)."""
+    missing = ~np.asarray(fit.converged, dtype=bool)
+    missing[np.asarray(fit.sampled, dtype=np.int64)] = True
+    return missing
 
 
 def _mistakes(design: Design, theta: np.ndarray, rows: np.ndarray | None, ties: float,
@@ -108,6 +156,7 @@ def score_splits(
     train_idx: np.ndarray,
     seeds: Sequence[np.random.SeedSequence],
     budget: Budget = DEFAULT_BUDGET,
+    metrics: Sequence[str] = DEFAULT_METRICS,
 ) -> dict[str, np.ndarray]:
     """Fit ``spec`` to S training sets and score each on the rows it did not train on.
 
@@ -122,11 +171,14 @@ def score_splits(
         The model seed of each split (used by the separable-set sampler only).
     budget : Budget
         The memory budget of every stage (``nbvslr.models.budget``); never changes a result.
+    metrics : sequence of str
+        What to measure of each split (``results.layout.METRICS``; ``error`` always).
 
     Returns
     -------
     dict with ``error`` float64 (S,), ``separable`` bool (S,), ``n_iter`` int64 (S,),
-    ``converged`` bool (S,); see the module docstring.
+    ``converged`` bool (S,), and float64 (S,) for each other metric asked (``log_loss``,
+    ``brier``: NaN where ``no_probabilities``); see the module docstring.
 
     Raises
     ------
@@ -145,8 +197,9 @@ def score_splits(
         raise ValueError(f"{len(seeds)} seeds for {S} splits")
     check_both_classes(np.asarray(data.y)[train_idx], n_classes=data.n_classes)
     check_size(m, data.n_rows, data.name, n_classes=data.n_classes)  # a test row left
+    metrics = tuple(k for k in METRICS if k == "error" or k in metrics)
     out = {
-        "error": np.empty(S),
+        **{k: np.empty(S) for k in metrics},
         "separable": np.zeros(S, dtype=bool),
         "n_iter": np.zeros(S, dtype=np.int64),
         "converged": np.ones(S, dtype=bool),
@@ -163,7 +216,8 @@ def score_splits(
     for sl in split_chunks(S, per_split, budget.stacks):
         idx = train_idx[sl]  # (s, m)
         fit = entry.fit(data, design, idx, opts, seeds[sl], budget)
-        out["error"][sl] = _heldout(design, fit, idx, ties, data)
+        for key, value in _heldout(design, fit, idx, ties, data, metrics).items():
+            out[key][sl] = value
         out["separable"][sl] = fit.separable
         out["n_iter"][sl] = fit.n_iter
         out["converged"][sl] = fit.converged

@@ -18,6 +18,8 @@ sum.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from nbvslr.models.design import Design
@@ -37,7 +39,8 @@ def _tie_band(theta: np.ndarray) -> np.ndarray:
 
 
 def count_mistakes(
-    design: Design, theta: np.ndarray, train_idx: np.ndarray | None, ties: float = 0.0
+    design: Design, theta: np.ndarray, train_idx: np.ndarray | None, ties: float = 0.0,
+    on_tile: Callable[[np.ndarray, int, int, int, int], None] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Mistakes of each model on all rows and on its own training rows.
 
@@ -51,6 +54,10 @@ def count_mistakes(
     ties : {0.0, 1.0, -1.0}
         The prediction of a tied score: 0 counts half an error; +1 predicts class 1, -1
         class 0.
+    on_tile : callable, optional
+        Called with each tile of scores while it is in the cache, ``on_tile(tile, r0, r1,
+        lo, hi)``: the scores (r1 - r0, hi - lo) of distinct rows ``r0 .. r1 - 1`` under
+        models ``lo .. hi - 1`` (``probabilities.TileSums`` sums the log-loss from them).
 
     Returns
     -------
@@ -85,6 +92,8 @@ def count_mistakes(
             r1 = min(U, r0 + rows)
             tile = Zu[r0:r1] @ thT[:, lo:hi]  # (rows, cols)
             add_agreement(tile, inv_tau[lo:hi], design.unique_weight[r0:r1], ties, agree[lo:hi])
+            if on_tile is not None:
+                on_tile(tile, r0, r1, lo, hi)
     all_rows = 0.5 * (N - agree)
     train_rows = np.zeros(n)
     if train_idx is not None:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from nbvslr.data.text import TEXT_FEATURES
-from nbvslr.errors import ConfigError, did_you_mean
+from nbvslr.errors import ConfigError, did_you_mean, setting_error
 from nbvslr.models.family import DISCRIMINATIVE, GENERATIVE, Family, Option, defaults
 from nbvslr.models.lda import LinearDiscriminant, MulticlassLinearDiscriminant
 from nbvslr.models.lr import LogisticRegression
@@ -91,14 +91,18 @@ def approach(name: str) -> str | None:
 FAMILIES: dict[str, dict[str, Any]] = {name: defaults(t) for name, t in OPTIONS.items()}
 
 
-def lookup(name: str, kind: str, multiclass: bool = False) -> Family:
+def lookup(name: str, kind: str, multiclass: bool = False, *, model: str | None = None,
+           task: str | None = None, source: str | None = None) -> Family:
     """The entry of model ``name`` for tasks of ``kind`` (``continuous``, ``discrete``,
-    ``mixed``, ``text``) of two classes, or of more (``multiclass``).
+    ``mixed``, ``text``) of two classes, or of more (``multiclass``). ``model``, ``task``
+    and ``source``: the config's name of the model, the task's name and the config file,
+    named by the error.
 
     Raises
     ------
     ConfigError
-        No entry fits that pair (one line naming the kinds the model does fit).
+        No entry fits that pair: one line naming the setting (``models.<model>``), the task,
+        its kind and the kinds the model does fit.
     """
     fits = []
     for entry in ENTRIES:
@@ -107,9 +111,11 @@ def lookup(name: str, kind: str, multiclass: bool = False) -> Family:
                 return entry
             fits += entry.kinds
     classes = "more than two classes" if multiclass else "two classes"
-    raise ConfigError(
-        f"model '{name}' has no fit for {kind} tasks of {classes}; with {classes} it fits "
-        f"{', '.join(fits) or 'no task'}: change the task's features or classes")
+    which = f"task '{task}', a {kind} task" if task is not None else f"{kind} tasks"
+    fix = (f"with {classes} it fits {', '.join(fits) + ' tasks' if fits else 'no task'}: "
+           f"change the task's features or classes, or leave models.{model or name} out")
+    raise setting_error(f"models.{model or name}",
+                        f"model '{name}' has no fit for {which} of {classes}", "", fix, source)
 
 
 def resolve_options(

@@ -21,7 +21,6 @@ time writes a task's checkpoints.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import re
 from collections.abc import Sequence
@@ -32,8 +31,20 @@ import numpy as np
 import pandas as pd
 
 from nbvslr.errors import ResultsError
-from nbvslr.results.files import atomic_write_bytes, csv_gz_bytes, remove_temp_files, write_json
-from nbvslr.results.layout import CHECKPOINTS, FINGERPRINT_FILE, SPLIT_COLUMNS, sort_splits
+from nbvslr.results.files import (
+    atomic_write_bytes,
+    csv_gz_bytes,
+    read_csv_bytes,
+    remove_temp_files,
+    write_json,
+)
+from nbvslr.results.layout import (
+    CHECKPOINTS,
+    DEFAULT_METRICS,
+    FINGERPRINT_FILE,
+    sort_splits,
+    split_columns,
+)
 from nbvslr.results.read import read_bytes
 
 _CHECKPOINT = re.compile(r"m=(\d+)\.csv\.gz")
@@ -52,6 +63,7 @@ class Expected:
     task: str
     models: tuple[tuple[str, str], ...]
     splits: int
+    metrics: tuple[str, ...] = DEFAULT_METRICS
 
 
 class Checkpoints:
@@ -145,7 +157,7 @@ class Checkpoints:
                 f"{FIX}"
             )
         try:
-            df = pd.read_csv(io.BytesIO(data), compression="gzip")
+            df = read_csv_bytes(data, compression="gzip")
         except (OSError, EOFError, ValueError) as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise ResultsError(f"{path}: unreadable ({reason}); {FIX}") from None
@@ -173,9 +185,10 @@ def check_rows(df: pd.DataFrame, path: Path, m: int, expected: Expected) -> None
     def wrong(problem: str) -> ResultsError:
         return ResultsError(f"{path}: not the checkpoint of m = {m} ({problem}); {FIX}")
 
-    if list(df.columns) != list(SPLIT_COLUMNS):
+    want_columns = split_columns(expected.metrics)
+    if list(df.columns) != list(want_columns):
         columns = ", ".join(map(str, df.columns))
-        raise wrong(f"columns {columns}, not {', '.join(SPLIT_COLUMNS)}")
+        raise wrong(f"columns {columns}, not {', '.join(want_columns)}")
     others = sorted(_distinct_str(df["task"]) - {expected.task})
     if others:
         raise wrong(f"rows of task {others[0]}, not {expected.task}")
@@ -232,5 +245,5 @@ class MemoryCheckpoints:
         """Nothing to check: no size is ever reused."""
 
     def load(self, sizes: Sequence[int]) -> pd.DataFrame:
-        frames = [pd.read_csv(io.BytesIO(self._data[m]), compression="gzip") for m in sizes]
+        frames = [read_csv_bytes(self._data[m], compression="gzip") for m in sizes]
         return sort_splits(pd.concat(frames, ignore_index=True))

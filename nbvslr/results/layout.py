@@ -53,6 +53,29 @@ SPLIT_COLUMNS = (
 STATS_COLUMNS = SPLIT_COLUMNS[: SPLIT_COLUMNS.index("error") + 1]
 """The columns of a splits table that the statistics read (the others describe the fit)."""
 
+METRICS = ("error", "log_loss", "brier", "train_error")
+"""What a run can measure of each split (the config's ``metrics``), in column order:
+``error`` the test 0-1 error (always measured), ``log_loss`` and ``brier`` the test
+log-loss and Brier score of the model's class probabilities, ``train_error`` the 0-1 error
+on the split's own training rows (``nbvslr.models.probabilities``)."""
+DEFAULT_METRICS = ("error",)
+EXTRA_METRICS = METRICS[1:]
+"""The metrics written as columns of their own after ``error`` when a run measures them."""
+
+
+def split_columns(metrics: tuple[str, ...] = DEFAULT_METRICS) -> tuple[str, ...]:
+    """The columns of a splits table of a run measuring ``metrics``: ``SPLIT_COLUMNS`` with
+    one column per metric other than ``error`` right after it, in ``METRICS`` order (the
+    default, ``error`` alone, gives ``SPLIT_COLUMNS``)."""
+    at = SPLIT_COLUMNS.index("error") + 1
+    extra = tuple(m for m in EXTRA_METRICS if m in metrics)
+    return SPLIT_COLUMNS[:at] + extra + SPLIT_COLUMNS[at:]
+
+
+def metrics_of(df: pd.DataFrame) -> tuple[str, ...]:
+    """The metrics a splits table holds, in ``METRICS`` order (``error`` always first)."""
+    return ("error",) + tuple(m for m in EXTRA_METRICS if m in df.columns)
+
 SUMMARY_COLUMNS = (
     "task", "model", "family", "m", "n_splits",
     "error_mean", "error_sd", "error_sem", "ci_low", "ci_high",
@@ -61,6 +84,9 @@ PAIRED_COLUMNS = (
     "task", "model_a", "model_b", "m", "n_splits",
     "diff_mean", "diff_sem", "ci_low", "ci_high",
 )
+TEXT_COLUMNS = ("task", "model", "family", "model_a", "model_b")
+"""The columns of the tables that hold names: read back as the text written, whatever it
+looks like (a model named ``1`` or ``NaN`` is that name, not a number or a missing value)."""
 FLOAT_FORMAT = "%.10g"
 """How ``summary.csv`` and ``paired.csv`` write floats."""
 
@@ -84,7 +110,7 @@ def task_dir(out: Path, task: str) -> Path:
 
 def sort_splits(df: pd.DataFrame) -> pd.DataFrame:
     """Rows in file order (model, m, split) and columns in ``SPLIT_COLUMNS`` order."""
-    df = df.loc[:, list(SPLIT_COLUMNS)]
+    df = df.loc[:, list(split_columns(metrics_of(df)))]
     model = df["model"]
     if (not _integers(df["m"]) or not _integers(df["split"])
             or pd.api.types.infer_dtype(model, skipna=False) != "string"):

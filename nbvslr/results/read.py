@@ -46,6 +46,7 @@ import numpy as np
 import pandas as pd
 
 from nbvslr.errors import MissingResultsError, ResultsError
+from nbvslr.results.files import read_csv_bytes
 from nbvslr.results.layout import (
     HOW_TO_MAKE,
     HOW_TO_REBUILD,
@@ -58,6 +59,7 @@ from nbvslr.results.layout import (
     SPLITS_FILE,
     SUMMARY_COLUMNS,
     SUMMARY_FILE,
+    TEXT_COLUMNS,
 )
 
 PathLike = str | os.PathLike
@@ -70,9 +72,9 @@ takes them as damaged (a run renames its new files into place in well under this
 
 _INTEGER = ("m", "n_splits", "split", "n_iter")
 _BOOLEAN = ("separable", "converged")
-_RATES = ("error", "error_mean", "error_sd", "error_sem")  # in [0, 1]
+_RATES = ("error", "error_mean", "error_sd", "error_sem", "train_error")  # in [0, 1]
 _SIGNED = ("diff_mean", "diff_sem", "ci_low", "ci_high")  # in [-1, 1]
-_TEXT = ("task", "model", "family", "model_a", "model_b")
+_TEXT = TEXT_COLUMNS
 
 
 class Changed(ResultsError):
@@ -173,7 +175,7 @@ def read_table(path: Path, columns: Sequence[str], fix: str = HOW_TO_MAKE,
             data = gzip.decompress(data)
         text = data.decode("utf-8")
         header = next(csv.reader(io.StringIO(text)), [])
-        df = pd.read_csv(io.StringIO(text))  # pandas >= 3 parses floats exactly (round trip)
+        df = read_csv_bytes(data)  # pandas >= 3 parses floats exactly (round trip)
     except (OSError, EOFError, ValueError, zlib.error, csv.Error) as exc:  # bad gzip, bad CSV
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ResultsError(f"{path}: cannot be read ({reason}); {fix}") from None
@@ -201,7 +203,7 @@ def check_table(df: pd.DataFrame, path: Path, fix: str) -> pd.DataFrame:
     for column in df.columns:
         col = df[column]
         if column in _TEXT:
-            nan = col.isna()
+            nan = col.isna() | (col.astype(str) == "")
             if nan.any():
                 raise bad(column, nan, "a name")
             df[column] = col.astype(str)

@@ -24,9 +24,11 @@ from threadpoolctl import threadpool_info
 
 import nbvslr.runner.memory as memory
 from nbvslr import results
+from nbvslr.analysis.metrics import no_probabilities
 from nbvslr.config import Config
 from nbvslr.data.dataset import Dataset, TaskSpec
 from nbvslr.errors import DataError, ResultsError
+from nbvslr.models.registry import lookup
 from nbvslr.results.checkpoints import first_bad_error
 from nbvslr.runner.backends import n_workers
 from nbvslr.runner.outputs import Written, task_tables, write_tables
@@ -72,6 +74,9 @@ def _check_sizes(config: Config, spec: TaskSpec, grid: tuple[int, ...], data: Da
         )
     for m in grid:
         check_size(m, n, spec.name, config.source, data.n_classes)
+    for model in config.models:  # each model has a fit for the task's kind and classes
+        lookup(model.family, data.kind, data.multiclass, model=model.name, task=spec.name,
+               source=config.source)
     options = data.text_options or {}
     min_df = int(options.get("min_df", 1))
     if options.get("vocabulary") == "training" and min(grid) < min_df:
@@ -147,6 +152,8 @@ def fingerprint(config: Config, spec: TaskSpec, grid: tuple[int, ...], data: Dat
         "seed": config.seed,
         "models": [[m.name, m.family, plain(dict(m.options))] for m in config.models],
         "nested_min": min(grid) if config.nested else None,
+        # only when asked: the default's fingerprint is the one it always was
+        **({"metrics": list(config.metrics)} if config.metrics != ("error",) else {}),
     }
     text = json.dumps(blob, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
@@ -164,7 +171,8 @@ def prepare(config: Config) -> list[_Task]:
         else:
             folder = results.task_dir(config.out, spec.name)
             expected = results.Expected(
-                spec.name, tuple((m.name, m.family) for m in config.models), config.splits)
+                spec.name, tuple((m.name, m.family) for m in config.models), config.splits,
+                config.metrics)
             checkpoints = results.Checkpoints(
                 folder, fingerprint(config, spec, grid, data, digest), expected)
         said = single_row_classes(spec.name, data)
@@ -205,7 +213,7 @@ def work_units(config: Config, tasks: list[_Task]) -> Iterator[Unit]:
         nested_min = min(task.grid) if config.nested else None
         spec, settings = portable(task.spec, config.data)
         common = dict(task=spec, data=settings, models=config.models, seed=config.seed,
-                      digest=task.digest)
+                      digest=task.digest, metrics=config.metrics)
         yield Unit(**common, m=FULL, parent_pid=pid)
         task.remaining += 1
         for m in task.grid:
@@ -227,8 +235,9 @@ def _size_rows(results: list[UnitResult], config: Config) -> pd.DataFrame:
     """The rows of one size's blocks: per block, each model's splits in order (the file
     order comes from ``sort_splits`` when the checkpoint is written). One frame from whole
     columns, not one per block and model."""
+    metrics = config.metrics
     parts: dict[str, list[np.ndarray]] = {k: [] for k in
-                                          ("model", "family", "split", "error", "separable",
+                                          ("model", "family", "split", *metrics, "separable",
                                            "n_iter", "converged")}
     for result in results:
         n = unit_splits(result)
@@ -238,7 +247,8 @@ def _size_rows(results: list[UnitResult], config: Config) -> pd.DataFrame:
             parts["model"].append(np.full(n, spec.name, dtype=object))
             parts["family"].append(np.full(n, spec.family, dtype=object))
             parts["split"].append(splits)
-            parts["error"].append(np.asarray(out["error"], dtype=np.float64))
+            for key in metrics:
+                parts[key].append(np.asarray(out[key], dtype=np.float64))
             parts["separable"].append(np.asarray(out["separable"], dtype=bool))
             parts["n_iter"].append(np.asarray(out["n_iter"], dtype=np.int64))
             parts["converged"].append(np.asarray(out["converged"], dtype=bool))
@@ -250,7 +260,7 @@ def _size_rows(results: list[UnitResult], config: Config) -> pd.DataFrame:
         "family": columns["family"],
         "m": np.full(rows, results[0].m, dtype=np.int64),
         "split": columns["split"],
-        "error": columns["error"],
+        **{key: columns[key] for key in metrics},
         "separable": columns["separable"],
         "n_iter": columns["n_iter"],
         "converged": columns["converged"],
@@ -394,7 +404,11 @@ def finish(config: Config, task: _Task, started: float) -> Written:
     """The tables of a task whose last size arrived, its files written unless the run
     writes nothing (``config.out`` None)."""
     splits = task.checkpoints.load(task.grid)
-    tables = task_tables(task.folder, splits, _run_info(config, task, started), config.pairs)
+    info = _run_info(config, task, started)
+    if "log_loss" in config.metrics or "brier" in config.metrics:
+        # the splits without class probabilities, and why (NaN in the table)
+        info["no_probabilities"] = no_probabilities(splits)
+    tables = task_tables(task.folder, splits, info, config.pairs)
     if config.out is not None:
         write_tables(tables)
     return tables

@@ -204,7 +204,8 @@ def task_shape(name: str, data, grid: Sequence[int], models: Sequence) -> TaskSh
     """The ``TaskShape`` of a loaded ``Dataset`` and the run's ``ModelSpec``s (each model's
     registry entry says how wide its design may be and how many hyperplanes it keeps)."""
     d = data.n_features
-    entries = [(lookup(m.family, data.kind, data.multiclass), m.options) for m in models]
+    entries = [(lookup(m.family, data.kind, data.multiclass, model=m.name, task=name),
+                m.options) for m in models]
     planned = [entry.planned(data, opts) for entry, opts in entries]
     width = max((w for w, _ in planned), default=d + 1)
     hyperplanes = max((h for _, h in planned), default=0)

@@ -33,6 +33,7 @@ from nbvslr.data.sources import is_url
 from nbvslr.data.textfolder import folder_sha256
 from nbvslr.errors import DataError
 from nbvslr.models.spec import ModelSpec
+from nbvslr.results.layout import DEFAULT_METRICS
 from nbvslr.splits import draw_train_sets, full_seed, nested_train_sets, split_seeds
 
 BLAS_THREADS = 1
@@ -57,6 +58,7 @@ class Unit:
     nested_min: int | None = None  # the grid's smallest size, in nested mode
     parent_pid: int = 0
     digest: str | None = None  # data_digest of the data the run fingerprinted
+    metrics: tuple[str, ...] = DEFAULT_METRICS  # what score_splits measures of each split
 
 
 @dataclass(frozen=True)
@@ -209,7 +211,8 @@ def run_unit(unit: Unit) -> UnitResult:
     # children from its seeds cannot change what the next model draws
     _, model_seeds = split_seeds(unit.seed, unit.task.name, unit.m, range(unit.start, unit.stop))
     rows = {
-        spec.name: models.score_splits(spec, data, train_idx, model_seeds)
+        spec.name: models.score_splits(spec, data, train_idx, model_seeds,
+                                       metrics=unit.metrics)
         for spec in unit.models
     }
     return UnitResult(unit.task.name, unit.m, unit.start, rows, None, time.perf_counter() - t0)

@@ -116,9 +116,9 @@ def kernels_digest() -> str:
 def compile_all(groups: Sequence[str] = GROUPS) -> None:
     """Call each compiled loop of these groups once on tiny inputs of a run's types (numba
     compiles it, or loads it from its cache): the training-set draws and the models' seeds
-    always; "two-class": the score counts, the separable-set sampler, the Newton solves and
-    sparse products; "k-class": the K-class counts, Gaussian NB's sums and the cone
-    sampler; "text": the text models' loops."""
+    always; "two-class": the score counts and log-loss sums, the separable-set sampler, the
+    Newton solves and sparse products; "k-class": the K-class counts, Gaussian NB's sums and
+    the cone sampler; "text": the text models' loops."""
     import numpy as np
 
     from nbvslr.splits import draw_train_sets, each_generator, split_seeds
@@ -138,10 +138,12 @@ def _two_class() -> None:
     from nbvslr.models.evaluate import count_mistakes
     from nbvslr.models.hmc import sample_separating_hmc
     from nbvslr.models.logistic import fit_newton
+    from nbvslr.models.probabilities import dense_losses
 
     data = Dataset(name="t", title="t", X=np.array([[0.0], [1.0]]), y=np.array([0, 1]),
                    kind="continuous")
     count_mistakes(get_design(data, "x"), np.ones((2, 2)), np.array([[0], [1]]))
+    dense_losses(get_design(data, "x"), data, np.ones((2, 2)), np.array([[0], [1]]))
     sample_separating_hmc(np.array([[[2.0, 1.0], [1.0, 1.0]]]), np.array([[1.0, -1.0]]),
                           np.array([[1.0, -1.5]]), [np.random.SeedSequence(0)])
     Z = np.zeros((1, 8, 9))

@@ -32,6 +32,8 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from nbvslr.analysis.crossovers import DEFAULT_N_BOOT, Crossovers, crossovers, task_crossovers
 from nbvslr.analysis.fidelity import PAPER_PAIR, panel_order, paper_curve
+from nbvslr.analysis.metrics import label as metric_label
+from nbvslr.analysis.metrics import metric_of
 from nbvslr.data.recipes import RECIPES
 from nbvslr.errors import ConfigError, ResultsError
 from nbvslr.models.family import DISCRIMINATIVE, GENERATIVE
@@ -437,10 +439,15 @@ def draw_task(ax: Axes, task: Any, *, paper: bool = False, n_boot: int = DEFAULT
     Figure 1), with its own legend."""
     return plot_task(ax, task.summary, task.run_info,
                      crossover=_crossover_of_task(task, n_boot, seed),
-                     paper=_paper_of(task) if paper else None, legend=legend)
+                     paper=_paper_of(task) if paper else None, legend=legend,
+                     ylabel=f"mean {metric_label(task)}")
 
 
 def _paper_of(task: Any) -> pd.DataFrame | None:
+    """The paper's curves of a panel of Figure 1 (None for another task, or a metric other
+    than the test error: the paper plots that alone)."""
+    if metric_of(task) != "error":
+        return None
     return paper_curve(str(task.name))
 
 
@@ -491,8 +498,9 @@ def caption(tasks: Sequence[Any], *, paper: bool, intervals: bool = True,
     counts = {int(n) for t in tasks for n in t.summary.get("n_splits", [])}
     n = counts.pop() if len(counts) == 1 else None
     A, B = names or GENERIC
+    what = metric_label(tasks[0]) if tasks else "test error"
     if short:
-        parts = [f"Mean test error over {n or 'the'} splits per m, 95% bands"]
+        parts = [f"Mean {what} over {n or 'the'} splits per m, 95% bands"]
         if b_ahead:
             parts.append(f"dotted: first crossover, {B} ahead after")
         if intervals:
@@ -506,7 +514,7 @@ def caption(tasks: Sequence[Any], *, paper: bool, intervals: bool = True,
         return "; ".join(parts) + "."
     splits = f"{n} random train/test splits" if n else "the random train/test splits"
     styles = _line_styles(tasks)
-    text = (f"Mean test error over {splits} at each training-set size m; "
+    text = (f"Mean {what} over {splits} at each training-set size m; "
             + (f"{styles}; " if styles else "")
             + "bands: 95% confidence interval of the mean.")
     pair = (f"of {A} and {B}" if names is not None
@@ -567,7 +575,7 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | Non
         drawn_paper |= curves is not None
         plot_task(ax, task.summary, task.run_info, crossover=cross, paper=curves,
                   legend=not shared, log_m=log_m, pair_named=names is not None,
-                  ylabel="mean test error" if k % ncols == 0 or not shared else "")
+                  ylabel=f"mean {metric_label(task)}" if k % ncols == 0 or not shared else "")
     for ax in axes[n:]:
         fig.delaxes(ax)
     if not shared and len(axes[0].get_legend_handles_labels()[1]) > LEGEND_INSIDE:

@@ -24,8 +24,10 @@ from nbvslr.analysis.crossovers import (
 )
 from nbvslr.analysis.fidelity import panel_order
 from nbvslr.analysis.formatting import MISSING, m_text, number
+from nbvslr.analysis.metrics import LABELS, for_metric, missing_counts
 from nbvslr.analysis.stats import task_pairs
 from nbvslr.analysis.winner import winner
+from nbvslr.errors import ConfigError
 from nbvslr.results.read import PathLike, TaskResults, load_results
 from nbvslr.views.naming import GENERIC, family_of, shared_titles, task_label
 
@@ -110,6 +112,8 @@ def comparison(task: TaskResults, pair: tuple[str, str], *, n_boot: int = DEFAUL
             hit = _row_at(task.summary, model, m)
             row[f"{role}_error_{end}_m"] = _value(hit, "error_mean")
             row[f"{role}_halfwidth_{end}_m"] = _half_width(hit)
+            # the splits of that mean (fewer than the run's where a metric has no value)
+            row[f"_{role}_n_{end}_m"] = None if hit is None else int(hit["n_splits"])
         row[f"winner_{end}_m"] = winner(paired[paired["m"] == m].iloc[0])
     row.update(_crossover_cells(cross))
     row["a_asymptotic"] = _number(asym.get(a))
@@ -181,7 +185,8 @@ def _markdown_row(row: Mapping[str, Any], have_splits: bool, titled: bool) -> li
             if math.isnan(mean):
                 cells.append(MISSING)
             elif not math.isfinite(half):
-                cells.append(f"{number(mean)} (n={row['splits']})")
+                n = row.get(f"_{role}_n_{end}_m")
+                cells.append(f"{number(mean)} (n={row['splits'] if n is None else n})")
             else:
                 cells.append(f"{number(mean)} ± {number(half)}")
         cells.append(row[f"winner_{end}_m"])
@@ -254,21 +259,40 @@ def _tasks_of(results: PathLike | Iterable[PathLike] | Sequence[TaskResults]
     return load_results(results)
 
 
+def missing_note(rows: Sequence[Mapping[str, Any]], metric: str) -> str:
+    """The note under a metric's table: which models' splits had no value and why (those
+    splits are left out of its means and paired differences)."""
+    lines = []
+    for task in {id(r["_task"]): r["_task"] for r in rows}.values():
+        missing = missing_counts(task.splits(), "error")  # the metric is the view's error
+        if not missing:
+            continue
+        why = task.run_info.get("no_probabilities") or {}
+        for model, count in missing.items():
+            reason = (why.get(model) or {}).get("reason") or "no value"
+            lines.append(f"- {task.name}: {count} splits of {model} have no {metric} "
+                         f"({reason}); the means and paired differences leave them out.")
+    return "\n".join(lines) + "\n" if lines else ""
+
+
 def report_rows(
     results_dirs: PathLike | Iterable[PathLike] | Sequence[TaskResults],
     *,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int = 0,
     level: float = 0.95,
+    metric: str = "error",
 ) -> list[dict[str, Any]]:
     """``comparison`` of every task found under ``results_dirs`` and every pair it compared,
     tasks in the figure's panel order (``fidelity.panel_order``), pairs in ``paired.csv``
     order.
 
     A row's ``"_cross"`` holds the task's ``Crossovers`` (for the Markdown).
-    ``results_dirs`` may also be a list of ``TaskResults`` (tables in memory).
+    ``results_dirs`` may also be a list of ``TaskResults`` (tables in memory). ``metric``:
+    the rows of that metric (``analysis.metrics.for_metric``; their columns keep the
+    error's names).
     """
-    tasks = _tasks_of(results_dirs)
+    tasks = [for_metric(t, metric) for t in _tasks_of(results_dirs)]
     names = [t.name for t in tasks]
     rows = []
     for i in panel_order(names):
@@ -290,10 +314,12 @@ def report_csv(
     n_boot: int = DEFAULT_N_BOOT,
     seed: int = 0,
     level: float = 0.95,
+    metric: str = "error",
 ) -> str:
     """The report as a tidy CSV: one row per task and compared pair, columns ``COLUMNS``,
-    plain numbers (``pandas.read_csv`` reads it back as it is)."""
-    rows = report_rows(results_dirs, n_boot=n_boot, seed=seed, level=level)
+    plain numbers (``pandas.read_csv`` reads it back as it is); of ``metric`` (the columns
+    keep the error's names; asymptotic and majority empty for another metric)."""
+    rows = report_rows(results_dirs, n_boot=n_boot, seed=seed, level=level, metric=metric)
     table = crossover_table([{c: row[c] for c in COLUMNS} for row in rows], COLUMNS)
     return table.to_csv(index=False, float_format="%.6g", lineterminator="\n")
 
@@ -337,6 +363,7 @@ def report_table(
     rows: Sequence[dict[str, Any]] | None = None,
     extrapolate: bool = False,
     beyond_reach: bool = False,
+    metric: str = "error",
 ) -> str:
     """A Markdown table with one row per task found under ``results_dirs`` and pair it
     compared (``report_rows``).
@@ -354,12 +381,22 @@ def report_table(
     headed by the pairs' families when all pairs have the same two (``titles``), else "a"
     and "b". ``extrapolate`` appends the section past the grid (``extrapolation.section``,
     its own number of draws), ``beyond_reach`` looks there for crossovers past the reach.
+    ``metric``: the table of that metric instead of the test error (a line above the table
+    names it, the notes say which splits had no value and why; no comparison with the
+    paper, which plots the test error alone; no extrapolation yet).
     """
+    if metric != "error" and extrapolate:
+        raise ConfigError(f"--extrapolate fits curves of the test error only; drop it with "
+                          f"--metric {metric}")
     if rows is None:
-        rows = report_rows(results_dirs, n_boot=n_boot, seed=seed, level=level)
+        rows = report_rows(results_dirs, n_boot=n_boot, seed=seed, level=level,
+                           metric=metric)
     names = titles(rows)
     head = header(names)
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    if metric != "error":
+        lines[:0] = [f"Metric: {LABELS[metric]} (the columns headed for the error show it; "
+                     "no asymptotic or majority value).", ""]
     for row in rows:
         cells = _markdown_row(row, row["_splits_file"], names is not None)
         if row["_duplicate"]:
@@ -374,7 +411,9 @@ def report_table(
             text += PAIR_NOTE.format(A=A, B=B) + "\n"
         if any(r["_cross"] is None for r in rows):
             text += SINGLE_NOTE.format(A=A, B=B) + "\n"
-    if paper:
+        if metric != "error":
+            text += missing_note(rows, metric)
+    if paper and metric == "error":
         tasks = list({id(row["_task"]): row["_task"] for row in rows}.values())
         panels = fidelity.compare_tasks(tasks, strict=False)
         if panels:

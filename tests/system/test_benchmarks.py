@@ -15,6 +15,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from benchmarks import bench, harness, panels  # noqa: E402
+from benchmarks import metrics as metrics_bench  # noqa: E402
 from nbvslr.models import resolve_options, score_splits  # noqa: E402
 
 CONT = panels.PanelShape("tiny-cont", "continuous", 150, 0.4, 5, (), (2, 40))
@@ -172,3 +173,15 @@ def test_discriminant_peer_fits_the_same_models() -> None:
         assert peer.regularised == peer.refused == 0
         # a test row whose score is zero up to rounding may fall either way
         assert np.abs(ours - theirs).max() <= 1.0 / (data.n_rows - 59) + 1e-12
+
+
+def test_metrics_bench_times_both_variants() -> None:
+    """benchmarks/metrics.py times a config with [error] and with every metric, pairs them
+    and tabulates the ratio."""
+    config = {"tasks": [{"name": "syn", "source": {"synthetic": {}}}], "sizes": [4, 8],
+              "splits": 5}
+    row = metrics_bench.measure("syn", config, 2)
+    assert len(row["base_s"]) == len(row["all_s"]) == 2
+    assert all(t > 0 for t in row["base_s"] + row["all_s"])
+    assert row["median_ratio"] > 0
+    assert "| syn | " in metrics_bench.table([row])

@@ -4,6 +4,7 @@ responses in the shape of OpenML's API (tests/openml_responses), never the inter
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from pathlib import Path
 
@@ -220,3 +221,62 @@ def test_timeout_help_names_the_openml_transfer():
 
     out = CliRunner().invoke(cli, ["run", "--help"], terminal_width=200).output
     assert "of an OpenML dataset, its description and its file together" in " ".join(out.split())
+
+
+def _serve(srv, dataset_id: int, arff: bytes, target: str) -> None:
+    """Add dataset ``dataset_id`` (its ARFF bytes, their md5 published) to the server."""
+    path = f"/data/v1/download/{dataset_id}/d.arff"
+    srv.routes[f"/api/v1/json/data/{dataset_id}"] = json.dumps({"data_set_description": {
+        "id": str(dataset_id), "name": f"d{dataset_id}", "version": "1", "format": "ARFF",
+        "url": srv.url + path, "default_target_attribute": target,
+        "md5_checksum": hashlib.md5(arff).hexdigest()}}).encode()
+    srv.routes[path] = arff
+
+
+_HEAD = ("@relation r\n@attribute city {'Zürich',\"Köln, Nord\",Bern}\n@attribute x numeric\n"
+         "@attribute y {a,b}\n@data\n")
+_ROWS = "".join(f"{city},{i},{'ab'[i % 2]}\n" for i, city in enumerate(
+    ["'Zürich'", '"Köln, Nord"', "Bern", "'Zürich'", '"Köln, Nord"', "Bern"] * 2))
+
+
+def test_a_latin1_file_whose_md5_matched_is_read(server, tmp_path):
+    """An ARFF file in Latin-1 (not UTF-8) with the published md5 is read, its accented
+    levels intact (it was refused, the message pointing at the server)."""
+    _serve(server, 41, (_HEAD + _ROWS).encode("latin-1"), "y")
+    data = load_task(TaskSpec(name="cities", source={"openml": 41}), _settings(tmp_path))
+    assert data.n_rows == 12
+    assert data.notes["levels"]["city"] == ["Bern", "Köln, Nord", "Zürich"]
+
+
+def test_double_quoted_values_with_commas_are_one_value():
+    """ARFF's two quote styles: a double-quoted value holding a comma is one value (it was
+    split in two), escapes undone in both; an unclosed quote is one line."""
+    head = b"@relation r\n@attribute a string\n@attribute b {x,y}\n@attribute c numeric\n@data\n"
+    table, _ = openml.read_arff(
+        head + b'"one, two",x,1\n\'three, four\',y,2\n"say \\"hi\\"",\'x\',?\n\'?\',"y",3\n',
+        "t")
+    assert table.values.tolist() == [["one, two", "x", "1"], ["three, four", "y", "2"],
+                                     ['say "hi"', "x", ""], ["?", "y", "3"]]
+    with pytest.raises(DataError, match=r"t line 6: a quoted value is not closed"):
+        openml.read_arff(head + b"'a,x,1\n", "t")
+
+
+def test_a_numeric_default_target_is_refused_in_one_line(server, tmp_path):
+    """A regression dataset (a numeric default target) is refused, naming the fix (it was
+    read as one class per distinct value); a nominal target.column is taken instead."""
+    head = "@relation r\n@attribute price numeric\n@attribute x numeric\n@attribute y {a,b}\n"
+    rows = "".join(f"{100 + 7 * i}.5,{i},{'ab'[i % 2]}\n" for i in range(30))
+    _serve(server, 42, (head + "@data\n" + rows).encode(), "price")
+    spec = TaskSpec(name="houses", source={"openml": 42})
+    with pytest.raises(DataError) as caught:
+        load_task(spec, _settings(tmp_path))
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message == (
+        "OpenML dataset 42 (d42): its default target 'price' is numeric (a regression "
+        "dataset), not classes; name a nominal column in target.column, or make classes of "
+        "'price': target.positive (its values of class 1) or a CSV of the table with it "
+        "binned, source: {csv: path}")
+    data = load_task(TaskSpec(name="houses", source={"openml": 42}, target={"column": "y"}),
+                     _settings(tmp_path))
+    assert data.n_rows == 30 and data.notes["target"] == "y"

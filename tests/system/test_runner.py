@@ -299,3 +299,25 @@ def test_the_runs_curve_is_the_one_plot_draws_from_the_folder(tmp_path):
     result = CliRunner().invoke(cli, ["plot", str(bare), "-o", str(tmp_path / "bare.png")])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "bare.png").read_bytes() != again.read_bytes()  # the interval shows
+
+
+def test_a_model_without_a_fit_for_a_task_names_the_task_and_its_setting(tmp_path):
+    """lda on a discrete task: one line naming the config, models.<name>, the task and its
+    kind, exit 2, nothing written (the message named neither the task nor the setting)."""
+    rng = np.random.default_rng(0)
+    pd.DataFrame({"a": rng.choice(list("xyz"), 40), "b": rng.choice(list("pq"), 40),
+                  "label": rng.choice(["yes", "no"], 40)}).to_csv(tmp_path / "d.csv",
+                                                                  index=False)
+    config = tmp_path / "c.yaml"
+    config.write_text(json.dumps({
+        "tasks": [{"name": "votes", "source": {"csv": "d.csv"},
+                   "target": {"column": "label", "positive": ["yes"]},
+                   "features": {"kind": "discrete"}}],
+        "models": {"nb": {}, "my_lda": {"model": "lda"}}, "sizes": [4], "splits": 2}))
+    result = CliRunner().invoke(cli, ["run", str(config), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        f"error: {config}: models.my_lda: model 'lda' has no fit for task 'votes', a discrete "
+        "task of two classes; with two classes it fits continuous tasks: change the task's "
+        "features or classes, or leave models.my_lda out"]
+    assert not (tmp_path / "out").exists()
