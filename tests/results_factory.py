@@ -55,6 +55,8 @@ def make_splits(
             "split": np.tile(np.arange(n_splits), len(ms)),
             "error": err.ravel(),
             "separable": np.repeat(ms <= 5, n_splits) & (family == "lr"),
+            "separation": (np.where(np.repeat(ms <= 5, n_splits), "complete", "overlap")
+                           if family == "lr" else ""),
             "n_iter": k + 3,
             "converged": True,
         }))

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 import nbvslr.analysis.stats as stats
@@ -123,22 +124,24 @@ def missing_counts(splits: pd.DataFrame, metric: str) -> dict[str, int]:
 
 def no_probabilities(splits: pd.DataFrame) -> dict[str, dict[str, Any]]:
     """For run.json: per model, the splits without class probabilities (NaN log-loss and
-    Brier score) and why, from the table's ``separable`` and ``converged`` columns."""
+    Brier score) and why, from the table's ``separable`` and ``separation`` columns."""
     col = next((m for m in ("log_loss", "brier") if m in splits.columns), None)
     if col is None:
         return {}
     out: dict[str, dict[str, Any]] = {}
     nan = splits[col].isna().to_numpy()
     sep = splits["separable"].to_numpy(dtype=bool)
+    quasi = (splits["separation"].astype(str) == "quasi").to_numpy() \
+        if "separation" in splits.columns else np.zeros(len(splits), dtype=bool)
     for model in pd.unique(splits["model"].astype(str)):
         mine = (splits["model"].astype(str) == model).to_numpy() & nan
         if not mine.any():
             continue
         reasons = {}
-        if (mine & sep).any():
-            reasons["separable"] = int((mine & sep).sum())
-        if (mine & ~sep).any():
-            reasons["not_converged"] = int((mine & ~sep).sum())
+        for key, which in (("separable", mine & sep), ("quasi", mine & quasi),
+                           ("not_converged", mine & ~sep & ~quasi)):
+            if which.any():
+                reasons[key] = int(which.sum())
         out[model] = {"splits": int(mine.sum()), **reasons,
                       "reason": "; ".join(REASONS[k] for k in reasons)}
     return out
@@ -148,6 +151,9 @@ REASONS = {
     "separable": ("a linearly separable training set: the rule is a direction (hyperplanes "
                   "drawn from the separating ones, or the capped Newton iterate), not a "
                   "scale, so it gives no class probabilities"),
+    "quasi": ("a quasi-separated training set: the rule is the limit of the penalised fit "
+              "as the penalty vanishes, a direction on the separated rows (their "
+              "probabilities 0 or 1), so it gives no class probabilities"),
     "not_converged": ("the fit did not converge: its probabilities would be those of "
                       "wherever the solver stopped"),
 }

@@ -45,6 +45,8 @@ from nbvslr.results.layout import (
     HOW_TO_MAKE,
     PAIRED_COLUMNS,
     PAIRED_FILE,
+    SEPARATIONS,
+    SHARE_COLUMNS,
     SPLITS_FILE,
     STATS_COLUMNS,
     SUMMARY_COLUMNS,
@@ -137,13 +139,16 @@ def summarize(splits: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     Returns
     -------
     DataFrame with columns ``task, model, family, m, n_splits, error_mean, error_sd,
-    error_sem, ci_low, ci_high``, one row per (task, model, m), sorted by task, model, m.
-    See the module docstring for the formulas and the ``n == 1`` rule.
+    error_sem, ci_low, ci_high, share_overlap, share_complete, share_quasi``, one row per
+    (task, model, m), sorted by task, model, m. See the module docstring for the formulas
+    and the ``n == 1`` rule. The shares are those of the splits table's ``separation``
+    among the model's splits of that size (NaN where the column is absent or empty).
     """
     _check_level(level)
     _require_columns(splits, STATS_COLUMNS, "splits table")
     if splits.empty:
-        return pd.DataFrame({c: pd.Series(dtype=float) for c in SUMMARY_COLUMNS})
+        return pd.DataFrame({c: pd.Series(dtype=float)
+                             for c in (*SUMMARY_COLUMNS, *SHARE_COLUMNS)})
     df = splits.loc[:, list(STATS_COLUMNS)].copy()
     df["error"] = df["error"].astype(float)
     groups = df.groupby(["task", "model", "family", "m"], sort=True)["error"]
@@ -152,7 +157,20 @@ def summarize(splits: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     out["m"] = out["m"].astype(np.int64)
     out["n_splits"] = out["n_splits"].astype(np.int64)
     out = out.sort_values(["task", "model", "m"], kind="stable").reset_index(drop=True)
-    return out.loc[:, list(SUMMARY_COLUMNS)]
+    for column in SHARE_COLUMNS:
+        out[column] = np.nan
+    if "separation" in splits.columns:  # each separation's share, where a model tells them
+        named = splits["separation"].astype(object)
+        named = named.where(named.notna(), "").astype(str)
+        told = splits.loc[named != "", ["task", "model", "m"]].assign(sep=named[named != ""])
+        if not told.empty:
+            shares = pd.crosstab([told["task"], told["model"], told["m"]], told["sep"],
+                                 normalize="index")
+            shares = shares.reindex(columns=list(SEPARATIONS), fill_value=0.0)
+            keys = pd.MultiIndex.from_frame(out[["task", "model", "m"]])
+            for name, column in zip(SEPARATIONS, SHARE_COLUMNS, strict=True):
+                out[column] = shares[name].reindex(keys).to_numpy(dtype=np.float64)
+    return out.loc[:, [*SUMMARY_COLUMNS, *SHARE_COLUMNS]]
 
 
 def default_pair(splits: pd.DataFrame, models: Sequence[str] | None = None) -> tuple[str, str]:

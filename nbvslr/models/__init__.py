@@ -48,12 +48,13 @@ from nbvslr.data.dataset import Dataset
 from nbvslr.models import evaluate_zeros
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
 from nbvslr.models.design import Design, SparseDesign, get_design
-from nbvslr.models.evaluate import count_mistakes
+from nbvslr.models.evaluate import count_mistakes, count_mistakes_lex
 from nbvslr.models.evaluate_multi import count_mistakes_multi
 from nbvslr.models.evaluate_zeros import has_zeros
 from nbvslr.models.family import Fit
 from nbvslr.models.probabilities import TileSums, dense_losses, text_metrics
 from nbvslr.models.registry import FAMILIES, lookup, resolve_options
+from nbvslr.models.separation import NOT_ASSESSED
 from nbvslr.models.spec import ModelSpec
 from nbvslr.models.stacks import check_both_classes, check_distinct, split_chunks
 from nbvslr.models.text_family import text_errors
@@ -110,19 +111,29 @@ def _heldout(design: Design | SparseDesign, fit: Fit, idx: np.ndarray, ties: flo
 
     S = idx.shape[0]
     todo = fit.sampled
-    if not todo.size:
+    quasi = fit.quasi if fit.quasi is not None else np.empty(0, dtype=np.int64)
+    if not todo.size and not quasi.size:
         out = measured(fit.theta, idx)
     else:
-        rest = np.setdiff1d(np.arange(S), todo)  # splits with one hyperplane
+        # splits with one hyperplane
+        rest = np.setdiff1d(np.arange(S), np.concatenate([todo, quasi]))
         out = {k: np.full(S, np.nan) for k in METRICS}
         for key, value in measured(fit.theta[rest], idx[rest]).items():
             out[key][rest] = value
-        n, K = fit.draws.shape[:2]
-        per_draw = errors(
-            fit.draws.reshape((n * K,) + fit.draws.shape[2:]), np.repeat(idx[todo], K, axis=0)
-        )  # (n K,) each
-        for key in ("error", "train_error"):
-            out[key][todo] = per_draw[key].reshape(n, K).mean(axis=1)
+        if quasi.size:  # LR's quasi-separation rule (two classes, a dense design)
+            m = idx.shape[1]
+            all_rows, train_rows = count_mistakes_lex(design, fit.directions, fit.theta[quasi],
+                                                      idx[quasi], ties)
+            out["error"][quasi] = (all_rows - train_rows) / (design.n_rows - m)
+            out["train_error"][quasi] = train_rows / m
+        if todo.size:
+            n, K = fit.draws.shape[:2]
+            per_draw = errors(
+                fit.draws.reshape((n * K,) + fit.draws.shape[2:]),
+                np.repeat(idx[todo], K, axis=0),
+            )  # (n K,) each
+            for key in ("error", "train_error"):
+                out[key][todo] = per_draw[key].reshape(n, K).mean(axis=1)
     missing = no_probabilities(fit, S)
     for key in ("log_loss", "brier"):
         if key in out and missing.any():
@@ -132,11 +143,15 @@ def _heldout(design: Design | SparseDesign, fit: Fit, idx: np.ndarray, ties: flo
 
 def no_probabilities(fit: Fit, S: int) -> np.ndarray:
     """The splits (S,) bool whose rule has no class probabilities: a sampled separable split
-    (hyperplanes drawn uniformly from the separating ones: a direction, not a scale) and a
-    fit that did not converge (an unpenalised LR capped on a separable set, ``separable:
-    mle``: its probabilities would be those of wherever the solver stopped)."""
+    (hyperplanes drawn uniformly from the separating ones: a direction, not a scale), a
+    quasi-separated one (the vanishing-penalty limit: the separated rows' probabilities are
+    0 or 1, the direction again with no scale) and a fit that did not converge (an
+    unpenalised LR capped on a separable set, ``separable: mle``: its probabilities would be
+    those of wherever the solver stopped)."""
     missing = ~np.asarray(fit.converged, dtype=bool)
     missing[np.asarray(fit.sampled, dtype=np.int64)] = True
+    if fit.quasi is not None:
+        missing[np.asarray(fit.quasi, dtype=np.int64)] = True
     return missing
 
 
@@ -201,6 +216,7 @@ def score_splits(
     out = {
         **{k: np.empty(S) for k in metrics},
         "separable": np.zeros(S, dtype=bool),
+        "separation": np.full(S, NOT_ASSESSED, dtype=np.int8),
         "n_iter": np.zeros(S, dtype=np.int64),
         "converged": np.ones(S, dtype=bool),
     }
@@ -219,6 +235,8 @@ def score_splits(
         for key, value in _heldout(design, fit, idx, ties, data, metrics).items():
             out[key][sl] = value
         out["separable"][sl] = fit.separable
+        if fit.separation is not None:
+            out["separation"][sl] = fit.separation
         out["n_iter"][sl] = fit.n_iter
         out["converged"][sl] = fit.converged
     return out
@@ -246,6 +264,10 @@ def score_full(spec: ModelSpec, data: Dataset, seed: np.random.SeedSequence) -> 
         else:
             wrong_k, _ = count_mistakes_multi(design, data, rules, None)  # (n,)
         return float(wrong_k.mean() / data.n_rows)
+    if fit.quasi is not None and fit.quasi.size:  # LR's quasi-separation rule
+        wrong, _ = count_mistakes_lex(design, fit.directions, fit.theta, idx[:, :0],
+                                      entry.ties(opts))
+        return float(wrong[0] / data.n_rows)
     theta = fit.draws[0] if fit.sampled.size else fit.theta  # (K, P)
     if has_zeros(theta):
         wrong, _ = _mistakes(design, theta, None, entry.ties(opts), data)

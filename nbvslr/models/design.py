@@ -185,6 +185,25 @@ def _discrete(data: Dataset, name: str) -> tuple[np.ndarray, np.ndarray]:
     return _onehot(codes, n_values, reference), row.reshape(-1)
 
 
+def level_directions(data: Dataset, name: str) -> np.ndarray | None:
+    """The directions (P, d) whose score on a row of design ``name`` is the indicator of
+    each attribute's reference level, for the codings that drop it (``onehot_ref``,
+    ``x_onehot_ref``): ``e_intercept`` minus the columns of the attribute's other levels.
+    None for any other design (its levels are columns already, or it has none)."""
+    if name not in ("onehot_ref", "x_onehot_ref"):
+        return None
+    n_values = tuple(int(k) for k in data.n_values)
+    first = data.n_continuous if name == "x_onehot_ref" else 0
+    P = first + int(sum(n_values)) - len(n_values) + 1
+    out = np.zeros((P, len(n_values)))
+    out[-1] = 1.0
+    start = first
+    for j, k in enumerate(n_values):
+        out[start : start + k - 1, j] = -1.0
+        start += k - 1
+    return out
+
+
 MIXED = ("x_onehot", "x_x2_onehot", "x_onehot_ref", "x_ordinal")
 
 

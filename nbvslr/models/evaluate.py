@@ -129,3 +129,64 @@ def heldout_errors(
     all_rows, train_rows = count_mistakes(design, theta, train_idx, ties)
     return (all_rows - train_rows) / (design.n_rows - train_idx.shape[1])
 
+
+
+#: A score under a quasi fit's direction with ``|x . v| <= DIRECTION_RTOL * ||v||_1`` is 0
+#: (the row lies in the span of the overlap rows, where ``x . v`` is 0 up to rounding).
+DIRECTION_RTOL = 1e-9
+
+
+def heldout_errors_lex(
+    design: Design, directions: np.ndarray, theta: np.ndarray, train_idx: np.ndarray,
+    ties: float = 0.0,
+) -> np.ndarray:
+    """``heldout_errors`` of lexicographic rules (``count_mistakes_lex``); (n,)."""
+    all_rows, train = count_mistakes_lex(design, directions, theta, train_idx, ties)
+    return (all_rows - train) / (design.n_rows - np.asarray(train_idx).shape[1])
+
+
+def count_mistakes_lex(
+    design: Design, directions: np.ndarray, theta: np.ndarray, train_idx: np.ndarray,
+    ties: float = 0.0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Mistakes on all rows and on each split's training rows, (n,) each, of lexicographic
+    rules: a row is predicted by the sign of its score under ``directions`` (n, D + 1)
+    where that score is not 0 (beyond ``DIRECTION_RTOL``), else by ``theta`` (n, D + 1) as
+    ``count_mistakes`` does (ties by ``ties``).
+
+    The two scores are folded into one: where the direction decides, the score is replaced
+    by ``+-2 tau`` (tau: theta's tie band), which ``count_mistakes``'s step reads as that sign.
+    """
+    from nbvslr.kernels.steps import add_agreement
+
+    theta = np.asarray(theta, dtype=np.float64)
+    directions = np.asarray(directions, dtype=np.float64)
+    idx = np.asarray(train_idx, dtype=np.int64)
+    n = theta.shape[0]
+    tau = _tie_band(theta)  # (n,)
+    tau_v = np.maximum(DIRECTION_RTOL * np.abs(directions).sum(axis=1), 1e-300)  # (n,)
+
+    def folded(Zr: np.ndarray, lo: int, hi: int) -> np.ndarray:  # (r, P) -> (r, hi - lo)
+        sv = Zr @ directions[lo:hi].T
+        st = Zr @ theta[lo:hi].T
+        return np.where(np.abs(sv) > tau_v[lo:hi], np.sign(sv) * 2.0 * tau[lo:hi], st)
+
+    Zu = design.unique_Z1
+    U = Zu.shape[0]
+    agree = np.zeros(n)
+    cols = min(n, MODEL_TILE) if n else 1
+    rows = max(1, TILE // max(cols, 1))
+    for lo in range(0, n, cols):
+        hi = min(n, lo + cols)
+        for r0 in range(0, U, rows):
+            r1 = min(U, r0 + rows)
+            add_agreement(np.ascontiguousarray(folded(Zu[r0:r1], lo, hi)), 1.0 / tau[lo:hi],
+                          design.unique_weight[r0:r1], ties, agree[lo:hi])
+    all_rows = 0.5 * (design.n_rows - agree)
+    train = np.zeros(n)
+    for a in range(n):  # each split's own training rows
+        Zt = Zu[design.row_to_unique[idx[a]]]  # (m, P)
+        sc = folded(Zt, a, a + 1)[:, 0]
+        step = np.where(sc / tau[a] >= 1.0, 1.0, np.where(sc / tau[a] <= -1.0, -1.0, ties))
+        train[a] = 0.5 * (idx.shape[1] - (design.sign[idx[a]] * step).sum())
+    return all_rows, train

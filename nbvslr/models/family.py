@@ -130,6 +130,14 @@ class Fit:
         Iterations of the fit (0 for a closed form).
     converged : ndarray of shape (S,), bool
         Whether the fit met its stopping criterion (True for a closed form).
+    separation : ndarray of shape (S,), int8, optional
+        ``nbvslr.models.separation``'s code of each training set (overlap, complete,
+        quasi), or ``NOT_ASSESSED`` (-1, the default: a fit that does not ask).
+    quasi : ndarray of shape (q,), int64, optional
+        The splits classified lexicographically (LR's quasi-separation rule): a row by the
+        sign of its score under ``directions`` where that score is not 0, else by ``theta``.
+    directions : ndarray of shape (q, P), optional
+        The direction of each split of ``quasi``.
     """
 
     theta: np.ndarray
@@ -138,6 +146,9 @@ class Fit:
     separable: np.ndarray
     n_iter: np.ndarray
     converged: np.ndarray
+    separation: np.ndarray | None = None
+    quasi: np.ndarray | None = None
+    directions: np.ndarray | None = None
 
     @classmethod
     def closed_form(cls, theta: np.ndarray) -> Fit:

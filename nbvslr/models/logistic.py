@@ -215,6 +215,7 @@ def fit_newton(
     stop_when_separable: bool = False,
     theta0: np.ndarray | None = None,
     budget: Budget = DEFAULT_BUDGET,
+    rows: np.ndarray | None = None,
 ) -> NewtonResult:
     """Minimise ``logistic_loss`` for S splits at once by damped Newton.
 
@@ -236,6 +237,10 @@ def fit_newton(
         Starting point (default 0).
     budget : Budget
         The memory budget; splits are fitted in blocks of ``budget.cache`` bytes.
+    rows : ndarray of shape (S, m), bool, optional
+        The rows each split fits, its other rows being zero in ``Z1`` (a zero row adds a
+        constant to the loss and nothing to its gradient or Hessian); the separability
+        certificate reads these rows' margins only. Default: every row.
 
     Returns
     -------
@@ -250,6 +255,7 @@ def fit_newton(
     sign = np.asarray(sign, dtype=np.float64)
     check_both_classes(sign > 0)
     S, m, P = Z1.shape
+    live = np.ones((S, m), dtype=bool) if rows is None else np.asarray(rows, dtype=bool)
     th0 = np.zeros((S, P)) if theta0 is None else np.asarray(theta0, dtype=np.float64)
     # a sparse stack's blocks work on its non-zeros (``kernels.sparse_gram``), a fraction of
     # the dense rows' bytes: SPARSE_BLOCK times as many splits per block
@@ -264,11 +270,12 @@ def fit_newton(
             tol,
             max_iter,
             stop_when_separable,
+            live[lo : lo + step],
         )
         for lo in range(0, S, step)
     ]
     if not parts:
-        parts = [_fit_block(Z1, sign, th0, C, tol, max_iter, stop_when_separable)]
+        parts = [_fit_block(Z1, sign, th0, C, tol, max_iter, stop_when_separable, live)]
     return NewtonResult(
         *(
             np.concatenate([getattr(r, f) for r in parts])
@@ -285,8 +292,10 @@ def _fit_block(
     tol: float,
     max_iter: int,
     stop_when_separable: bool,
+    live: np.ndarray,
 ) -> NewtonResult:
-    """``fit_newton`` on one block of splits (arguments as there, theta0 given)."""
+    """``fit_newton`` on one block of splits (arguments as there, theta0 given; ``live``
+    the rows fitted, (S, m))."""
     # compiled (numba): imported where it runs, as the other kernels
     from nbvslr.kernels.cholesky import row_dots
 
@@ -367,7 +376,7 @@ def _fit_block(
         else:
             g = gradient_at(p, Z, s, th, pen)  # (A, P)
         done = np.zeros(act.size, dtype=bool)
-        sep = (mu > 0).all(axis=1)  # (A,) a certificate of strict separability
+        sep = ((mu > 0) | ~live).all(axis=1)  # (A,) a certificate of strict separability
         separable[act[sep]] = True
         if stop_when_separable:
             done |= sep
@@ -380,7 +389,7 @@ def _fit_block(
             store(done)
             n_iter[act[done]] = it
             keep = ~done
-            act, Z, s, th = act[keep], Z[keep], s[keep], th[keep]
+            act, Z, s, th, live = act[keep], Z[keep], s[keep], th[keep], live[keep]
             mu, p, g = mu[keep], p[keep], g[keep]
             QR = None if QR is None else (QR[0][keep], QR[1][keep])
             QP = None if QP is None else tuple(a[keep] for a in QP)
@@ -447,6 +456,7 @@ def _fit_block(
             n_iter[act[stalled]] = it
             keep = ~stalled
             act, Z, s, th, mu = act[keep], Z[keep], s[keep], th[keep], mu[keep]
+            live = live[keep]
             QR = None if QR is None else (QR[0][keep], QR[1][keep])
             QP = None if QP is None else tuple(a[keep] for a in QP)
             SP = None if SP is None else tuple(a[keep] for a in SP)

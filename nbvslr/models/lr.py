@@ -3,11 +3,27 @@ rule for separable training sets.
 
 Newton / IRLS (``logistic.fit_newton``). Continuous tasks use the raw attributes; discrete
 tasks by default one-hot indicators minus one reference level per attribute (its most
-frequent level), so that the unpenalised Hessian is not singular by construction. When
-Newton certifies that a training set is linearly separable (an iterate with every training
-margin > 0) the likelihood has no maximum; the ``separable`` option says what to do then
-(``sample``: the test error averaged over hyperplanes drawn uniformly from the separating
-ones, by ``hmc`` or ``hit_and_run``).
+frequent level), so that the unpenalised Hessian is not singular by construction.
+
+Unpenalised, each training set is first classified (``separation.detect``): ``overlap`` (the
+maximum-likelihood fit exists: Newton's), ``complete`` (linearly separable: the likelihood
+has no maximum; the ``separable`` option says what to do, by default ``sample``: the test
+error averaged over hyperplanes drawn uniformly from the separating ones, by ``hmc`` or
+``hit_and_run``) or ``quasi`` (some rows Q separable by a direction along which no other
+row's margin moves, the rest R overlapping: no maximum either, yet no separating
+hyperplane). The ``quasi`` option says what a quasi set gets:
+
+- ``limit`` (the default): the limit of the L2-penalised fit as the penalty vanishes. Its
+  weights grow without bound along ``v*``, the max-margin direction of the rows Q within
+  the recession cone (``separation.max_margin_direction``; Rosset, Zhu & Hastie 2004), and
+  converge, orthogonally to it, to the maximum-likelihood fit of R (Newton on R, from 0: in
+  the row space of R). A row is classified by the sign of ``x . v*`` where it is not 0, else
+  by the fit of R: lexicographically, as the penalised fit does for a penalty small enough.
+  Nothing in it reads a step count or a tolerance of the path.
+- ``newton``: Newton's iterate on all rows where its gradient criterion (or ``max_iter``)
+  stops it, as nbvslr did before it told quasi sets apart: its weights along the separated
+  directions are wherever the stop left them, which decides the test rows that carry
+  separated levels of both classes.
 """
 
 from __future__ import annotations
@@ -20,7 +36,7 @@ import numpy as np
 from nbvslr.data.dataset import Dataset
 from nbvslr.errors import ConfigError
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
-from nbvslr.models.design import Design
+from nbvslr.models.design import Design, level_directions
 from nbvslr.models.family import Fit, Option, choice, integer, number, one_of
 from nbvslr.models.hit_and_run import sample_separating
 from nbvslr.models.hmc import sample_separating_hmc
@@ -35,6 +51,12 @@ from nbvslr.models.options import (
     MAX_MCMC_ITERATIONS,
     MAX_THIN,
     MCMC_DEFAULTS,
+)
+from nbvslr.models.separation import (
+    COMPLETE,
+    NOT_ASSESSED,
+    QUASI,
+    detect,
 )
 from nbvslr.splits import SplitSeeds
 
@@ -53,6 +75,10 @@ LR_OPTIONS: tuple[Option, ...] = (
            "a linearly separable training set: `sample` averages the test error of "
            "hyperplanes drawn uniformly from the separating ones (the paper's rule); `l2` "
            "refits with `C = C_separable`; `mle` keeps the capped Newton iterate"),
+    Option("quasi", "limit", choice("limit", "newton"), one_of("limit", "newton"),
+           "a quasi-separated training set (some rows separable, the rest overlapping): "
+           "`limit` the vanishing-penalty limit (max-margin direction of the separated rows, "
+           "then the fit of the rest); `newton` Newton's iterate on all rows where it stops"),
     Option("C_separable", 1e4, number(0.0, strict=True), "a number > 0",
            "the penalty of `separable: l2`"),
     Option("tol", 1e-10, number(0.0, strict=True), "a number > 0",
@@ -127,7 +153,8 @@ class LogisticRegression:
         seeds: Sequence[np.random.SeedSequence],
         budget: Budget = DEFAULT_BUDGET,
     ) -> Fit:
-        return fit_lr(design, idx, opts, seeds, data.kind == "continuous", budget)
+        return fit_lr(design, idx, opts, seeds, data.kind == "continuous", budget,
+                      level_directions(data, self.design(data, opts)))
 
     def ties(self, opts: Mapping[str, Any]) -> float:
         return 0.0
@@ -147,12 +174,16 @@ def fit_lr(
     seeds: Sequence[np.random.SeedSequence],
     continuous: bool = True,
     budget: Budget = DEFAULT_BUDGET,
+    levels: np.ndarray | None = None,
 ) -> Fit:
     """Fit LR to the training rows ``idx`` (S, m) with the separable-set rule.
 
     ``theta`` holds one hyperplane per split (the Newton iterate, or the "l2" refit);
     ``sampled`` the splits whose error is the mean over sampled hyperplanes ("sample" rule)
     and ``draws`` their K hyperplanes each.
+
+    ``levels`` (P, L): directions the separation check tries besides the columns
+    (``design.level_directions``).
 
     With ``rescale="training"`` on a continuous task the fit (and the sampler) sees each
     split's training rows rescaled to [0, 1], and the hyperplanes are mapped back.
@@ -164,14 +195,24 @@ def fit_lr(
         U, lo, r = rescale_to_training(Z1[:, :, :-1])
         Z1 = np.concatenate([U, Z1[:, :, -1:]], axis=2)  # (S, m, P), intercept column kept
         scale = (lo, r)
-    theta, todo, draws, separable, n_iter, converged = _fit_lr_scaled(Z1, sign, opts, seeds,
-                                                                      budget)
-    if scale is not None:
-        lo, r = scale
-        theta = theta_to_original(theta, lo, r)
-        if todo.size:
-            draws = theta_to_original(draws, lo[todo][:, None, :], r[todo][:, None, :])
-    return Fit(theta, todo, draws, separable, n_iter, converged)
+    fit = _fit_lr_scaled(Z1, sign, opts, seeds, budget, levels)
+    if scale is None:
+        return fit
+    lo, r = scale
+    todo, quasi = fit.sampled, fit.quasi
+    return Fit(
+        theta_to_original(fit.theta, lo, r),
+        todo,
+        theta_to_original(fit.draws, lo[todo][:, None, :], r[todo][:, None, :])
+        if todo.size else fit.draws,
+        fit.separable,
+        fit.n_iter,
+        fit.converged,
+        fit.separation,
+        quasi,
+        theta_to_original(fit.directions, lo[quasi], r[quasi]) if quasi.size
+        else fit.directions,
+    )
 
 
 def _fit_lr_scaled(
@@ -180,22 +221,43 @@ def _fit_lr_scaled(
     opts: Mapping[str, Any],
     seeds: Sequence[np.random.SeedSequence],
     budget: Budget = DEFAULT_BUDGET,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``fit_lr`` on the stacked training rows ``Z1`` (S, m, P) and ``sign`` (S, m): theta,
-    sampled, draws, separable, n_iter, converged."""
+    levels: np.ndarray | None = None,
+) -> Fit:
+    """``fit_lr`` on the stacked training rows ``Z1`` (S, m, P) and ``sign`` (S, m)."""
     C, rule = opts["C"], opts["separable"]
     newton = dict(tol=opts["tol"], max_iter=opts["max_iter"], budget=budget)
-    res = fit_newton(Z1, sign, C=C, stop_when_separable=C is None and rule != "mle", **newton)
-    theta = res.theta.copy()  # (S, P)
-    n_iter, converged = res.n_iter.copy(), res.converged.copy()
-    todo = np.flatnonzero(res.separable) if C is None else np.empty(0, dtype=np.int64)
-    draws = np.empty((0, 1, theta.shape[1]))
+    S, _, P = Z1.shape
+    none = np.empty(0, dtype=np.int64)
+    if C is not None:  # penalised: the minimum exists, nothing to tell apart
+        res = fit_newton(Z1, sign, C=C, **newton)
+        return Fit(res.theta, none, np.empty((0, 1, P)), res.separable, res.n_iter,
+                   res.converged, np.full(S, NOT_ASSESSED, dtype=np.int8), none,
+                   np.empty((0, P)))
+    found = detect(Z1, sign, extra=levels, **newton)
+    code = found.code
+    separable = code == COMPLETE
+    theta, n_iter, converged = found.theta.copy(), found.n_iter.copy(), found.converged.copy()
+    quasi = np.flatnonzero(code == QUASI)
+    if rule == "mle" or (quasi.size and opts["quasi"] == "newton"):
+        # Newton's iterate on all rows, run on as the likelihood lets it (no stop at a
+        # separating iterate under "mle"): what such sets got before they were told apart
+        redo = (np.arange(S) if rule == "mle" else quasi)
+        res = fit_newton(Z1[redo], sign[redo], stop_when_separable=rule != "mle", **newton)
+        keep = code[redo] != COMPLETE if rule != "mle" else np.ones(redo.size, dtype=bool)
+        theta[redo[keep]] = res.theta[keep]
+        n_iter[redo[keep]] = res.n_iter[keep]
+        converged[redo[keep]] = res.converged[keep]
+        quasi = none
+    directions = found.direction[quasi]  # (q, P)
+    converged[quasi] = False  # no maximum: a limit, not a converged fit
+    todo = np.flatnonzero(separable) if rule != "mle" else none
+    draws = np.empty((0, 1, P))
     if todo.size and rule == "sample":
         sampler = sample_separating_hmc if opts["mcmc_method"] == "hmc" else sample_separating
         draws = sampler(
             Z1[todo],
             sign[todo],
-            res.theta[todo],
+            theta[todo],
             seeds.take(todo) if isinstance(seeds, SplitSeeds) else [seeds[i] for i in todo],
             chains=opts["mcmc_chains"],
             draws=opts["mcmc_draws"],
@@ -209,7 +271,7 @@ def _fit_lr_scaled(
         theta[todo] = refit.theta
         n_iter[todo] += refit.n_iter
         converged[todo] = refit.converged
-        todo = np.empty(0, dtype=np.int64)
+        todo = none
     else:
-        todo = np.empty(0, dtype=np.int64)
-    return theta, todo, draws, res.separable, n_iter, converged
+        todo = none
+    return Fit(theta, todo, draws, separable, n_iter, converged, code, quasi, directions)

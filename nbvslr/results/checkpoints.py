@@ -42,6 +42,7 @@ from nbvslr.results.layout import (
     CHECKPOINTS,
     DEFAULT_METRICS,
     FINGERPRINT_FILE,
+    SEPARATIONS,
     sort_splits,
     split_columns,
 )
@@ -143,7 +144,7 @@ class Checkpoints:
     def load(self, sizes: Sequence[int]) -> pd.DataFrame:
         """All rows of ``sizes``, in file order, each checkpoint checked."""
         frames = [self._read(m) for m in sizes]
-        return sort_splits(pd.concat(frames, ignore_index=True))
+        return _named(sort_splits(pd.concat(frames, ignore_index=True)))
 
     def _read(self, m: int) -> pd.DataFrame:
         path = self.path(m)
@@ -164,6 +165,13 @@ class Checkpoints:
         if self.expected is not None:
             check_rows(df, path, m, self.expected)
         return df
+
+
+def _named(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with its ``separation`` as text (an empty field reads NaN: "")."""
+    col = df["separation"]
+    df["separation"] = col.astype(object).where(col.notna(), "").astype(str)
+    return df
 
 
 def _distinct_str(column: pd.Series) -> set[str]:
@@ -221,6 +229,8 @@ def check_rows(df: pd.DataFrame, path: Path, m: int, expected: Expected) -> None
     for column in ("separable", "converged"):
         if not _distinct_str(df[column]) <= {"True", "False"}:
             raise wrong(f"{column} holds a value other than True and False")
+    if not _distinct_str(df["separation"]) <= {"nan", *SEPARATIONS}:
+        raise wrong(f"separation holds a value other than {', '.join(SEPARATIONS)} or empty")
 
 
 class MemoryCheckpoints:
@@ -246,4 +256,4 @@ class MemoryCheckpoints:
 
     def load(self, sizes: Sequence[int]) -> pd.DataFrame:
         frames = [read_csv_bytes(self._data[m], compression="gzip") for m in sizes]
-        return sort_splits(pd.concat(frames, ignore_index=True))
+        return _named(sort_splits(pd.concat(frames, ignore_index=True)))

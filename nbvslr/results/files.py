@@ -104,9 +104,11 @@ def read_csv_bytes(data: bytes, compression: str | None = None) -> pd.DataFrame:
     name a config accepts (``1``, ``2.0``, ``NaN``, ``NA``) reads back as itself."""
     header = pd.read_csv(io.BytesIO(data), compression=compression, nrows=0).columns
     text = [c for c in header if c in TEXT_COLUMNS]
+    # separation is text, or empty (NaN) where the model does not tell the kinds apart
+    kinds = {"separation": object} if "separation" in header else {}
     return pd.read_csv(io.BytesIO(data), compression=compression, keep_default_na=False,
                        na_values={c: list(MISSING) for c in header if c not in text},
-                       dtype=dict.fromkeys(text, str))
+                       dtype={**dict.fromkeys(text, str), **kinds})
 
 
 def csv_bytes(df: pd.DataFrame) -> bytes:
@@ -133,11 +135,13 @@ def _plain_fields(df: pd.DataFrame) -> list[list[str]] | None:
     """Each column of ``df`` as the list of its CSV fields, as pandas writes them (its
     ``get_values_for_csv``: ``astype(str)`` of numbers and booleans, strings as they are),
     or None when a column is anything else or holds a value pandas would write otherwise (a
-    negative zero, a missing string, a string to quote or empty), or ``df`` has an index."""
+    negative zero, a missing string, a string to quote, or an empty string as the only field
+    of a row), or ``df`` has an index."""
     if not isinstance(df.index, pd.RangeIndex) or df.columns.empty or not all(
             isinstance(c, str) and c and not _QUOTED.search(c) for c in df.columns):
         return None
     fields = []
+    empty_ok = df.shape[1] > 1  # an empty field is quoted only when it is the whole row
     for _, column in df.items():
         dtype = column.dtype
         kind = dtype.kind if isinstance(dtype, np.dtype) else "?"
@@ -157,7 +161,8 @@ def _plain_fields(df: pd.DataFrame) -> list[list[str]] | None:
         elif kind == "O" or isinstance(dtype, pd.StringDtype):
             codes, distinct = pd.factorize(column, use_na_sentinel=True)
             if (codes < 0).any() or not all(
-                    type(v) is str and v and not _QUOTED.search(v) for v in distinct):
+                    type(v) is str and (v or empty_ok) and not _QUOTED.search(v)
+                    for v in distinct):
                 return None
             where = codes
             text = np.array(list(distinct) + [""], dtype=object)

@@ -46,9 +46,15 @@ CHECKPOINTS = ".checkpoints"
 FINGERPRINT_FILE = "fingerprint.json"
 
 SPLIT_COLUMNS = (
-    "task", "model", "family", "m", "split", "error", "separable", "n_iter", "converged",
+    "task", "model", "family", "m", "split", "error", "separable", "separation", "n_iter",
+    "converged",
 )
 """Columns of a splits table, in file order."""
+
+SEPARATIONS = ("overlap", "complete", "quasi")
+"""The values of the splits table's ``separation`` column (a two-class unpenalised LR's
+training set: ``nbvslr.models.separation``); empty for a model that does not tell them
+apart, and in a folder written before the column existed."""
 
 STATS_COLUMNS = SPLIT_COLUMNS[: SPLIT_COLUMNS.index("error") + 1]
 """The columns of a splits table that the statistics read (the others describe the fit)."""
@@ -80,6 +86,10 @@ SUMMARY_COLUMNS = (
     "task", "model", "family", "m", "n_splits",
     "error_mean", "error_sd", "error_sem", "ci_low", "ci_high",
 )
+SHARE_COLUMNS = tuple(f"share_{name}" for name in SEPARATIONS)
+"""Columns of ``summary.csv`` after ``SUMMARY_COLUMNS``: the share of each ``separation``
+among a model's splits of one size (empty when the model does not tell them apart; absent
+from a folder written before they existed, which the readers accept)."""
 PAIRED_COLUMNS = (
     "task", "model_a", "model_b", "m", "n_splits",
     "diff_mean", "diff_sem", "ci_low", "ci_high",
@@ -109,7 +119,10 @@ def task_dir(out: Path, task: str) -> Path:
 
 
 def sort_splits(df: pd.DataFrame) -> pd.DataFrame:
-    """Rows in file order (model, m, split) and columns in ``SPLIT_COLUMNS`` order."""
+    """Rows in file order (model, m, split) and columns in ``split_columns`` order (a table
+    without ``separation``, made before it existed, gets it empty)."""
+    if "separation" not in df.columns:
+        df = df.assign(separation="")
     df = df.loc[:, list(split_columns(metrics_of(df)))]
     model = df["model"]
     if (not _integers(df["m"]) or not _integers(df["split"])

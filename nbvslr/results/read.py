@@ -55,6 +55,8 @@ from nbvslr.results.layout import (
     PAIRED_FILE,
     RUN_FILE,
     SEALED_FILES,
+    SEPARATIONS,
+    SHARE_COLUMNS,
     SPLIT_COLUMNS,
     SPLITS_FILE,
     SUMMARY_COLUMNS,
@@ -72,7 +74,8 @@ takes them as damaged (a run renames its new files into place in well under this
 
 _INTEGER = ("m", "n_splits", "split", "n_iter")
 _BOOLEAN = ("separable", "converged")
-_RATES = ("error", "error_mean", "error_sd", "error_sem", "train_error")  # in [0, 1]
+_RATES = ("error", "error_mean", "error_sd", "error_sem", "train_error",
+          *SHARE_COLUMNS)  # in [0, 1]
 _SIGNED = ("diff_mean", "diff_sem", "ci_low", "ci_high")  # in [-1, 1]
 _TEXT = TEXT_COLUMNS
 
@@ -183,6 +186,9 @@ def read_table(path: Path, columns: Sequence[str], fix: str = HOW_TO_MAKE,
     if twice:
         raise ResultsError(f"{path}: names the column(s) {', '.join(twice)} more than once; "
                            f"{fix}")
+    # a column added since a folder was written: empty
+    if "separation" in columns and "separation" not in df.columns:
+        df.insert(min(list(columns).index("separation"), df.shape[1]), "separation", "")
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise ResultsError(f"{path}: missing column(s) {', '.join(missing)}; {fix}")
@@ -207,6 +213,12 @@ def check_table(df: pd.DataFrame, path: Path, fix: str) -> pd.DataFrame:
             if nan.any():
                 raise bad(column, nan, "a name")
             df[column] = col.astype(str)
+        elif column == "separation":  # a name of SEPARATIONS, or empty
+            col = col.astype(object).where(col.notna(), "").astype(str)
+            ok = col.isin(("", *SEPARATIONS))
+            if not ok.all():
+                raise bad(column, ~ok, f"one of {', '.join(SEPARATIONS)} or empty")
+            df[column] = col
         elif column in _BOOLEAN:
             ok = col.isin([True, False])
             if not ok.all():

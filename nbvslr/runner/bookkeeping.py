@@ -29,6 +29,7 @@ from nbvslr.config import Config
 from nbvslr.data.dataset import Dataset, TaskSpec
 from nbvslr.errors import DataError, ResultsError
 from nbvslr.models.registry import lookup
+from nbvslr.models.separation import NAMES, NOT_ASSESSED
 from nbvslr.results.checkpoints import first_bad_error
 from nbvslr.runner.backends import n_workers
 from nbvslr.runner.outputs import Written, task_tables, write_tables
@@ -231,6 +232,11 @@ def work_units(config: Config, tasks: list[_Task]) -> Iterator[Unit]:
 # --------------------------------------------------------------------------- collection
 
 
+#: The splits table's ``separation`` of each code of ``models.separation``, by code + 1.
+SEPARATION_NAMES = np.array([NAMES[c] for c in range(NOT_ASSESSED, len(NAMES) - 1)],
+                            dtype=object)
+
+
 def _size_rows(results: list[UnitResult], config: Config) -> pd.DataFrame:
     """The rows of one size's blocks: per block, each model's splits in order (the file
     order comes from ``sort_splits`` when the checkpoint is written). One frame from whole
@@ -238,7 +244,7 @@ def _size_rows(results: list[UnitResult], config: Config) -> pd.DataFrame:
     metrics = config.metrics
     parts: dict[str, list[np.ndarray]] = {k: [] for k in
                                           ("model", "family", "split", *metrics, "separable",
-                                           "n_iter", "converged")}
+                                           "separation", "n_iter", "converged")}
     for result in results:
         n = unit_splits(result)
         splits = np.arange(result.start, result.start + n)
@@ -250,6 +256,7 @@ def _size_rows(results: list[UnitResult], config: Config) -> pd.DataFrame:
             for key in metrics:
                 parts[key].append(np.asarray(out[key], dtype=np.float64))
             parts["separable"].append(np.asarray(out["separable"], dtype=bool))
+            parts["separation"].append(SEPARATION_NAMES[np.asarray(out["separation"]) + 1])
             parts["n_iter"].append(np.asarray(out["n_iter"], dtype=np.int64))
             parts["converged"].append(np.asarray(out["converged"], dtype=bool))
     columns = {k: np.concatenate(v) for k, v in parts.items()}
@@ -262,6 +269,7 @@ def _size_rows(results: list[UnitResult], config: Config) -> pd.DataFrame:
         "split": columns["split"],
         **{key: columns[key] for key in metrics},
         "separable": columns["separable"],
+        "separation": columns["separation"],
         "n_iter": columns["n_iter"],
         "converged": columns["converged"],
     })

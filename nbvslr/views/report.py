@@ -352,6 +352,30 @@ def verdict_lines(rows: Sequence[Mapping[str, Any]]) -> str:
                    + "\n" for line in cells)
 
 
+def separation_lines(tasks: Sequence[TaskResults]) -> str:
+    """One line per (task, model) whose summary has quasi-separated training sets (its
+    ``share_quasi``): the sizes that have them and the largest share; "" when none."""
+    lines = []
+    for task in tasks:
+        summary = task.summary
+        if "share_quasi" not in summary.columns:
+            continue  # written before the shares existed
+        for model, rows in summary.groupby("model", sort=False):
+            quasi = rows[rows["share_quasi"].fillna(0.0) > 0.0]
+            if quasi.empty:
+                continue
+            top = quasi.loc[quasi["share_quasi"].idxmax()]
+            share = top["share_quasi"]
+            shown = f"{share:.0%}" if share >= 0.01 else f"{share:.1%}"
+            lines.append(f"- {task.name} ({model}): quasi-separated training sets at m = "
+                         f"{int(quasi['m'].min())}–{int(quasi['m'].max())}, up to {shown} of "
+                         f"the splits (m = {int(top['m'])})")
+    if not lines:
+        return ""
+    return ("\nTraining sets that some direction separates only in part (`separation: quasi` in "
+            "splits.csv, docs/results.md):\n\n" + "\n".join(lines) + "\n")
+
+
 def report_table(
     results_dirs: PathLike | Iterable[PathLike] | Sequence[TaskResults],
     *,
@@ -413,6 +437,7 @@ def report_table(
             text += SINGLE_NOTE.format(A=A, B=B) + "\n"
         if metric != "error":
             text += missing_note(rows, metric)
+    text += separation_lines(list({id(row["_task"]): row["_task"] for row in rows}.values()))
     if paper and metric == "error":
         tasks = list({id(row["_task"]): row["_task"] for row in rows}.values())
         panels = fidelity.compare_tasks(tasks, strict=False)

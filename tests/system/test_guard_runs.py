@@ -46,7 +46,7 @@ def _score_one_class_sets(real):
     """score_splits that also accepts one-class training sets: the model can only predict
     the class it saw, so its error is the share of the other class among the test rows."""
 
-    def score(spec, data, train_idx, seeds):
+    def score(spec, data, train_idx, seeds, **options):
         y = np.asarray(data.y)
         n1 = y[train_idx].sum(axis=1)  # (S,)
         one = (n1 == 0) | (n1 == train_idx.shape[1])
@@ -55,7 +55,7 @@ def _score_one_class_sets(real):
                "converged": np.ones(len(train_idx), bool)}
         if (~one).any():
             kept = [s for s, o in zip(seeds, one, strict=True) if not o]
-            good = real(spec, data, train_idx[~one], kept)
+            good = real(spec, data, train_idx[~one], kept, **options)
             for key in out:
                 out[key][~one] = good[key]
         seen = y[train_idx[one, 0]]  # (k,) the only class of each one-class set

@@ -63,9 +63,9 @@ def test_score_splits_schema_and_block_invariance(kind, family, options):
     spec = _spec(family, **options)
     train = _train(data.y, 6, 12)
     out = score_splits(spec, data, train, _seeds(12))
-    assert set(out) == {"error", "separable", "n_iter", "converged"}
-    for key, dtype in (("error", np.float64), ("separable", bool), ("n_iter", np.int64),
-                       ("converged", bool)):
+    assert set(out) == {"error", "separable", "separation", "n_iter", "converged"}
+    for key, dtype in (("error", np.float64), ("separable", bool), ("separation", np.int8),
+                       ("n_iter", np.int64), ("converged", bool)):
         assert out[key].shape == (12,) and out[key].dtype == dtype
     assert ((out["error"] >= 0) & (out["error"] <= 1)).all()
     again = score_splits(spec, data, train, _seeds(12))

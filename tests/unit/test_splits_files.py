@@ -30,6 +30,8 @@ def splits_like(n: int, seed: int = 0) -> pd.DataFrame:
         "split": np.arange(n),
         "error": rng.integers(0, 737, n) / 737,
         "separable": rng.random(n) < 0.3,
+        "separation": np.where(np.arange(n) % 2 == 0, "",
+                               rng.choice(["overlap", "complete", "quasi"], n)).astype(object),
         "n_iter": rng.integers(0, 40, n),
         "converged": rng.random(n) < 0.9,
     })

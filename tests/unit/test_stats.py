@@ -12,6 +12,7 @@ from scipy import stats as sps
 from nbvslr.analysis.crossovers import crossovers, first_crossing
 from nbvslr.analysis.stats import (
     PAIRED_COLUMNS,
+    SHARE_COLUMNS,
     SUMMARY_COLUMNS,
     default_pair,
     normal_quantile,
@@ -93,7 +94,7 @@ def test_summarize_hand_computed():
     """Mean, sd (ddof=1), sem and the 95% t interval of four errors, by hand."""
     table = splits_table({"nb": {2: [0.1, 0.2, 0.3, 0.4]}, "lr": {2: [0.5, 0.5, 0.5, 0.5]}})
     out = summarize(table)
-    assert list(out.columns) == list(SUMMARY_COLUMNS)
+    assert list(out.columns) == [*SUMMARY_COLUMNS, *SHARE_COLUMNS]
     nb = out[out.model == "nb"].iloc[0]
     # mean 0.25; squared deviations .0225+.0025+.0025+.0225 = .05; sd = sqrt(.05/3)
     sd = math.sqrt(0.05 / 3)

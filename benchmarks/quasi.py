@@ -1,0 +1,88 @@
+"""LR on the panels with quasi-separated training sets: this tree against a reference tree.
+
+The reference is another checkout (e.g. ``git archive <commit> | tar -x -C /tmp/base``),
+the code before quasi-separated sets were told apart (Newton's iterate on all rows, run
+until its gradient criterion stops it). For each (task, m) both trees' ``score_splits`` of
+the stated ``lr`` fit the same splits, each in a fresh process with BLAS on one thread,
+interleaved, ``--repeat`` times; it prints the median CPU seconds per 1000 splits of each,
+their ratio, the share of quasi splits and the mean test errors of both.
+
+    python benchmarks/quasi.py --reference /tmp/base --splits 200 --repeat 3 [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = [("adult-discrete", 22), ("adult-discrete", 102), ("adult-discrete", 202),
+         ("adult-discrete", 382), ("sick", 56), ("breast-cancer", 128),
+         ("adult-continuous", 26)]
+QUICK = [("adult-discrete", 102), ("adult-discrete", 382), ("sick", 56)]
+
+#: Run in a fresh process inside one tree: the CPU seconds of one score_splits call.
+CHILD = r"""
+import json, sys, time
+import numpy as np
+from threadpoolctl import threadpool_limits
+from nbvslr.api import read_config
+from nbvslr.data import load_task
+from nbvslr.models import score_splits
+from nbvslr.splits import draw_train_sets, split_seeds
+task, m, S = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+cfg = read_config({"tasks": [task], "splits": S, "models": {"lr": {}}})
+data = load_task(cfg.tasks[0], cfg.data)
+draw, model = split_seeds(0, task, m, range(S))
+idx = draw_train_sets(data.y, m, draw)
+with threadpool_limits(1):
+    score_splits(cfg.models[0], data, idx[:8], model[:8])  # compile and warm the caches
+    t0 = time.process_time()
+    out = score_splits(cfg.models[0], data, idx, model)
+    cpu = time.process_time() - t0
+quasi = float(np.mean(out["separation"] == 2)) if "separation" in out else float("nan")
+print(json.dumps({"cpu": cpu, "error": float(out["error"].mean()), "quasi": quasi}))
+"""
+
+
+def run(tree: Path, task: str, m: int, splits: int) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(tree), "OPENBLAS_NUM_THREADS": "1",
+           "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    out = subprocess.run([sys.executable, "-c", CHILD, task, str(m), str(splits)], cwd=tree,
+                         env=env, check=True, capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reference", type=Path, required=True, help="the reference tree")
+    ap.add_argument("--splits", type=int, default=200)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="three cases only")
+    args = ap.parse_args()
+    print(f"{'task':<18}{'m':>5}{'quasi':>7}{'ours s/1000':>13}{'ref s/1000':>12}"
+          f"{'ratio':>7}{'err ours':>10}{'err ref':>9}")
+    total = {"ours": 0.0, "ref": 0.0}
+    for task, m in QUICK if args.quick else CASES:
+        ours, ref = [], []
+        for _ in range(args.repeat):  # interleaved: both see the same load
+            ours.append(run(ROOT, task, m, args.splits))
+            ref.append(run(args.reference, task, m, args.splits))
+        k = 1000 / args.splits
+        a = statistics.median(r["cpu"] for r in ours) * k
+        b = statistics.median(r["cpu"] for r in ref) * k
+        total["ours"] += a
+        total["ref"] += b
+        print(f"{task:<18}{m:>5}{ours[0]['quasi']:>7.2f}{a:>13.2f}{b:>12.2f}{a / b:>7.2f}"
+              f"{ours[0]['error']:>10.4f}{ref[0]['error']:>9.4f}", flush=True)
+    print(f"{'all':<30}{total['ours']:>13.2f}{total['ref']:>12.2f}"
+          f"{total['ours'] / total['ref']:>7.2f}")
+
+
+if __name__ == "__main__":
+    main()

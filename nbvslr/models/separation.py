@@ -1,0 +1,364 @@
+"""Which training rows a linear classifier can separate: overlap, complete or quasi.
+
+For a two-class training set with rows ``z_i`` (trailing 1, the intercept) and signs
+``s_i``, let ``A = sign * Z1`` (m, P). Its *recession cone* is ``{v : A v >= 0}``: the
+directions along which no training row's margin ever decreases. The rows that some ``v`` of
+the cone gives a strictly positive margin form one largest set Q (the sum of two cone
+directions is one, so the union of what each separates is separated by their sum); the rest
+R = ``not Q`` are the *overlap rows*. Albert & Anderson (1984):
+
+- ``overlap`` (Q empty): the maximum-likelihood fit exists;
+- ``complete`` (Q = every row): the set is linearly separable (LR's separable-set rule);
+- ``quasi`` (otherwise): no maximum-likelihood fit exists, yet no hyperplane separates the
+  set: the weights of the directions that separate Q run off to infinity, those of R stay
+  finite (the estimator: ``nbvslr.models.lr``).
+
+How it is decided (``detect``), exactly and without reading where a solver stopped (first,
+``FIRST_STEPS`` Newton steps on every row settle most separable and overlapping sets, by the
+certificates of step 2):
+
+1. ``pure_rows`` peels the rows that one column separates: a column whose non-zero entries
+   among the remaining rows of ``A`` all have one sign is a cone direction of those rows
+   (``+-e_j``), and the rows where it is non-zero are in Q (on a one-hot design: a level
+   seen in one class only). Repeated on what is left, until no column is pure; a direction
+   of the remaining rows plus a large multiple of the earlier directions is a direction of
+   all rows, so every peeled row is in Q.
+2. The remaining rows R are fitted by Newton (``logistic.fit_newton``, the peeled rows
+   zeroed). If the remaining rows are separable (Newton's certificate: every margin > 0)
+   the whole set is ``complete``. If Newton converged with every ``sigma(-mu_i) >=
+   CERTIFICATE_FLOOR`` on R, the weights ``lambda_i = sigma(-mu_i) > 0`` certify (Gordan's
+   alternative) that no direction of the cone separates any row of R: for ``v`` with
+   ``A_R v >= 0``, ``sum_R lambda_i A_i v = -g . v`` is at most ``tol m ||v||_1`` (g the
+   gradient), so ``sum_R A_i v <= tol m ||v||_1 / CERTIFICATE_FLOOR`` = ``1e-4 m ||v||_1``
+   at the defaults, far below the margin of any direction that separates a row of a design
+   of small integers. A converged fit with rows below the floor (very confident rows of an
+   overlap set) is certified when one more Newton step moves no margin by more than
+   ``STEP_FLOOR``: at a fit that runs off, each step adds about 1 to the separated rows'
+   margins. Q is then exactly the peeled rows: ``overlap`` if none, else ``quasi``.
+3. Otherwise (Newton capped, a row fitted with ``sigma(-mu_i)`` below the floor, or a
+   separation that no single column shows) the linear program of Konis (2007) decides on
+   the remaining rows (``separated_rows_lp``): maximise ``sum_i t_i`` subject to ``A v >= t``,
+   ``0 <= t <= 1``; at its optimum ``t_i = 1`` exactly on Q (scale a direction that
+   separates Q until every margin there is >= 1) and 0 elsewhere. The LP holds its
+   constraints to a feasibility tolerance (HiGHS: 1e-7); rows it takes that the exact
+   direction problem (``max_margin_direction``) cannot separate (continuous rows nearly,
+   not exactly, separable) are not counted: only the peeled rows are then.
+
+Cost: the peel is a few boolean passes over the (S, m, P) stack; the Newton fit of R is the
+fit the estimator needs anyway (and converges in a handful of steps, where the fit of all
+rows of a quasi set runs off until the gradient criterion stops it); the LP (scipy's HiGHS)
+runs only for the splits steps 1-2 leave undecided (docs/results.md has the shares).
+
+``max_margin_direction`` computes the direction in which the quasi fit's weights run off.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import linprog, nnls
+
+from nbvslr.models.budget import DEFAULT_BUDGET, Budget
+from nbvslr.models.logistic import fit_newton, sigmoid_neg
+
+#: The codes of ``Detected.code`` (and ``Fit.separation``); ``NOT_ASSESSED`` for a fit that
+#: does not ask (naive Bayes, a penalised LR, K classes).
+NOT_ASSESSED, OVERLAP, COMPLETE, QUASI = -1, 0, 1, 2
+#: The names the splits table writes, by code (``NOT_ASSESSED`` writes an empty field).
+NAMES = {NOT_ASSESSED: "", OVERLAP: "overlap", COMPLETE: "complete", QUASI: "quasi"}
+#: Newton steps on every row before the peel (``detect``): a split separable or overlapping
+#: that Newton settles within them ends there (its fit is the one Newton would end with).
+FIRST_STEPS = 10
+#: Which step decided a split (``Detected.how``).
+PEEL, GUESS, LP = 0, 1, 2
+#: The smallest ``sigma(-mu_i)`` of a row of R that the overlap certificate accepts (a
+#: smaller one sends the split to the LP: it changes the cost, not the answer).
+CERTIFICATE_FLOOR = 1e-6
+#: The certificate's second form: the largest margin change of one more Newton step from a
+#: converged fit of R (``detect``); a change, not a size: the cost of a split, not its answer.
+STEP_FLOOR = 1e-3
+#: The null space of the overlap rows in ``max_margin_direction``: eigenvalues of
+#: ``Z_R^T Z_R`` at most this times the largest (a design of small integers has none between
+#: about 1e-14 and 1e-4 of it).
+RANK_RTOL = 1e-10
+
+
+@dataclass(frozen=True)
+class Detected:
+    """What ``detect`` finds for S training sets.
+
+    code : (S,) int8, ``OVERLAP``, ``COMPLETE`` or ``QUASI``.
+    separated : (S, m) bool, the rows in Q (every row of a complete set, none of an overlap).
+    theta : (S, P) the Newton fit of the overlap rows R (of every row for an overlap set);
+        for a complete set, a strictly separating hyperplane (Newton's certified iterate
+        on all rows, the start of the separable-set sampler).
+    direction : (S, P) ``max_margin_direction`` of a quasi set (0 for the others).
+    n_iter : (S,) int64 Newton steps of the fit kept in ``theta``.
+    converged : (S,) bool, its gradient criterion met.
+    how : (S,) int8, which step decided: ``PEEL`` (the peel and the certificate), ``GUESS``
+        (step 2's guess, certified) or ``LP``.
+    """
+
+    code: np.ndarray
+    separated: np.ndarray
+    theta: np.ndarray
+    direction: np.ndarray
+    n_iter: np.ndarray
+    converged: np.ndarray
+    how: np.ndarray
+
+
+# --------------------------------------------------------------------------- the steps
+def pure_rows(Z1: np.ndarray, sign: np.ndarray, extra: np.ndarray | None = None) -> np.ndarray:
+    """The rows that pure columns peel off (step 1 of the module docstring), (S, m) bool.
+
+    Z1 : (S, m, P) rows with the intercept column; sign : (S, m) in {-1, +1}; extra : (P, L)
+    more directions to try as columns (the reference levels of a one-hot design coded
+    without them, ``design.level_directions``).
+    """
+    S, m, _ = Z1.shape
+    scores = Z1 if extra is None else np.concatenate([Z1, Z1 @ extra], axis=2)
+    W = scores.shape[2]
+    a, i, j = np.nonzero(scores)  # the non-zeros, as (split, row, column)
+    positive = (scores[a, i, j] > 0) == (sign[a, i] > 0)  # the sign of A's entry
+    col = a * W + j  # (nnz,) a column of one split
+    row = a * m + i  # (nnz,) a row of one split
+    live = np.ones(S * m, dtype=bool)  # rows not yet peeled
+    while True:
+        on = live[row]
+        pos = np.bincount(col[on & positive], minlength=S * W) > 0
+        neg = np.bincount(col[on & ~positive], minlength=S * W) > 0
+        hit = on & (pos ^ neg)[col]  # entries of live rows in a column of one sign
+        if not hit.any():
+            return ~live.reshape(S, m)
+        live[row[hit]] = False
+
+
+def _distinct(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``rows`` (n, P) and each row's index among them, (k,) and (n,):
+    rows keyed by their products with a fixed vector of square roots of integers (two rows
+    of small integers share a key only if equal)."""
+    key = rows @ np.sqrt(np.arange(2.0, rows.shape[1] + 2.0))
+    _, first, back = np.unique(key, return_index=True, return_inverse=True)
+    return rows[first], back.reshape(-1)
+
+
+def overlap_certified(Z1: np.ndarray, sign: np.ndarray, rows: np.ndarray, theta: np.ndarray,
+                      converged: np.ndarray) -> np.ndarray:
+    """Step 2's certificate that no row of ``rows`` (S, m) can be separated, (S,) bool:
+    the fit ``theta`` (S, P) of those rows converged and each has ``sigma(-mu_i) >=
+    CERTIFICATE_FLOOR``."""
+    mu = sign * np.matmul(Z1, theta[:, :, None])[:, :, 0]  # (S, m)
+    p = sigmoid_neg(mu)
+    return converged & ((p >= CERTIFICATE_FLOOR) | ~rows).all(axis=1) & rows.any(axis=1)
+
+
+def separated_rows_lp(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Step 3: the rows of ``A = sign * Z1`` (m, P) that a cone direction separates, (m,)
+    bool, and such a direction (P,), by the LP ``max sum t, A v >= t, 0 <= t <= 1``
+    (repeated rows one constraint, columns no row uses left out)."""
+    cols = np.flatnonzero((A != 0.0).any(axis=0))
+    rows, back = _distinct(A[:, cols])
+    k, P = rows.shape
+    cost = np.concatenate([np.zeros(P), -np.ones(k)])
+    a_ub = sp.hstack([sp.csr_matrix(-rows), sp.identity(k, format="csr")],
+                     format="csr")  # t - A v <= 0 (sparse: k may be every row of the data)
+    bounds = [(None, None)] * P + [(0.0, 1.0)] * k
+    res = linprog(cost, A_ub=a_ub, b_ub=np.zeros(k), bounds=bounds, method="highs")
+    if res.status != 0:  # bounded and feasible (v = 0, t = 0): only a solver failure
+        raise ArithmeticError(f"the separation LP failed: {res.message}")
+    v = np.zeros(A.shape[1])
+    v[cols] = res.x[:P]
+    return (res.x[P:] > 0.5)[back], v
+
+
+def detect(
+    Z1: np.ndarray,
+    sign: np.ndarray,
+    *,
+    tol: float = 1e-10,
+    max_iter: int = 100,
+    budget: Budget = DEFAULT_BUDGET,
+    extra: np.ndarray | None = None,
+) -> Detected:
+    """Overlap, complete or quasi for S training sets (the module docstring's steps).
+
+    Z1 : (S, m, P) training rows, trailing column of ones; sign : (S, m) ``2 y - 1``.
+    ``tol`` and ``max_iter`` are the Newton fits' (``logistic.fit_newton``); ``extra``
+    (P, L) as for ``pure_rows``.
+    """
+    Z1 = np.asarray(Z1, dtype=np.float64)
+    sign = np.asarray(sign, dtype=np.float64)
+    S, m, P = Z1.shape
+    newton = dict(tol=tol, max_iter=max_iter, budget=budget)
+    code = np.full(S, OVERLAP, dtype=np.int8)
+    theta = np.zeros((S, P))
+    direction = np.zeros((S, P))
+    n_iter = np.zeros(S, dtype=np.int64)
+    converged = np.zeros(S, dtype=bool)
+    how = np.full(S, PEEL, dtype=np.int8)
+    ready = np.zeros(S, dtype=bool)  # complete, theta already a certified iterate
+    # first, a few Newton steps on every row: most splits end there, separable (certified)
+    # or overlapping (converged and certified), with the fit Newton would end with anyway
+    first = fit_newton(Z1, sign, stop_when_separable=True, tol=tol,
+                       max_iter=min(max_iter, FIRST_STEPS), budget=budget)
+    whole = np.ones((S, m), dtype=bool)
+    sure = first.separable | overlap_certified(Z1, sign, whole, first.theta, first.converged)
+    code[first.separable] = COMPLETE
+    ready[first.separable] = True
+    theta[sure], n_iter[sure], converged[sure] = (first.theta[sure], first.n_iter[sure],
+                                                  first.converged[sure])
+    separated = np.zeros((S, m), dtype=bool)
+    rest = np.flatnonzero(~sure)
+    separated[rest] = pure_rows(Z1[rest], sign[rest], extra)  # (S, m)
+    every = separated.all(axis=1) & ~sure  # peeled to the last row: complete
+    code[every] = COMPLETE
+
+    def fit_rest(splits: np.ndarray, stop: bool = False):  # Newton on the rows not separated
+        rows = ~separated[splits]
+        res = fit_newton(Z1[splits] * rows[:, :, None], sign[splits],
+                         stop_when_separable=stop, rows=rows, **newton)
+        theta[splits], n_iter[splits], converged[splits] = res.theta, res.n_iter, res.converged
+        ok = overlap_certified(Z1[splits], sign[splits], rows, res.theta, res.converged)
+        return res, ok & ~res.separable
+
+    def settled(splits: np.ndarray, res, ok: np.ndarray) -> np.ndarray:
+        """The certificate's second form, for converged fits with rows below the floor (an
+        overlap set with very confident rows): one more Newton step moves no margin by more
+        than STEP_FLOOR (at a divergent fit it adds about 1 to the separated rows')."""
+        out = np.zeros(splits.size, dtype=bool)
+        weak = np.flatnonzero(~ok & ~res.separable & res.converged)
+        if not weak.size:
+            return out
+        sel = splits[weak]
+        rows = ~separated[sel]
+        Zr = Z1[sel] * rows[:, :, None]
+        step = fit_newton(Zr, sign[sel], rows=rows, tol=0.0, max_iter=1,
+                          theta0=res.theta[weak], budget=budget)
+        moved = np.abs(np.matmul(Zr, (step.theta - res.theta[weak])[:, :, None])[:, :, 0])
+        out[weak] = ((moved <= STEP_FLOOR).all(axis=1)
+                     & (step.theta != res.theta[weak]).any(axis=1))  # a step was taken
+        return out
+
+    # the rest of each split fitted by Newton (the peeled rows zeroed); a split that peels
+    # nothing is the plain fit of all its rows
+    todo = np.flatnonzero(~every & ~sure)
+    lp = np.empty(0, dtype=np.int64)
+    if todo.size:
+        res, ok = fit_rest(todo, stop=True)
+        ok |= settled(todo, res, ok)
+        code[todo[res.separable]] = COMPLETE  # the rest separable too
+        # a split that peeled nothing and that Newton certified: its iterate is the start
+        ready[todo[res.separable & ~separated[todo].any(axis=1)]] = True
+        code[todo[ok]] = np.where(separated[todo[ok]].any(axis=1), QUASI, OVERLAP)
+        # undecided: guess that the rows the fit left with sigma(-mu) below the floor are
+        # separated; the fit of the others must then be certified, and the direction
+        # problem of all of them feasible (a direction that separates them), else the LP
+        left = ~ok & ~res.separable
+        mu = sign[todo] * np.matmul(Z1[todo], res.theta[:, :, None])[:, :, 0]
+        guess = (sigmoid_neg(mu) < CERTIFICATE_FLOOR) & ~separated[todo] & left[:, None]
+        tried = todo[guess.any(axis=1)]
+        lp = todo[left & ~guess.any(axis=1)]
+        if tried.size:
+            before = separated[tried].copy()
+            separated[tried] |= guess[guess.any(axis=1)]
+            _, ok2 = fit_rest(tried)
+            code[tried[ok2]] = QUASI
+            how[tried[ok2]] = GUESS
+            separated[tried[~ok2]] = before[~ok2]
+            lp = np.concatenate([lp, tried[~ok2]])
+    # the directions of the quasi sets; a guessed one without a direction goes to the LP
+    quasi = np.flatnonzero(code == QUASI)
+    direction[quasi], feasible = max_margin_direction(Z1[quasi], sign[quasi],
+                                                      separated[quasi])
+    wrong = quasi[~feasible]  # a wrong guess (or, never seen, rounding on peeled rows)
+    separated[wrong] = pure_rows(Z1[wrong], sign[wrong], extra)
+    lp = np.sort(np.concatenate([lp, wrong]))
+    for i in lp:  # the LP on the rows left after the peel
+        how[i] = LP
+        live = ~separated[i]
+        q, _ = separated_rows_lp(sign[i, live, None] * Z1[i, live])
+        separated[i, np.flatnonzero(live)[q]] = True
+        code[i] = COMPLETE if separated[i].all() else QUASI if separated[i].any() else OVERLAP
+    again = lp[code[lp] == QUASI]  # the fit of its overlap rows, and its direction
+    if again.size:
+        fit_rest(again)
+        direction[again], feasible = max_margin_direction(Z1[again], sign[again],
+                                                          separated[again])
+        # rows the LP took within its feasibility tolerance (1e-7) that no exact direction
+        # separates (continuous rows nearly, not exactly, separable): only the peel's rows,
+        # which are separated by construction, count
+        doubt = again[~feasible]
+        if doubt.size:
+            separated[doubt] = pure_rows(Z1[doubt], sign[doubt], extra)
+            code[doubt] = np.where(separated[doubt].any(axis=1), QUASI, OVERLAP)
+            fit_rest(doubt)
+            still = doubt[code[doubt] == QUASI]
+            direction[still], _ = max_margin_direction(Z1[still], sign[still],
+                                                       separated[still])
+    again = lp[code[lp] == OVERLAP]  # the fit of all rows (the LP found none separated)
+    if again.size:
+        fit_rest(again)
+    separated[code == COMPLETE] = True
+    separated[code == OVERLAP] = False
+    direction[code != QUASI] = 0.0
+    # a complete set: Newton's certified iterate on all rows (the sampler's start), as the
+    # separable-set rule has always started from
+    done = np.flatnonzero((code == COMPLETE) & ~ready)
+    if done.size:
+        res = fit_newton(Z1[done], sign[done], stop_when_separable=True, **newton)
+        theta[done], n_iter[done], converged[done] = res.theta, res.n_iter, res.converged
+        for a in np.flatnonzero(~res.separable):  # certified by the peel or the LP only
+            theta[done[a]] = separated_rows_lp(sign[done[a], :, None] * Z1[done[a]])[1]
+    return Detected(code, separated, theta, direction, n_iter, converged, how)
+
+
+# --------------------------------------------------------------------------- the direction
+def max_margin_direction(Z1: np.ndarray, sign: np.ndarray, separated: np.ndarray,
+                         rank_rtol: float = RANK_RTOL) -> tuple[np.ndarray, np.ndarray]:
+    """The direction in which a quasi set's penalised fit runs off as the penalty vanishes,
+    (S, P): ``v* = argmin ||w||^2`` subject to ``A_i v >= 1`` on the separated rows Q and
+    ``z_i . v = 0`` on the overlap rows R, ``v = (w, b)`` with the intercept b unpenalised
+    (Rosset, Zhu & Hastie 2004, on the rows Q and within the recession cone, where every
+    direction has ``A_R v = 0``).
+
+    Z1 : (S, m, P); sign : (S, m); separated : (S, m) bool, Q of each split (non-empty, not
+    every row). Returns the directions and whether each problem was feasible (False: some
+    row of Q cannot be separated with ``z_i . v = 0`` on the others; its direction is 0).
+    ``rank_rtol``: eigenvalues of ``Z_R^T Z_R`` at most ``rank_rtol`` times the largest are 0
+    (``RANK_RTOL``).
+
+    Exactly, with no step size or stopping tolerance: ``v = N u`` over an orthonormal basis N
+    (P, k) of the null space of ``Z_R`` (eigenvectors of ``Z_R^T Z_R``); ``||w||^2 = u^T M u``
+    with ``M = N_w^T N_w`` positive definite (a direction of zero w is the intercept's, which is
+    not in that null space when R holds a row), ``M = L L^T``, ``x = L^T u``; then the
+    least-distance problem ``min ||x||`` s.t. ``G x >= 1`` (``G = A_Q N L^-T``) by the
+    non-negative least squares of Lawson & Hanson (1974, ch. 23; a finite active-set method):
+    ``y >= 0`` minimising ``|| [G^T; 1^T] y - e ||`` has residual ``r``, and ``x = -r[:k] /
+    r[k]``. A split's repeated rows are one constraint.
+    """
+    S, m, P = Z1.shape
+    out = np.zeros((S, P))
+    feasible = np.ones(S, dtype=bool)
+    for a in range(S):
+        q = separated[a]
+        ZR = _distinct(Z1[a, ~q])[0]  # (r, P)
+        ev, V = np.linalg.eigh(ZR.T @ ZR)  # ascending: squared singular values of Z_R
+        N = V[:, ev <= ev[-1] * rank_rtol]  # (P, k)
+        L = np.linalg.cholesky(N[:-1].T @ N[:-1])  # (k, k)
+        AQ = _distinct(sign[a, q, None] * Z1[a, q])[0]  # (n, P)
+        G = np.linalg.solve(L, (AQ @ N).T).T  # (n, k) = A_Q N L^-T
+        k = G.shape[1]
+        E = np.concatenate([G.T, np.ones((1, G.shape[0]))], axis=0)  # (k + 1, n)
+        f = np.zeros(k + 1)
+        f[k] = 1.0
+        y, _ = nnls(E, f, maxiter=50 * E.shape[1])
+        r = E @ y - f
+        if not r[k] < 0.0:  # infeasible: some row of Q cannot be separated
+            feasible[a] = False
+            continue
+        out[a] = N @ np.linalg.solve(L.T, -r[:k] / r[k])
+        feasible[a] = (AQ @ out[a]).min() >= 0.5  # >= 1 but for rounding
+    return out, feasible

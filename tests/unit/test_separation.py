@@ -1,0 +1,219 @@
+"""Overlap, complete and quasi-separated training sets, and LR's rule for quasi sets:
+checked against scipy's LP and scikit-learn's penalised fits."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.optimize import linprog
+
+import nbvslr.models.evaluate as evaluate
+import nbvslr.models.separation as separation
+from nbvslr.analysis.stats import summarize
+from nbvslr.data.dataset import Dataset
+from nbvslr.models import ModelSpec, resolve_options, score_full, score_splits
+from nbvslr.models.design import get_design, level_directions
+from nbvslr.models.logistic import fit_newton
+from nbvslr.models.lr import fit_lr
+from nbvslr.results.read import read_splits
+
+
+def _quasi_data(n: int = 400, seed: int = 3) -> Dataset:
+    """Discrete data whose training sets are often quasi-separated: rare levels seen with
+    one class only, and a label that depends on two attributes."""
+    rng = np.random.default_rng(seed)
+    n_values = (3, 4, 5, 6, 3, 4)
+    X = np.stack([rng.choice(k, n, p=np.r_[np.full(k - 1, 0.9 / (k - 1)), 0.1])
+                  for k in n_values], axis=1)
+    score = 1.2 * (X[:, 0] == 1) - 0.9 * (X[:, 1] == 2) + 0.6 * rng.standard_normal(n)
+    y = (score > 0.1).astype(np.int8)
+    y[X[:, 2] == 4] = 1  # the rare level of attribute 2: class 1 only
+    y[X[:, 3] == 5] = 0  # the rare level of attribute 3: class 0 only
+    return Dataset(name="q", title="q", X=X, y=y, kind="discrete", n_values=n_values)
+
+
+def _train(y: np.ndarray, m: int, S: int, seed: int = 5) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < S:
+        idx = rng.choice(y.size, m, replace=False)
+        if 0 < y[idx].sum() < m:
+            out.append(np.sort(idx))
+    return np.array(out)
+
+
+def _spec(**options) -> ModelSpec:
+    return ModelSpec("lr", "lr", resolve_options("lr", "lr", options))
+
+
+def _stack(data: Dataset, m: int, S: int, coding: str = "onehot_ref"):
+    design = get_design(data, coding)
+    idx = _train(data.y, m, S)
+    return design, idx, design.rows(idx), design.sign[idx]
+
+
+def _lp_rows(A: np.ndarray) -> np.ndarray:
+    """The reference: rows a direction of {v : A v >= 0} separates, by scipy's LP
+    (max sum t, A v >= t, 0 <= t <= 1), written here independently."""
+    m, P = A.shape
+    res = linprog(np.r_[np.zeros(P), -np.ones(m)], A_ub=np.c_[-A, np.eye(m)],
+                  b_ub=np.zeros(m), bounds=[(None, None)] * P + [(0, 1)] * m, method="highs")
+    assert res.status == 0
+    return res.x[P:] > 0.5
+
+
+@pytest.mark.parametrize(("m", "coding"), [(30, "onehot_ref"), (60, "onehot_ref"),
+                                           (120, "onehot_ref"), (40, "onehot")])
+def test_detection_matches_scipys_lp_on_every_split(m, coding):
+    """Every split's kind and separated rows are those of scipy's LP."""
+    data = _quasi_data()
+    design, idx, Z1, sign = _stack(data, m, 40, coding)
+    found = separation.detect(Z1, sign, extra=level_directions(data, coding))
+    for a in range(len(idx)):
+        q = _lp_rows(sign[a, :, None] * Z1[a])
+        assert (found.separated[a] == q).all(), a
+        want = 0 if not q.any() else 1 if q.all() else 2
+        assert found.code[a] == want, a
+    assert (found.code == separation.QUASI).sum() >= 3  # the case under test occurs
+
+
+def test_detection_without_the_peel_still_matches_the_lp():
+    """With nothing peeled (no pure column tried), the guess and the LP find the same rows."""
+    data = _quasi_data()
+    design, idx, Z1, sign = _stack(data, 60, 30)
+    found = separation.detect(Z1 * 1.0, sign)
+    for a in range(len(idx)):
+        assert (found.separated[a] == _lp_rows(sign[a, :, None] * Z1[a])).all(), a
+
+
+def test_fit_newton_of_some_rows_is_the_fit_of_those_rows():
+    """Zeroed rows with ``rows`` fit exactly the other rows (same theta as the subset)."""
+    data = _quasi_data()
+    design, idx, Z1, sign = _stack(data, 80, 6, "onehot")
+    rows = np.ones(Z1.shape[:2], dtype=bool)
+    rows[:, :10] = False
+    some = fit_newton(Z1 * rows[:, :, None], sign, rows=rows)
+    for a in range(len(idx)):
+        sub = fit_newton(Z1[a:a + 1, 10:], sign[a:a + 1, 10:])
+        np.testing.assert_allclose(some.theta[a], sub.theta[0], atol=1e-8)
+
+
+def _predictions(design, fit, idx) -> np.ndarray:
+    """(q, U) predicted signs of each quasi split on the distinct rows (lexicographic)."""
+    Zu = design.unique_Z1
+    sv = fit.directions @ Zu.T
+    st = fit.theta[fit.quasi] @ Zu.T
+    tau = evaluate.DIRECTION_RTOL * np.abs(fit.directions).sum(axis=1, keepdims=True)
+    return np.where(np.abs(sv) > tau, np.sign(sv), np.sign(st))
+
+
+def _fit(data, design, idx, **options):
+    opts = _spec(**options).options
+    seeds = [np.random.SeedSequence(0, spawn_key=(s,)) for s in range(len(idx))]
+    return fit_lr(design, idx, opts, seeds, False,
+                  levels=level_directions(data, "onehot_ref"))
+
+
+def test_limit_predictions_do_not_depend_on_any_numerical_knob(monkeypatch):
+    """Two settings of each knob (Newton's tol and max_iter, the certificate's floor, the
+    null space's rank tolerance, the zero band of x . v*) give the same prediction on
+    >= 99.9% of the (split, row) pairs of the quasi splits."""
+    data = _quasi_data()
+    design = get_design(data, "onehot_ref")
+    idx = _train(data.y, 100, 40)
+    base = _fit(data, design, idx)
+    assert base.quasi.size >= 20
+    ref = _predictions(design, base, idx)
+    settings = [
+        ({"tol": 1e-7}, None), ({"max_iter": 40}, None),
+        ({}, (separation, "CERTIFICATE_FLOOR", 1e-4)),
+        ({}, (separation, "RANK_RTOL", 1e-13)),
+        ({}, (evaluate, "DIRECTION_RTOL", 1e-7)),
+    ]
+    for options, patch in settings:
+        with monkeypatch.context() as mp:
+            if patch is not None:
+                mp.setattr(*patch)
+            other = _fit(data, design, idx, **options)
+            assert np.array_equal(other.quasi, base.quasi)
+            same = (_predictions(design, other, idx) == ref).mean()
+        assert same >= 0.999, (options, patch, same)
+
+
+def test_limit_agrees_with_scikit_learns_fits_at_small_penalties():
+    """On the quasi splits, scikit-learn's L2 fits at C = 1e4 and 1e8 predict as the limit
+    rule on nearly all test rows."""
+    sklearn = pytest.importorskip("sklearn.linear_model")
+    data = _quasi_data()
+    design = get_design(data, "onehot_ref")
+    idx = _train(data.y, 100, 20)
+    fit = _fit(data, design, idx)
+    ours = _predictions(design, fit, idx)  # (q, U)
+    Zu = design.unique_Z1
+    for C in (1e4, 1e8):
+        agree = []
+        for j, a in enumerate(fit.quasi):
+            Z1, y = design.rows(idx[a]), data.y[idx[a]]
+            model = sklearn.LogisticRegression(C=C, solver="newton-cholesky", tol=1e-12,
+                                               max_iter=1000).fit(Z1[:, :-1], y)
+            sk = np.sign(Zu[:, :-1] @ model.coef_[0] + model.intercept_[0])
+            test = np.ones(len(Zu), dtype=bool)
+            test[design.row_to_unique[idx[a]]] = False
+            agree.append((sk == ours[j])[test].mean())
+        assert np.mean(agree) >= 0.98, (C, np.mean(agree))
+
+
+def test_quasi_errors_come_from_the_lexicographic_rule():
+    """score_splits' error of a quasi split is the held-out error of the lexicographic
+    predictions, counted here by hand; other splits are as the Newton path leaves them."""
+    data = _quasi_data()
+    design = get_design(data, "onehot_ref")
+    idx = _train(data.y, 100, 12)
+    seeds = [np.random.SeedSequence(0, spawn_key=(s,)) for s in range(len(idx))]
+    out = score_splits(_spec(), data, idx, seeds)
+    fit = _fit(data, design, idx)
+    pred = _predictions(design, fit, idx)[:, design.row_to_unique]  # (q, N)
+    for j, a in enumerate(fit.quasi):
+        test = np.setdiff1d(np.arange(data.n_rows), idx[a])
+        wrong = (pred[j, test] != design.sign[test]).mean()
+        assert out["error"][a] == pytest.approx(wrong, abs=1e-12)
+    assert (out["separation"][fit.quasi] == separation.QUASI).all()
+    assert not out["converged"][fit.quasi].any()
+
+
+def test_the_all_rows_fit_goes_through_the_quasi_rule():
+    """run.json's asymptotic error (score_full) of a quasi-separated data set is the
+    lexicographic rule's error on all rows, not the Newton iterate's."""
+    data = _quasi_data()
+    design = get_design(data, "onehot_ref")
+    whole = np.arange(data.n_rows)[None, :]
+    fit = _fit(data, design, whole)
+    assert fit.separation[0] == separation.QUASI
+    pred = _predictions(design, fit, whole)[0, design.row_to_unique]
+    expected = (pred != design.sign).mean()
+    assert score_full(_spec(), data, np.random.SeedSequence(0)) == pytest.approx(expected)
+
+
+def test_an_old_splits_file_without_separation_is_read_with_it_empty(tmp_path):
+    """A splits.csv.gz written before the column existed reads, its separation empty."""
+    old = ("task,model,family,m,split,error,separable,n_iter,converged\n"
+           "t,lr,lr,2,0,0.5,True,3,False\nt,nb,nb,2,0,0.25,False,0,True\n")
+    df = read_splits(tmp_path / "splits.csv", data=old.encode())
+    assert list(df["separation"]) == ["", ""]
+    assert summarize(df)["share_quasi"].isna().all()
+
+
+def test_summary_shares_count_each_kind_per_model_and_size():
+    """summary's share_* columns: the share of each separation among the model's splits."""
+    df = pd.read_csv(io.StringIO(
+        "task,model,family,m,split,error,separable,separation,n_iter,converged\n"
+        "t,lr,lr,2,0,0.5,True,complete,3,False\nt,lr,lr,2,1,0.5,False,quasi,3,False\n"
+        "t,lr,lr,2,2,0.5,False,quasi,3,False\nt,lr,lr,2,3,0.5,False,overlap,3,True\n"
+        "t,nb,nb,2,0,0.2,False,,0,True\n"))
+    out = summarize(df).set_index("model")
+    assert out.loc["lr", ["share_overlap", "share_complete", "share_quasi"]].tolist() == [
+        0.25, 0.25, 0.5]
+    assert out.loc["nb", ["share_overlap", "share_complete", "share_quasi"]].isna().all()
