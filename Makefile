@@ -96,7 +96,7 @@ refresh-as-published: $(STAMP)
 
 # The curves measured past the paper's grids (configs/long/, 200 splits a size, every size
 # past the paper's largest m) that docs/extrapolation.md checks the extrapolation against:
-# the committed results/long and its report. One worker, about 45 s of CPU (3 min wall on a
+# the committed results/long and its report. One worker, 45-90 s of CPU (2-3 min wall on a
 # loaded machine); make figures does not run it.
 refresh-long: $(STAMP)
 	$(BIN)/nbvslr run $(sort $(wildcard configs/long/*.yaml)) --out results/long --force \
