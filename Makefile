@@ -14,7 +14,7 @@ PANELS  := pima adult-continuous boston optdigits-0v1 optdigits-2v3 ionosphere l
 .PHONY: install test test-fast lint docs run figures draw reference refresh-reference \
         redraw-committed compare bench bench-quick sample-complexity refresh-sample-complexity \
         refresh-multiclass refresh-text refresh-as-published refresh-generative efron \
-        refresh-efron refresh-metrics \
+        refresh-efron refresh-metrics refresh-long \
         seal-committed \
         clean
 
@@ -92,6 +92,16 @@ refresh-as-published: $(STAMP)
 	$(BIN)/nbvslr run configs/as-published.yaml --out results/as-published --force
 	$(BIN)/nbvslr report results/as-published -o results/as-published/report.md
 	$(BIN)/nbvslr fidelity results/as-published -o results/as-published/fidelity.md
+	$(MAKE) seal-committed
+
+# The curves measured past the paper's grids (configs/long/, 200 splits a size, every size
+# past the paper's largest m) that docs/extrapolation.md checks the extrapolation against:
+# the committed results/long and its report. One worker, 45-90 s of CPU (2-3 min wall on a
+# loaded machine); make figures does not run it.
+refresh-long: $(STAMP)
+	$(BIN)/nbvslr run $(sort $(wildcard configs/long/*.yaml)) --out results/long --force \
+	    --jobs 1
+	$(BIN)/nbvslr report results/long -o results/long/report.md --no-paper
 	$(MAKE) seal-committed
 
 # NB, LDA and QDA against LR on four panels (docs/discriminant.md, docs/findings.md), at 1000

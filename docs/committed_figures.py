@@ -9,7 +9,8 @@ needs the splits, is in the run's report.md). Nothing is run and no table is wri
     python docs/committed_figures.py          # make redraw-committed: rewrites the figures
     python docs/committed_figures.py --seal   # make seal-committed: and the digests
 
-With ``--seal`` every committed task folder (those runs' and ``results/fidelity``'s) gets a
+With ``--seal`` every committed task folder (those runs', ``results/fidelity``'s and
+``results/long``'s) gets a
 ``files.sha256`` over its tables (``results.seal_tables``: summary.csv, paired.csv,
 run.json, not the drawings), so the readers check a committed folder as they check a run's
 and a fresh clone verifies (``tests/system/test_committed_figures.py``).
@@ -35,7 +36,7 @@ RUNS = ("results/reference", "results/as-published", "results/multiclass", "resu
         "results/generative")
 """The committed runs whose figures are drawn from their tables."""
 SYNTHETIC = ("nb-data", "dependent")
-SEALED = (*RUNS, "results/fidelity")
+SEALED = (*RUNS, "results/fidelity", "results/long")
 """The committed runs whose task folders carry a ``files.sha256`` over their tables."""
 
 

@@ -42,8 +42,8 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = [
-    "CROSSOVER_COLUMNS", "EXTRAPOLATION_COLUMNS", "Results", "Task", "check_out", "load",
-    "read_config", "run",
+    "CROSSOVER_COLUMNS", "EXTRAPOLATION_COLUMNS", "PREDICTION_COLUMNS", "Results", "Task",
+    "check_out", "load", "read_config", "run",
 ]
 
 CROSSOVER_COLUMNS = ("task", "model_a", "model_b", *crossovers.CROSSOVER_COLUMNS)
@@ -55,6 +55,11 @@ EXTRAPOLATION_COLUMNS = (
     "pair", "crossover", "crossover_low", "crossover_high", "horizon", "last_m",
 )
 """Columns of ``Results.extrapolation()``: one row per task and model of its first pair."""
+
+PREDICTION_COLUMNS = (
+    "task", "model", "m", "predicted", "predicted_low", "predicted_high", "within_reach",
+)
+"""Columns of ``Results.extrapolation(at=[...])``: one row per task, model and m."""
 
 Kind = Literal["continuous", "discrete", "mixed", "text"]
 
@@ -523,20 +528,44 @@ class Results:
                              **crossovers.crossover_fields(c)})
         return crossovers.crossover_table(rows, CROSSOVER_COLUMNS)
 
-    def extrapolation(self, *, n_boot: int = 200) -> pd.DataFrame:
+    def extrapolation(self, *, n_boot: int = 200, at: Sequence[float] | None = None,
+                      beyond_reach: bool = False) -> pd.DataFrame:
         """Each model's learning curve fitted past the grid (``nbvslr report
-        --extrapolate``; docs/extrapolation.md): one row per task and model of the task's
-        first pair, columns ``EXTRAPOLATION_COLUMNS`` (the chosen family, its asymptote with
-        a bootstrap interval of ``n_boot`` resamples where the splits are there, the error
+        --extrapolate``; docs/extrapolation.md), its intervals counting the noise of the
+        means (``n_boot`` draws) and the choice of the curve family.
+
+        Without ``at``: one row per task and model of the task's first pair, columns
+        ``EXTRAPOLATION_COLUMNS`` (the best family, its limit with its interval, the error
         when trained on all rows, and the pair's predicted crossover past ``last_m``, NaN
-        when none is predicted before ``horizon`` rows; ``inf`` in an interval: none)."""
+        when none is predicted before the reach or ``horizon`` rows; ``inf`` in an
+        interval: none).
+
+        With ``at`` (sizes m): one row per task, model and m, columns
+        ``PREDICTION_COLUMNS``: the predicted mean error and its 95% interval;
+        ``within_reach`` False past the reach (``REACH`` times the largest measured m),
+        where the numbers are NaN unless ``beyond_reach``.
+        """
         from nbvslr.analysis.extrapolate import task_extrapolation
 
+        if at is not None:
+            sizes = np.asarray(at, dtype=float).ravel()
+            if sizes.size == 0 or not np.all(np.isfinite(sizes)) or np.any(sizes < 1):
+                raise ConfigError(f"extrapolation(at=...): sizes must be numbers >= 1, got "
+                                  f"{list(at)}; give e.g. at=[100, 1000]")
         rows = []
         for task in self.tasks:
-            ex = task_extrapolation(task, n_boot=n_boot, seed=self.seed)
+            ex = task_extrapolation(task, n_boot=n_boot, seed=self.seed, beyond=beyond_reach)
             full = task.run_info.get("asymptotic_error") or {}
             for model in (ex.model_a, ex.model_b):
+                if at is not None:
+                    p = ex.predict(model, sizes)
+                    rows.extend({
+                        "task": task.name, "model": model, "m": float(size),
+                        "predicted": p["predicted"][i], "predicted_low": p["low"][i],
+                        "predicted_high": p["high"][i],
+                        "within_reach": bool(p["within_reach"][i]),
+                    } for i, size in enumerate(sizes))
+                    continue
                 low, high = ex.asymptote_interval[model] or (None, None)
                 c_low, c_high = ex.crossover_interval or (None, None)
                 rows.append({
@@ -547,6 +576,12 @@ class Results:
                     "crossover_low": c_low, "crossover_high": c_high,
                     "horizon": ex.horizon, "last_m": ex.last_m,
                 })
+        if at is not None:
+            table = pd.DataFrame(rows, columns=list(PREDICTION_COLUMNS))
+            for col in ("m", "predicted", "predicted_low", "predicted_high"):
+                table[col] = table[col].astype(float)
+            table["within_reach"] = table["within_reach"].astype(bool)
+            return table
         table = pd.DataFrame(rows, columns=list(EXTRAPOLATION_COLUMNS))
         for col in ("asymptote", "asymptote_low", "asymptote_high", "all_rows", "crossover",
                     "crossover_low", "crossover_high"):

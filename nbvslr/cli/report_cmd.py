@@ -8,6 +8,8 @@ import click
 
 from nbvslr import results
 from nbvslr.analysis.crossovers import DEFAULT_N_BOOT
+from nbvslr.analysis.extrapolate import DEFAULT_N_BOOT as DRAWS
+from nbvslr.analysis.extrapolate import REACH
 from nbvslr.cli.results_options import results_dirs_argument
 from nbvslr.errors import ConfigError
 from nbvslr.results.layout import METRICS
@@ -50,11 +52,14 @@ Examples:
               help="Append the comparison of the built-in panels with the paper's Figure 1 "
                    "(as `nbvslr fidelity`).")
 @click.option("--extrapolate", is_flag=True,
-              help="Append each model's fitted learning curve past the grid: its asymptote "
-                   "(with a bootstrap interval where the splits were kept) beside the error "
-                   "when trained on all rows, and the predicted crossover beyond the largest "
-                   "m (docs/extrapolation.md). Not with csv; every bootstrap resample "
-                   "(--n-boot) is refitted, so it takes a few seconds a task.")
+              help="Append each model's fitted learning curve past the grid: its limit beside "
+                   "the error when trained on all rows, and the predicted crossover beyond "
+                   "the largest m, with intervals that count the choice of the curve family "
+                   f"({DRAWS} draws of the mean curves, from summary.csv and paired.csv), up to "
+                   "the reach the validation supports (docs/extrapolation.md). Not with csv.")
+@click.option("--beyond-reach", is_flag=True,
+              help="With --extrapolate: look for the crossover up to the task's rows, past "
+                   f"the validated reach ({REACH:g}x the largest m).")
 @click.option("--metric", type=click.Choice(list(METRICS)), default="error",
               show_default=True,
               help="The metric to tabulate: the test error, or another one the run measured "
@@ -64,7 +69,7 @@ Examples:
                    "the smallest and largest m, the crossover, where b stays better "
                    "(-o still writes the whole table).")
 def report(results_dirs, output, fmt, n_boot, seed, notes, paper, brief,
-           extrapolate, metric):
+           extrapolate, beyond_reach, metric):
     """Print a table of finished runs, one row per task and compared pair (a, b): by
     default every generative model (nb, lda, qda) against every discriminative one (lr),
     else the config's compare.
@@ -77,6 +82,9 @@ def report(results_dirs, output, fmt, n_boot, seed, notes, paper, brief,
     if fmt == "csv" and extrapolate:
         raise ConfigError("--extrapolate adds a Markdown section; use it without "
                           "--format csv")
+    if beyond_reach and not extrapolate:
+        raise ConfigError("--beyond-reach changes the section --extrapolate adds; give "
+                          "--extrapolate too")
     if fmt == "html" and output is None:
         raise ConfigError("--format html writes a page; give its file, e.g. "
                           "-o report.html")
@@ -92,7 +100,7 @@ def report(results_dirs, output, fmt, n_boot, seed, notes, paper, brief,
         from nbvslr.views.html import html_page  # matplotlib, for this format alone
 
         text = html_page(results_dirs, n_boot=n_boot, seed=seed, notes=notes, paper=paper,
-                         extrapolate=extrapolate)
+                         extrapolate=extrapolate, beyond_reach=beyond_reach)
         if rows is not None:
             click.echo(verdict_lines(rows), nl=False)
         results.atomic_write_text(output, text)
@@ -102,7 +110,8 @@ def report(results_dirs, output, fmt, n_boot, seed, notes, paper, brief,
         text = report_csv(results_dirs, n_boot=n_boot, seed=seed, metric=metric)
     else:
         text = report_table(results_dirs, n_boot=n_boot, seed=seed, notes=notes,
-                            paper=paper, rows=rows, extrapolate=extrapolate, metric=metric)
+                            paper=paper, rows=rows, extrapolate=extrapolate,
+                            beyond_reach=beyond_reach, metric=metric)
     click.echo(verdict_lines(rows) if rows is not None else text, nl=False)
     if output is not None:
         results.atomic_write_text(output, text)

@@ -160,6 +160,7 @@ def html_page(
     notes: bool = True,
     paper: bool = True,
     extrapolate: bool = False,
+    beyond_reach: bool = False,
     title: str = "nbvslr report",
 ) -> str:
     """The page: a figure per task (the panel ``nbvslr plot`` draws for it), the report
@@ -167,7 +168,8 @@ def html_page(
     rows = report_rows(results_dirs, n_boot=n_boot, seed=seed, level=level)
     tasks = list({id(r["_task"]): r["_task"] for r in rows}.values())
     report = report_table(results_dirs, n_boot=n_boot, seed=seed, level=level, notes=notes,
-                          paper=paper, rows=rows, extrapolate=extrapolate)
+                          paper=paper, rows=rows, extrapolate=extrapolate,
+                          beyond_reach=beyond_reach)
     figures = "\n".join(_figure(t, n_boot, seed) for t in tasks)
     count = f"{len(tasks)} task{'' if len(tasks) == 1 else 's'}"
     return f"""<!DOCTYPE html>

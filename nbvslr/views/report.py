@@ -386,6 +386,7 @@ def report_table(
     paper: bool = True,
     rows: Sequence[dict[str, Any]] | None = None,
     extrapolate: bool = False,
+    beyond_reach: bool = False,
     metric: str = "error",
 ) -> str:
     """A Markdown table with one row per task found under ``results_dirs`` and pair it
@@ -402,9 +403,11 @@ def report_table(
     tasks, their comparison with the paper's curves (``fidelity.markdown``). ``rows``:
     ``report_rows`` of the same arguments, when already made. The a and b columns are
     headed by the pairs' families when all pairs have the same two (``titles``), else "a"
-    and "b". ``metric``: the table of that metric instead of the test error (a line above
-    the table names it, the notes say which splits had no value and why; no comparison
-    with the paper, which plots the test error alone; no extrapolation yet).
+    and "b". ``extrapolate`` appends the section past the grid (``extrapolation.section``,
+    its own number of draws), ``beyond_reach`` looks there for crossovers past the reach.
+    ``metric``: the table of that metric instead of the test error (a line above the table
+    names it, the notes say which splits had no value and why; no comparison with the
+    paper, which plots the test error alone; no extrapolation yet).
     """
     if metric != "error" and extrapolate:
         raise ConfigError(f"--extrapolate fits curves of the test error only; drop it with "
@@ -444,6 +447,6 @@ def report_table(
     if extrapolate:
         tasks = list({id(row["_task"]): row["_task"] for row in rows}.values())
         text += ("\nBeyond the grid (fitted learning curves):\n\n"
-                 + extrapolation.section(tasks, n_boot=n_boot, seed=seed, level=level,
-                                         notes=notes))
+                 + extrapolation.section(tasks, seed=seed, level=level, notes=notes,
+                                         beyond=beyond_reach))
     return text

@@ -1,13 +1,26 @@
-"""How well the learning-curve families extrapolate, on saved runs: fit the first half of
-each task's grid, predict the second half.
+"""How well the extrapolation's intervals hold, on saved runs (docs/extrapolation.md).
 
-    python studies/extrapolation/validate.py results/reference
+    python studies/extrapolation/validate.py half results/reference
+    python studies/extrapolation/validate.py cut results/reference
+    python studies/extrapolation/validate.py long results/reference results/long
 
-Per task and model: each family's mean absolute error at the held-out larger sizes
-(``nbvslr.analysis.extrapolate.holdout_scores``), and the error of the family that
-``choose`` picks from the first half alone (nested: it never sees the second half). Per
-task: whether the crossover of the chosen fits in the second half (or its absence) matches
-the measured one, from the mean curves. Prints Markdown.
+``half``: the first half of each grid predicts the second: each family's mean absolute
+error at the held-out larger half, that of the family chosen from the first half alone, and
+whether the chosen fits cross in the second half where the measured curves do.
+
+``cut``: the paper's grids cut short. Each task's curves are fitted on their first k sizes
+only (k from 6 up to all but three) and the predictions at the sizes cut off are checked
+against the measured means, binned by how far past the last fitted size they lie
+(m / m_k). This is what the family weighting (``--ratio``, ``--n-sem``) and the reach were
+chosen on; it never reads the long curves.
+
+``long``: the extrapolation from the paper's grid alone (the first folder) against the
+curves measured past it (the second): every long point, each model's limit and the
+crossover, with the coverage of the 95% intervals. Prints Markdown.
+
+A measured mean m̂ (with standard error s over its own splits) is *held* by an interval
+[lo, hi] of the true mean when the two overlap within the measurement's noise:
+lo - 1.96 s <= m̂ <= hi + 1.96 s.
 """
 
 from __future__ import annotations
@@ -17,9 +30,13 @@ import math
 
 import numpy as np
 
+from nbvslr.analysis import extrapolate as ex
 from nbvslr.analysis.crossovers import sign_changes
-from nbvslr.analysis.extrapolate import FAMILIES, choose, fit, holdout_scores
+from nbvslr.analysis.stats import task_paired, task_rng
 from nbvslr.results import load_results
+
+Z = 1.96
+BINS = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 10.0, math.inf)
 
 
 def _curve(summary, model):
@@ -28,23 +45,95 @@ def _curve(summary, model):
             rows["error_sem"].to_numpy(dtype=float))
 
 
-def validate(task, pair=("nb", "lr")) -> dict | None:
+def _diff_sem(task, pair, m):
+    paired = task_paired(task)
+    rows = paired[(paired["model_a"] == pair[0]) & (paired["model_b"] == pair[1])]
+    by_m = dict(zip(rows["m"].to_numpy(dtype=float), rows["diff_sem"].to_numpy(dtype=float),
+                    strict=True))
+    return np.array([by_m.get(x, np.nan) for x in m])
+
+
+def _floors(task, pair):
+    full = task.run_info.get("asymptotic_error") or {}
+    rows = int((task.run_info.get("task") or {}).get("rows") or 0)
+    return {mo: ex.floor_of(full.get(mo), rows) for mo in pair}, rows
+
+
+def held(lo, hi, value, sem):
+    """The measured ``value`` (standard error ``sem``) lies in [lo, hi] within its noise."""
+    return bool(lo - Z * sem <= value <= hi + Z * sem)
+
+
+def cut_points(task, *, ratio, n_sem, shape, n_boot, seed=0, pair=("nb", "lr")):
+    """Rows (model, k, ratio m / m_k, covered, width) for every cut k and size past it."""
+    curves = {mo: _curve(task.summary, mo) for mo in pair}
+    m = curves[pair[0]][0]
+    dsem = _diff_sem(task, pair, m)
+    floor, rows = _floors(task, pair)
+    out = []
+    for k in range(6, m.size - 2):
+        cut = {mo: tuple(x[:k] for x in curves[mo]) for mo in pair}
+        saved = ex.ACCEPT_RATIO, ex.ACCEPT_SEM, ex.SHAPE_K
+        ex.ACCEPT_RATIO, ex.ACCEPT_SEM, ex.SHAPE_K = ratio, n_sem, shape
+        try:
+            e = ex.extrapolate(cut, pair, rows or int(m[-1]) * 100,
+                               rng=task_rng(seed, f"{task.name}:{k}"), n_boot=n_boot,
+                               diff_sem=dsem[:k], floor=floor)
+        except ValueError:
+            continue
+        finally:
+            ex.ACCEPT_RATIO, ex.ACCEPT_SEM, ex.SHAPE_K = saved
+        for mo in pair:
+            p = e.predict(mo, m[k:], beyond=True)
+            for j, size in enumerate(m[k:]):
+                y, s = curves[mo][1][k + j], curves[mo][2][k + j]
+                out.append((mo, k, size / m[k - 1],
+                            held(p["low"][j], p["high"][j], y, s),
+                            p["high"][j] - p["low"][j]))
+    return out
+
+
+def cut_main(args) -> int:
+    tasks = load_results(args.results)
+    settings = [(r, s, k) for r in args.ratio for s in args.n_sem for k in args.shape]
+    print("| ratio, n_sem, shape | model | " + " | ".join(
+        f"{lo:g}-{hi:g}×" for lo, hi in zip(BINS[:-1], BINS[1:], strict=True))
+        + " | all | mean width |")
+    print("|---|---|" + "---|" * (len(BINS) + 1))
+    for ratio, n_sem, shape in settings:
+        pts = [p for t in tasks for p in cut_points(t, ratio=ratio, n_sem=n_sem, shape=shape,
+                                                    n_boot=args.n_boot)]
+        for mo in ("nb", "lr"):
+            cells = []
+            for lo, hi in zip(BINS[:-1], BINS[1:], strict=True):
+                sel = [p[3] for p in pts if p[0] == mo and lo < p[2] <= hi]
+                cells.append(f"{np.mean(sel):.0%} of {len(sel)}" if sel else "–")
+            allp = [p[3] for p in pts if p[0] == mo]
+            width = np.mean([p[4] for p in pts if p[0] == mo])
+            print(f"| {ratio:g}, {n_sem:g}, {shape:g} | {mo} | " + " | ".join(cells)
+                  + f" | {np.mean(allp):.0%} of {len(allp)} | {width:.3f} |", flush=True)
+    return 0
+
+
+def half_row(task, pair=("nb", "lr")) -> dict | None:
     """One task's row, or None when its grid is too short to choose a family on half."""
     curves = {model: _curve(task.summary, model) for model in pair}
+    floor, _ = _floors(task, pair)
     m = curves[pair[0]][0]
     half = int(math.ceil(m.size / 2))
     out = {"task": task.name, "sizes": m.size, "fit_on": half}
     preds = {}
     for model in pair:
         _, y, sem = curves[model]
-        scores = holdout_scores(m, y, sem, half)
+        scores = ex.holdout_scores(m, y, sem, half, floor=floor[model])
         try:
-            chosen = choose(m[:half], y[:half], sem[:half]).family
+            chosen = ex.choose(m[:half], y[:half], sem[:half], floor=floor[model]).family
         except ValueError:
             return None
         out[model] = scores
         out[f"{model}_chosen"] = chosen
-        preds[model] = fit(chosen, m[:half], y[:half], sem[:half]).predict(m)[0]
+        preds[model] = ex.fit(chosen, m[:half], y[:half], sem[:half],
+                              floor[model]).predict(m)[0]
     d_meas = curves[pair[0]][1] - curves[pair[1]][1]
     d_pred = preds[pair[0]] - preds[pair[1]]
     tail = slice(half - 1, None)  # from the last fitted size on
@@ -55,16 +144,13 @@ def validate(task, pair=("nb", "lr")) -> dict | None:
     return out
 
 
-def _m(x):
+def _hm(x):
     return "none" if x is None else f"{x:.0f}"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("results", nargs="+")
-    args = parser.parse_args(argv)
-    rows = [r for t in load_results(args.results) if (r := validate(t)) is not None]
-    fams = list(FAMILIES)
+def half_main(args) -> int:
+    rows = [r for t in load_results(args.results) if (r := half_row(t)) is not None]
+    fams = list(ex.FAMILIES)
     print("| task | sizes (fit on) | NB: " + " / ".join(fams) + " | NB chosen | LR: "
           + " / ".join(fams) + " | LR chosen | crossover in the 2nd half: measured | "
           "predicted |")
@@ -85,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         same = (r["crossover_measured"] is None) == (r["crossover_predicted"] is None)
         agree += same
         print(f"| {r['task']} | {r['sizes']} ({r['fit_on']}) | " + " | ".join(cells)
-              + f" | {_m(r['crossover_measured'])} | {_m(r['crossover_predicted'])}"
+              + f" | {_hm(r['crossover_measured'])} | {_hm(r['crossover_predicted'])}"
               + ("" if same else " **≠**") + " |")
     print()
     print("Mean absolute error at the held-out sizes, over the tasks:")
@@ -98,6 +184,147 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(f"Crossover (or none) in the second half as measured: {agree} of {len(rows)} tasks.")
     return 0
+
+
+def _measured_crossover(m, d, sd):
+    """The first m where the measured difference a - b changes sign (interpolated), and the
+    sizes bracketing it where the difference's 95% interval holds 0; None if none."""
+    s = np.sign(d)
+    for i in range(1, m.size):
+        if s[i] != s[0] and s[i] != 0:
+            x = m[i - 1] + (m[i] - m[i - 1]) * d[i - 1] / (d[i - 1] - d[i])
+            tie = np.flatnonzero(np.abs(d) <= Z * sd)
+            lo = m[i - 1] if not tie.size else min(m[i - 1], m[tie].min())
+            hi = m[i] if not tie.size else max(m[i], m[tie].max())
+            return x, (float(lo), float(hi))
+    return None, None
+
+
+def _fmt(v, lo, hi, digits=3):
+    if v is None or not math.isfinite(v):
+        return "–"
+    return f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def long_main(args) -> int:
+    grid = {t.name: t for t in load_results([args.grid])}
+    long = {t.name: t for t in load_results([args.long])}
+    names = [n for n in grid if n in long]
+    pair = ("nb", "lr")
+    pts_rows, limit_rows, cross_rows = [], [], []
+    tally = {"nb": [0, 0, 0], "lr": [0, 0, 0], "beyond": [0, 0, 0]}
+    for name in names:
+        g, lg = grid[name], long[name]
+        e = ex.task_extrapolation(g, n_boot=args.n_boot, seed=args.seed)
+        lcurves = {mo: _curve(lg.summary, mo) for mo in pair}
+        lm = lcurves["nb"][0]
+        for mo in pair:
+            p = e.predict(mo, lm, beyond=True)
+            for j, size in enumerate(lm):
+                y, s = lcurves[mo][1][j], lcurves[mo][2][j]
+                ok = held(p["low"][j], p["high"][j], y, s)
+                within = bool(p["within_reach"][j])
+                key = mo if within else "beyond"
+                tally[key][0] += ok
+                tally[key][1] += 1
+                tally[key][2] += bool(p["low"][j] <= y <= p["high"][j])
+                pts_rows.append((name, mo, int(size), size / e.last_m, within,
+                                 p["predicted"][j], p["low"][j], p["high"][j], y, s, ok))
+            # the limit: between the floor and the error at the largest long m
+            lo, hi = e.asymptote_interval[mo] or (math.nan, math.nan)
+            y_end, s_end = lcurves[mo][1][-1], lcurves[mo][2][-1]
+            ok = lo <= y_end + Z * s_end
+            limit_rows.append((name, mo, e.asymptote[mo], lo, hi, e.floor[mo], int(lm[-1]),
+                               y_end, s_end, ok))
+        # the crossover: the grid's last size, then the long curve
+        gm = _curve(g.summary, "nb")[0]
+        paired = task_paired(lg)
+        rows = paired[(paired["model_a"] == "nb") & (paired["model_b"] == "lr")]
+        rows = rows.sort_values("m")
+        gp = task_paired(g)
+        gp = gp[(gp["model_a"] == "nb") & (gp["model_b"] == "lr")].sort_values("m")
+        m_all = np.concatenate([[gm[-1]], rows["m"].to_numpy(dtype=float)])
+        d_all = np.concatenate([[gp["diff_mean"].iloc[-1]], rows["diff_mean"].to_numpy()])
+        s_all = np.concatenate([[gp["diff_sem"].iloc[-1]], rows["diff_sem"].to_numpy()])
+        meas, bracket = _measured_crossover(m_all, d_all, s_all)
+        e_far = ex.task_extrapolation(g, n_boot=args.n_boot, seed=args.seed, beyond=True)
+        civ = e.crossover_interval
+        far_iv = e_far.crossover_interval
+        if meas is None:
+            verdict = ("holds" if civ is None or civ[1] == math.inf or civ[1] >= lm[-1]
+                       else "misses")
+        elif meas > e.reach_m:
+            verdict = "beyond reach"
+        else:
+            verdict = ("holds" if civ is not None and civ[0] <= bracket[1]
+                       and civ[1] >= bracket[0] else "misses")
+        cross_rows.append((name, meas, bracket, e.crossover, civ, e_far.crossover, far_iv,
+                           e.search_to, int(lm[-1]), verdict))
+    _print_long(pts_rows, limit_rows, cross_rows, tally)
+    return 0
+
+
+def _m(x):
+    return "none" if x is None or (isinstance(x, float) and math.isinf(x)) else f"{x:.0f}"
+
+
+def _iv(iv):
+    if iv is None:
+        return ""
+    return f" [{_m(iv[0])}, {_m(iv[1])}]"
+
+
+def _print_long(pts_rows, limit_rows, cross_rows, tally):
+    print("| task | model | m | × grid end | predicted [95%] | measured ± sem | held |")
+    print("|---|---|---|---|---|---|---|")
+    for (name, mo, size, r, within, pred, lo, hi, y, s, ok) in pts_rows:
+        mark = "" if within else " (beyond reach)"
+        print(f"| {name} | {mo} | {size} | {r:.1f}{mark} | {_fmt(pred, lo, hi)} | "
+              f"{y:.3f} ± {s:.3f} | {'yes' if ok else '**no**'} |")
+    print()
+    for key, label in (("nb", "NB, within reach"), ("lr", "LR, within reach"),
+                       ("beyond", "both, beyond reach (asked for)")):
+        k, n, strict = tally[key]
+        if n:
+            print(f"- {label}: {k} of {n} held ({k / n:.0%}); the measured mean itself inside "
+                  f"the interval: {strict} of {n} ({strict / n:.0%})")
+    print()
+    print("| task | model | limit [95%] | floor | measured at the largest m | "
+          "interval reaches it |")
+    print("|---|---|---|---|---|---|")
+    for (name, mo, a, lo, hi, fl, mmax, y, s, ok) in limit_rows:
+        print(f"| {name} | {mo} | {_fmt(a, lo, hi)} | {fl:.3f} | {y:.3f} ± {s:.3f} "
+              f"(m = {mmax}) | {'yes' if ok else '**no**'} |")
+    print()
+    print("| task | measured crossover [sizes where NB − LR's interval holds 0] | "
+          "predicted, within reach | looked for up to | asked for, up to the rows | verdict |")
+    print("|---|---|---|---|---|---|")
+    for (name, meas, br, c, civ, cf, fiv, search_to, mmax, verdict) in cross_rows:
+        mtext = (f"none before {mmax}" if meas is None
+                 else f"{meas:.0f} [{br[0]:.0f}, {br[1]:.0f}]")
+        ptext = (_m(c) if c is not None else f"none before {search_to}") + _iv(civ)
+        ftext = _m(cf) + _iv(fiv)
+        print(f"| {name} | {mtext} | {ptext} | {search_to} | {ftext} | {verdict} |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="what", required=True)
+    cut = sub.add_parser("cut", help="the paper's grids cut short")
+    cut.add_argument("results", nargs="+")
+    cut.add_argument("--ratio", type=float, nargs="+", default=[ex.ACCEPT_RATIO])
+    cut.add_argument("--n-sem", type=float, nargs="+", default=[ex.ACCEPT_SEM])
+    cut.add_argument("--shape", type=float, nargs="+", default=[ex.SHAPE_K])
+    cut.add_argument("--n-boot", type=int, default=ex.DEFAULT_N_BOOT)
+    long = sub.add_parser("long", help="the paper's grid against the long curves")
+    long.add_argument("grid")
+    long.add_argument("long")
+    long.add_argument("--n-boot", type=int, default=ex.DEFAULT_N_BOOT)
+    long.add_argument("--seed", type=int, default=0)
+    half = sub.add_parser("half", help="the first half of each grid predicts the second")
+    half.add_argument("results", nargs="+")
+    args = parser.parse_args(argv)
+    return {"cut": cut_main, "long": long_main, "half": half_main}[args.what](args)
 
 
 if __name__ == "__main__":

@@ -142,6 +142,20 @@ def test_softmax_dense_newton_peer_reaches_the_newton_cg_fit():
     np.testing.assert_allclose(probs(dense), probs(cg), atol=1e-7)
 
 
+def test_extrapolation_benchmark_measures_both_reports(tmp_path) -> None:
+    """benchmarks/extrapolation.py times the report without and with the section on a
+    results folder and prints their ratio."""
+    from results_factory import fabricate
+
+    from benchmarks import extrapolation
+
+    fabricate(tmp_path, sizes=(2, 4, 6, 8, 12, 16, 24, 32), n_splits=20)
+    out = extrapolation.measure(tmp_path, repeats=1, quick=True)
+    assert out["tasks"] == 1 and out["draws"] == 20
+    assert out["report_extrapolate"] > 0 and out["section"] > 0
+    assert out["ratio"] == out["report_extrapolate"] / out["report"]
+
+
 def test_discriminant_peer_fits_the_same_models() -> None:
     """The LDA / QDA peer (scikit-learn, our prior) gives our test errors on splits where
     every covariance is non-singular (pima, m = 59: d = 8)."""
