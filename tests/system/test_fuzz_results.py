@@ -37,7 +37,7 @@ JSON_VALUES = st.recursive(
 
 def _base(folder: Path) -> None:
     rng = np.random.default_rng(0)
-    rows = [("toy", model, model, m, split, float(rng.uniform(0.1, 0.4)), False, 3, True)
+    rows = [("toy", model, model, m, split, float(rng.uniform(0.1, 0.4)), False, "", 3, True)
             for model in ("nb", "lr") for m in (5, 10, 20) for split in range(4)]
     splits = pd.DataFrame(rows, columns=list(results.SPLIT_COLUMNS))
     run_info = {"task": {"name": "toy", "title": "toy", "x_range": [0, 20]},

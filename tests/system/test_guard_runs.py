@@ -51,6 +51,7 @@ def _score_one_class_sets(real):
         n1 = y[train_idx].sum(axis=1)  # (S,)
         one = (n1 == 0) | (n1 == train_idx.shape[1])
         out = {"error": np.empty(len(train_idx)), "separable": np.zeros(len(train_idx), bool),
+               "separation": np.full(len(train_idx), -1, np.int8),  # not assessed
                "n_iter": np.zeros(len(train_idx), np.int64),
                "converged": np.ones(len(train_idx), bool)}
         if (~one).any():

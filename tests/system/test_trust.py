@@ -94,7 +94,7 @@ def _splits(shift: float) -> pd.DataFrame:
         for m in (5, 10, 20):
             for split in range(4):
                 err = float(np.clip(rng.uniform(0.1, 0.4) + shift * (family == "nb"), 0, 1))
-                rows.append(("toy", model, family, m, split, err, False, 3, True))
+                rows.append(("toy", model, family, m, split, err, False, "", 3, True))
     return pd.DataFrame(rows, columns=list(results.SPLIT_COLUMNS))
 
 
