@@ -13,8 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from nbvslr import config
+from nbvslr.data import text_task_names
 from nbvslr.data.recipes import BUILTIN_TASKS, MIXED_TASKS, get_recipe
-from nbvslr.data.text import TEXT_FEATURES, TEXT_TASKS
+from nbvslr.data.text import TEXT_FEATURES
 from nbvslr.models.options import MCMC_DEFAULTS, PROFILES
 from nbvslr.models.registry import OPTIONS
 
@@ -100,7 +101,7 @@ def render() -> str:
     out += ["", "## Text task options", "",
             "A text task's `features:` (`{kind: text, ...}`; [text.md](text.md)), from "
             "`nbvslr/data/text.py`. Built-in text tasks (no panel of the paper): "
-            + ", ".join(f"`{name}`" for name in TEXT_TASKS) + ".", "",
+            + ", ".join(f"`{name}`" for name in text_task_names()) + ".", "",
             "| option | default | valid values | meaning |", "|---|---|---|---|"]
     for name, default, valid, meaning in TEXT_FEATURES:
         out.append(f"| `{name}` | {_value(default)} | {valid} | {meaning} |")

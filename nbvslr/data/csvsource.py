@@ -85,7 +85,7 @@ MANY_LEVELS_MODES = ("refuse", "allow")
 
 @dataclass(frozen=True)
 class TableChoices:
-    """What the config says about a table, parsed once (``nbvslr.data.inline.table``).
+    """What the config says about a table, parsed once (``nbvslr.data.registry.table``).
 
     ``target_column``/``feature_columns`` of ``None`` fall back to the source's defaults.
     """

@@ -124,9 +124,10 @@ class TaskSpec:
     ``classes: [...]`` / neither for a task of every class of the column) and
     ``features`` (``{"kind": ..., "columns": [...]}`` or ``{"drop": [...]}``).
 
-    ``parsed``: an inline task's typed spec, its source module's frozen ``Spec``
-    (``nbvslr.data.inline``), set once when the config is read; ``None`` for a built-in
-    task, or an inline one not parsed yet (``load_task`` parses it then).
+    ``parsed``: the task's typed spec, the frozen ``Spec`` of the source module that reads
+    it (``nbvslr.data.registry``: by its source's key, or by its name for a built-in task),
+    set once when the config is read; ``None`` for a task not parsed yet (``load_task``
+    parses it then).
     """
 
     name: str

@@ -1,5 +1,5 @@
 """``source: {uci: id}``: any importable UCI dataset, through ``ucimlrepo``, cached
-(``nbvslr.data.ucisource``). Keys: ``missing`` and ``na`` (``nbvslr.data.inline.table``);
+(``nbvslr.data.ucisource``). Keys: ``missing`` and ``na`` (``nbvslr.data.registry.table``);
 by default the dataset's target and its Feature columns."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import nbvslr.data.ucisource as ucisource
 from nbvslr.data.csvsource import TableChoices
 from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
-from nbvslr.data.inline.table import MISSING_KEYS, parse_table
+from nbvslr.data.registry.table import MISSING_KEYS, parse_table
 from nbvslr.errors import setting_error
 
 KEY = "uci"

@@ -1,6 +1,6 @@
 """``source: {openml: id}``: any OpenML dataset (dense ARFF), downloaded once into the cache
 and verified against the md5 OpenML publishes (``nbvslr.data.openml``). Keys: ``missing``
-and ``na`` (``nbvslr.data.inline.table``); by default the dataset's default target, and its
+and ``na`` (``nbvslr.data.registry.table``); by default the dataset's default target, and its
 other numeric and nominal columns as continuous and discrete features."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import nbvslr.data.openml as openml
 from nbvslr.data.csvsource import TableChoices
 from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
-from nbvslr.data.inline.table import MISSING_KEYS, parse_table
+from nbvslr.data.registry.table import MISSING_KEYS, parse_table
 from nbvslr.errors import setting_error
 
 KEY = "openml"

@@ -2,7 +2,7 @@
 
 Keys: ``sep`` (default ``,``; a longer string is a regular expression, ``'\\s+'`` for runs
 of whitespace), ``header`` (default true; false names the columns ``0``, ``1``, ...),
-``missing`` and ``na`` (``nbvslr.data.inline.table``). A relative path in a config file is
+``missing`` and ``na`` (``nbvslr.data.registry.table``). A relative path in a config file is
 read from the config's folder (``nbvslr.config``).
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import nbvslr.data.csvsource as csvsource
 from nbvslr.data.csvsource import TableChoices
 from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
-from nbvslr.data.inline.table import MISSING_KEYS, parse_table
+from nbvslr.data.registry.table import MISSING_KEYS, parse_table
 from nbvslr.errors import DataError, setting_error
 
 KEY = "csv"
