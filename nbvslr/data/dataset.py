@@ -162,10 +162,16 @@ def default_cache_dir() -> Path:
 class DataSettings:
     """Where bytes come from: the cache, the files shipped with nbvslr (unless
     ``shipped=False``), a mirror (a local folder, or an http(s) URL of a folder laid out the
-    same way, kept as a ``str``), or a download."""
+    same way, kept as a ``str``), or a download.
+
+    ``max_download``: the largest file of a dataset of no known size (an OpenML dataset's)
+    downloaded, in MiB (``nbvslr run --max-download``); a larger one is refused, before its
+    body is read when the server announces its length. A built-in task's files, of known
+    sha256, are bounded by ``nbvslr.data.sources.MAX_DOWNLOAD`` instead."""
 
     cache_dir: Path = field(default_factory=default_cache_dir)
     mirror: Path | str | None = None
     download: bool = True
     timeout: float = 30.0
     shipped: bool = True
+    max_download: float = 64.0
