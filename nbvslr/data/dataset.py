@@ -137,19 +137,6 @@ class TaskSpec:
     overrides: Mapping[str, Any] = field(default_factory=dict)
     parsed: Any = field(default=None, compare=False, repr=False)
 
-    @property
-    def builtin(self) -> bool:
-        return self.source is None
-
-
-def rescale_unit(X: np.ndarray) -> np.ndarray:
-    """Each column of ``X`` (N, d) rescaled to [0, 1] by its minimum and maximum; a constant
-    column (span 0, never the case for N >= 3 Gaussian draws) becomes 0."""
-    import numpy as np
-
-    low, high = X.min(axis=0), X.max(axis=0)
-    return np.clip((X - low) / np.where(high > low, high - low, 1.0), 0.0, 1.0)
-
 
 def default_cache_dir() -> Path:
     """The user's cache folder for nbvslr, by the platform's convention (platformdirs):

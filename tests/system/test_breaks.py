@@ -48,7 +48,7 @@ def test_a_csv_edited_between_two_runs_of_one_process_is_read_again(tmp_path):
 
 def test_a_sealed_run_records_the_sha256_of_the_file_it_fitted(tmp_path):
     """With out= and jobs=2, run.json names the edited file's sha256, not the first one's."""
-    from nbvslr.data.csvsource import sha256_of
+    from nbvslr.data.sources import sha256_of
 
     csv = tmp_path / "toy.csv"
     _csv(csv, seed=0, shift=2.0)

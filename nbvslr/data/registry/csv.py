@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbvslr.data.csvsource as csvsource
+import nbvslr.data.sources as sources
 from nbvslr.data.csvsource import TableChoices
 from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
 from nbvslr.data.registry.table import MISSING_KEYS, parse_table
@@ -73,5 +74,5 @@ def load(spec: Spec, settings: DataSettings) -> Dataset:
         row_label=csvsource.data_row,
         default_target=None,
         default_features=None,
-        notes={"source": "csv", "path": str(path), "sha256": csvsource.sha256_of(path)},
+        notes={"source": "csv", "path": str(path), "sha256": sources.sha256_of(path)},
     )
