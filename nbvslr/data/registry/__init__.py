@@ -9,10 +9,12 @@ K-class tasks; ``sms``; ``newsgroups``). A task with a ``source:`` is inline: th
 ``parse(task) -> Spec`` (every check, one-line ``ConfigError``s, before any data is read)
 and ``load(spec, settings) -> Dataset``; and, where they apply, ``TEXT = True`` (always a
 text task), ``PATH = True`` (``Spec.path`` is a local path, read from the config's folder),
-``OVERRIDES = True`` (it takes recipe ``overrides:``) and ``fetch(name, settings)`` (fill the
-cache for ``nbvslr datasets fetch``). The config parses each task once (``parse``, kept in
-``TaskSpec.parsed``); ``load`` reads it without checking it again. Adding a source: one
-module here, one line of ``MODULES`` (docs/data.md, "Adding a source").
+``Spec.sizes`` (the paper's grid, for ``sizes: paper``) and ``fetch(name, settings)`` (fill
+the cache for ``nbvslr datasets fetch``). A source takes no recipe ``overrides:`` unless its
+``parse`` reads them (the registry refuses them for every ``source:``). The config parses
+each task once (``parse``, kept in ``TaskSpec.parsed``); ``load`` reads it without checking
+it again. Adding a source: one module here, its import and its entry in ``MODULES``
+(docs/data.md, "Adding a source").
 
 Some sources::
 

@@ -22,8 +22,6 @@ KEY = None
 """Named by its task name, not in ``source:``."""
 KEYS = ()
 NAMES = tuple(RECIPES)
-OVERRIDES = True
-"""It takes ``overrides:`` (its recipe's choices)."""
 
 
 @dataclass(frozen=True)
