@@ -133,9 +133,9 @@ def code_digest() -> str:
     root = Path(__file__).resolve().parent.parent  # the nbvslr package
     h = hashlib.sha256()
     files = [root / "splits.py", *sorted((root / "kernels").glob("*.py")),
-             *sorted((root / "models").glob("*.py")), *sorted((root / "data").glob("*.py"))]
-    for path in files:
-        h.update(path.name.encode())
+             *sorted((root / "models").glob("*.py")), *sorted((root / "data").rglob("*.py"))]
+    for path in files:  # data's sub-packages too: the registry of sources reads every task
+        h.update(path.relative_to(root).as_posix().encode())
         h.update(path.read_bytes())
     return h.hexdigest()
 

@@ -159,3 +159,20 @@ def test_absolute_paths_moves_the_raw_and_the_parsed_path(tmp_path, monkeypatch)
     assert spec.parsed.path == spec.source["folder"]
     synthetic = absolute_paths(TaskSpec("s", source={"synthetic": {"rows": 50}}))
     assert isinstance(synthetic.parsed, registry.synthetic.Spec)
+
+
+def test_the_code_digest_covers_the_source_modules(tmp_path, monkeypatch):
+    """A checkpoint's code digest changes with a source module (data/registry/*.py), which
+    now reads the built-in tasks too, not only with the modules directly in data/."""
+    import shutil
+
+    import nbvslr.runner.bookkeeping as bookkeeping
+
+    copy = tmp_path / "nbvslr"
+    shutil.copytree(Path(bookkeeping.__file__).parents[1], copy,
+                    ignore=shutil.ignore_patterns("__pycache__", "uci", "paper"))
+    monkeypatch.setattr(bookkeeping, "__file__", str(copy / "runner" / "bookkeeping.py"))
+    before = bookkeeping.code_digest()
+    recipe = copy / "data" / "registry" / "recipe.py"
+    recipe.write_text(recipe.read_text() + "\n# changed\n")
+    assert bookkeeping.code_digest() != before
