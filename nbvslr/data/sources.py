@@ -55,7 +55,8 @@ MAX_DOWNLOAD = 64 << 20
 """The most bytes a download may bring (64 MiB): above the largest file any recipe names
 (the 20 Newsgroups archive, 14 MB; a UCI file, 4 MB at most), so a mirror, redirect or
 server that streams without end, or announces a larger length, is stopped there rather
-than filling the memory; its sha256 could not match anyway."""
+than filling the memory; its sha256 could not match anyway. A dataset of no known size (an
+OpenML dataset) has its own limit, ``DataSettings.max_download`` (``--max-download``)."""
 
 
 def sha256_of(path: Path) -> str:
