@@ -123,8 +123,11 @@ def load_task(spec: TaskSpec, settings: DataSettings) -> Dataset:
 
 def fetch(names: Iterable[str], settings: DataSettings) -> list[Path]:
     """Put verified copies of every file of the named built-in tasks (text tasks too) in the
-    cache. Returns the cache paths, each once, in task order."""
+    cache, every name checked first (``ConfigError``, nothing fetched). Returns the cache
+    paths, each once, in task order."""
     registry = _registry()
+    names = list(names)
+    registry.check_builtin(names)
     paths: list[Path] = []
     for name in names:
         for path in registry.fetch(name, settings):

@@ -76,7 +76,7 @@ columns) are in ``nbvslr.data.csvsource``; the synthetic generators in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from types import ModuleType
 from typing import Any
@@ -94,7 +94,14 @@ from nbvslr.data.registry import (
     text,
     uci,
 )
-from nbvslr.errors import ConfigError, check_known_keys, setting_error, show, with_hint
+from nbvslr.errors import (
+    ConfigError,
+    check_known_keys,
+    did_you_mean,
+    setting_error,
+    show,
+    with_hint,
+)
 
 #: The sources, in the order their names are listed.
 MODULES: tuple[ModuleType, ...] = (recipe, sms, newsgroups, csv, uci, openml, synthetic, frame,
@@ -210,10 +217,19 @@ def load(task: TaskSpec, settings: DataSettings) -> Dataset:
     return module.load(spec, settings)
 
 
+def check_builtin(names: Iterable[str]) -> None:
+    """Refuse the first of ``names`` that is no built-in task: a ``ConfigError`` with the
+    closest name and every built-in task, text tasks too."""
+    for name in names:
+        if name not in BUILTIN:
+            recipes = [n for n in BUILTIN if n not in TEXT_TASKS]
+            raise ConfigError(f"task {name!r} is not a built-in task{did_you_mean(name, BUILTIN)}"
+                              f"; built-in tasks: {', '.join(recipes)}; text tasks: "
+                              f"{', '.join(TEXT_TASKS)}")
+
+
 def fetch(name: str, settings: DataSettings) -> list:
-    """Verified copies in the cache of every file of the built-in task ``name`` (a
-    ``ConfigError`` naming the built-in tasks for any other name)."""
-    module = BUILTIN.get(name)
-    if module is None:
-        raise _unknown(name)
-    return list(module.fetch(name, settings))
+    """Verified copies in the cache of every file of the built-in task ``name``
+    (``check_builtin`` for any other name)."""
+    check_builtin([name])
+    return list(BUILTIN[name].fetch(name, settings))
