@@ -49,7 +49,7 @@ from nbvslr.errors import (
 from nbvslr.models import FAMILIES, resolve_options
 from nbvslr.models.options import DEFAULT_PROFILE, PROFILES
 from nbvslr.models.spec import ModelSpec
-from nbvslr.models.text_family import check_text_model
+from nbvslr.models.text.entry import check_text_model
 from nbvslr.results.layout import DEFAULT_METRICS, DEFAULT_OUT, METRICS
 from nbvslr.splits import MIN_SIZE
 

@@ -1,4 +1,4 @@
-"""Compiled loops of the text models (``nbvslr.models.text``): class sums of each split's
+"""Compiled loops of the text models (``nbvslr.models.text.fit``): class sums of each split's
 training rows, L2 logistic regression on word counts one split at a time, and the held-out
 mistakes of many hyperplanes over a sparse (N, V) matrix.
 
@@ -9,7 +9,7 @@ not depend on the order.
 ``lr_newton_cg`` fits every split in turn, each on its own rows and words only: the split's
 training rows are copied out of the task's CSR counts with their columns renumbered to the
 words the split keeps (first-seen order), so a split costs O(its non-zeros) per pass and
-never touches the others' words. Newton-CG per split (``models.text`` states the objective
+never touches the others' words. Newton-CG per split (``models.text.fit`` states the objective
 and the stopping rule): the gradient in one pass over the rows; each conjugate-gradient step
 one fused pass (``u_i = x_i . p``, then ``H p += D_i u_i x_i``), which also sums ``X d``
 (``X p`` times CG's step), so the backtracking line search tries each step in O(m) (the

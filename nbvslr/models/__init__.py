@@ -1,11 +1,14 @@
 """The models of the paper, fitted to all splits of one size at once.
 
-Each model family is one entry of ``registry.ENTRIES`` (the interface: ``family.Family``):
-``nb`` is Gaussian naive Bayes on continuous tasks, categorical naive Bayes on discrete
-ones and both at once on mixed ones (``nb``, ``naive_bayes``), ``lr`` logistic regression
-by maximum conditional likelihood (``lr``, ``logistic``). Their options -- default, valid
+Each model family is a folder, its entries (``entry``, what a config's ``model:`` name runs)
+beside its mathematics, listed in ``registry.ENTRIES`` (the interface: ``family.Family``;
+README.md here is the map): ``nb`` is Gaussian naive Bayes on continuous tasks,
+categorical naive Bayes on discrete ones and both at once on mixed ones (``nb.entry``,
+``nb.fit``), ``lr`` logistic regression by maximum conditional likelihood (``lr.entry``,
+``lr.newton``), ``lda`` and ``qda`` Gaussian discriminant analysis (``discriminant.lda``,
+``discriminant.qda``, ``discriminant.gaussian``). Their options -- default, valid
 values and meaning of each -- are declared once, in each name's table
-(``naive_bayes.NB_OPTIONS``, ``lr.LR_OPTIONS``), and listed in docs/options.md;
+(``nb.fit.NB_OPTIONS``, ``lr.entry.LR_OPTIONS``), and listed in docs/options.md;
 ``profile: NAME`` in a config (``options.PROFILES``) replaces the defaults for every model on
 every task, ``stated`` (the default) being the method as the paper states it.
 
@@ -16,11 +19,11 @@ variance per feature, the pooled within-class ML variance plus a small epsilon, 
 linear like LR (at m = 2 its rule is "nearest class mean"). When an unpenalised LR fit is
 certified linearly separable (an iterate with every training margin > 0) its likelihood has
 no maximum; the paper's rule averages the test error over hyperplanes drawn uniformly from
-the separating ones (``hmc``, ``hit_and_run``).
+the separating ones (``lr.hmc``, ``lr.hit_and_run``).
 
 A text task (``kind == "text"``, sparse word counts) takes the text entries
-(``text_family``): their designs are held sparse (``design.SparseDesign``), a split's
-vocabulary is a mask, and test errors are sparse products (``text_family.text_errors``);
+(``text.entry``): their designs are held sparse (``design.SparseDesign``), a split's
+vocabulary is a mask, and test errors are sparse products (``text.entry.text_errors``);
 their memory per split is the entry's ``sparse_bytes``, not an (m, P) stack.
 
 A task of K > 2 classes takes the registry's multiclass entries (``multiclass``): K linear
@@ -52,12 +55,12 @@ from nbvslr.models.evaluate import count_mistakes, count_mistakes_lex
 from nbvslr.models.evaluate_multi import count_mistakes_multi
 from nbvslr.models.evaluate_zeros import has_zeros
 from nbvslr.models.family import Fit
+from nbvslr.models.lr.separation import NOT_ASSESSED
 from nbvslr.models.probabilities import TileSums, dense_losses, text_metrics
 from nbvslr.models.registry import FAMILIES, lookup, resolve_options
-from nbvslr.models.separation import NOT_ASSESSED
 from nbvslr.models.spec import ModelSpec
 from nbvslr.models.stacks import check_both_classes, check_distinct, split_chunks
-from nbvslr.models.text_family import text_errors
+from nbvslr.models.text.entry import text_errors
 from nbvslr.results.layout import DEFAULT_METRICS, METRICS
 from nbvslr.splits import check_size
 

@@ -131,7 +131,7 @@ class Fit:
     converged : ndarray of shape (S,), bool
         Whether the fit met its stopping criterion (True for a closed form).
     separation : ndarray of shape (S,), int8, optional
-        ``nbvslr.models.separation``'s code of each training set (overlap, complete,
+        ``nbvslr.models.lr.separation``'s code of each training set (overlap, complete,
         quasi), or ``NOT_ASSESSED`` (-1, the default: a fit that does not ask).
     quasi : ndarray of shape (q,), int64, optional
         The splits classified lexicographically (LR's quasi-separation rule): a row by the

@@ -29,16 +29,16 @@ import numpy as np
 from nbvslr.data.dataset import Dataset
 from nbvslr.errors import ConfigError
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
-from nbvslr.models.cone_hmc import per_row, sample_cone_hmc
 from nbvslr.models.design import Design
 from nbvslr.models.family import Family, Fit
-from nbvslr.models.hit_and_run import sample_separating
-from nbvslr.models.lr import LR_OPTIONS, LogisticRegression
-from nbvslr.models.multiclass_nb import fit_categorical_nb_multi, fit_gaussian_nb_multi
-from nbvslr.models.naive_bayes import NB_OPTIONS, rescale_to_training, theta_to_original
-from nbvslr.models.nb import CategoricalNB, GaussianNB
-from nbvslr.models.softmax import fit_softmax
-from nbvslr.models.sum_zero import basis, centred, to_coordinates, to_weights
+from nbvslr.models.lr.cone_hmc import per_row, sample_cone_hmc
+from nbvslr.models.lr.entry import LR_OPTIONS, LogisticRegression
+from nbvslr.models.lr.hit_and_run import sample_separating
+from nbvslr.models.lr.softmax import fit_softmax
+from nbvslr.models.lr.sum_zero import basis, centred, to_coordinates, to_weights
+from nbvslr.models.nb.entry import CategoricalNB, GaussianNB
+from nbvslr.models.nb.fit import NB_OPTIONS, rescale_to_training, theta_to_original
+from nbvslr.models.nb.fit_multi import fit_categorical_nb_multi, fit_gaussian_nb_multi
 from nbvslr.splits import SplitSeeds
 
 

@@ -198,7 +198,7 @@ def text_metrics(design: SparseDesign, theta: np.ndarray, train_idx: np.ndarray,
                  ties: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Test log-loss, test Brier score and training 0-1 error of text rules (n, V + 1) or
     (n, K, V + 1) with training rows (n, m); each (n,). The training error counts a tie as
-    the test error does (``text_family.text_errors``)."""
+    the test error does (``text.entry.text_errors``)."""
     theta = np.asarray(theta, dtype=np.float64)
     idx = np.asarray(train_idx, dtype=np.int64)
     n, m = idx.shape

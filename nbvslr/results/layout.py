@@ -53,7 +53,7 @@ SPLIT_COLUMNS = (
 
 SEPARATIONS = ("overlap", "complete", "quasi")
 """The values of the splits table's ``separation`` column (a two-class unpenalised LR's
-training set: ``nbvslr.models.separation``); empty for a model that does not tell them
+training set: ``nbvslr.models.lr.separation``); empty for a model that does not tell them
 apart, and in a folder written before the column existed."""
 
 STATS_COLUMNS = SPLIT_COLUMNS[: SPLIT_COLUMNS.index("error") + 1]

@@ -28,8 +28,8 @@ from nbvslr.analysis.metrics import no_probabilities
 from nbvslr.config import Config
 from nbvslr.data.dataset import Dataset, TaskSpec
 from nbvslr.errors import DataError, ResultsError
+from nbvslr.models.lr.separation import NAMES, NOT_ASSESSED
 from nbvslr.models.registry import lookup
-from nbvslr.models.separation import NAMES, NOT_ASSESSED
 from nbvslr.results.checkpoints import first_bad_error
 from nbvslr.runner.backends import n_workers
 from nbvslr.runner.outputs import Written, task_tables, write_tables
@@ -133,8 +133,8 @@ def code_digest() -> str:
     root = Path(__file__).resolve().parent.parent  # the nbvslr package
     h = hashlib.sha256()
     files = [root / "splits.py", *sorted((root / "kernels").glob("*.py")),
-             *sorted((root / "models").glob("*.py")), *sorted((root / "data").rglob("*.py"))]
-    for path in files:  # data's sub-packages too: the registry of sources reads every task
+             *sorted((root / "models").rglob("*.py")), *sorted((root / "data").rglob("*.py"))]
+    for path in files:  # sub-packages too: the family folders, the registry of sources
         h.update(path.relative_to(root).as_posix().encode())
         h.update(path.read_bytes())
     return h.hexdigest()
@@ -232,7 +232,7 @@ def work_units(config: Config, tasks: list[_Task]) -> Iterator[Unit]:
 # --------------------------------------------------------------------------- collection
 
 
-#: The splits table's ``separation`` of each code of ``models.separation``, by code + 1.
+#: The splits table's ``separation`` of each code of ``models.lr.separation``, by code + 1.
 SEPARATION_NAMES = np.array([NAMES[c] for c in range(NOT_ASSESSED, len(NAMES) - 1)],
                             dtype=object)
 

@@ -136,8 +136,8 @@ def _two_class() -> None:
     from nbvslr.data.dataset import Dataset
     from nbvslr.models.design import get_design
     from nbvslr.models.evaluate import count_mistakes
-    from nbvslr.models.hmc import sample_separating_hmc
-    from nbvslr.models.logistic import fit_newton
+    from nbvslr.models.lr.hmc import sample_separating_hmc
+    from nbvslr.models.lr.newton import fit_newton
     from nbvslr.models.probabilities import dense_losses
 
     data = Dataset(name="t", title="t", X=np.array([[0.0], [1.0]]), y=np.array([0, 1]),
@@ -156,10 +156,10 @@ def _k_class() -> None:
     import numpy as np
 
     from nbvslr.data.dataset import Dataset
-    from nbvslr.models.cone_hmc import sample_cone_hmc
     from nbvslr.models.design import get_design
     from nbvslr.models.evaluate_multi import count_mistakes_multi
-    from nbvslr.models.multiclass_nb import fit_gaussian_nb_multi
+    from nbvslr.models.lr.cone_hmc import sample_cone_hmc
+    from nbvslr.models.nb.fit_multi import fit_gaussian_nb_multi
 
     three = Dataset(name="t3", title="t3", X=np.array([[0.0], [0.5], [1.0]]),
                     y=np.array([0, 1, 2]), kind="continuous", classes=("a", "b", "c"))
@@ -177,7 +177,7 @@ def _text() -> None:
     import numpy as np
     import scipy.sparse as sp
 
-    from nbvslr.models.text import fit_lr_text, fit_nb_text, heldout_errors
+    from nbvslr.models.text.fit import fit_lr_text, fit_nb_text, heldout_errors
 
     counts = sp.csr_matrix(np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0], [0.0, 1.0]]))
     labels, rows, keep = np.array([0, 1, 0, 1]), np.array([[0, 1]]), np.ones((1, 2), dtype=bool)

@@ -1,4 +1,4 @@
-"""LDA and QDA (models.gaussian_discriminant, the lda and qda entries): scikit-learn's
+"""LDA and QDA (models.discriminant.gaussian, the lda and qda entries): scikit-learn's
 predictions where the covariances are non-singular, batched fits equal to one split at a time,
 the singular-covariance rules, and naive Bayes as full shrinkage."""
 
@@ -14,8 +14,8 @@ from nbvslr.data.dataset import Dataset
 from nbvslr.errors import ConfigError
 from nbvslr.models import ModelSpec, resolve_options
 from nbvslr.models.design import get_design
-from nbvslr.models.gaussian_discriminant import fit_lda, fit_qda, precision, quadratic_terms
-from nbvslr.models.multiclass_nb import fit_gaussian_nb_multi
+from nbvslr.models.discriminant.gaussian import fit_lda, fit_qda, precision, quadratic_terms
+from nbvslr.models.nb.fit_multi import fit_gaussian_nb_multi
 from nbvslr.models.registry import lookup
 from nbvslr.splits import split_seeds
 

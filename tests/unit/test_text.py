@@ -17,8 +17,8 @@ from nbvslr.data.text import (
     split_vocabulary,
 )
 from nbvslr.errors import ConfigError, DataError
-from nbvslr.models.text import design_of, fit_lr_text, fit_nb_text, scores
-from nbvslr.models.text_family import fit_nb_text_multi
+from nbvslr.models.text.entry import fit_nb_text_multi
+from nbvslr.models.text.fit import design_of, fit_lr_text, fit_nb_text, scores
 from nbvslr.results.layout import SPLIT_COLUMNS
 
 

@@ -96,7 +96,7 @@ def test_warming_compiles_what_a_k_class_gaussian_fit_runs():
     import numpy as np
 
     from nbvslr.kernels.classes import largest_variance, within_squares
-    from nbvslr.models.multiclass_nb import fit_gaussian_nb_multi
+    from nbvslr.models.nb.fit_multi import fit_gaussian_nb_multi
 
     warm.compile_all(["k-class"])
     built = (list(largest_variance.signatures), list(within_squares.signatures))

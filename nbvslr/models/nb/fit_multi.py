@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from nbvslr.models.design import onehot_offsets
-from nbvslr.models.naive_bayes import (
+from nbvslr.models.nb.fit import (
     _divisor,
     _epsilon,
     _with_epsilon,

@@ -5,7 +5,7 @@ mathematics: ``gaussian_discriminant``)."""
 from __future__ import annotations
 
 from nbvslr.data.dataset import Dataset
-from nbvslr.models.gaussian_discriminant import DiscriminantEntry, fit_lda, fit_options
+from nbvslr.models.discriminant.gaussian import DiscriminantEntry, fit_lda, fit_options
 
 
 class LinearDiscriminant(DiscriminantEntry):

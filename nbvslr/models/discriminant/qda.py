@@ -5,7 +5,7 @@ fit and its mathematics: ``gaussian_discriminant``)."""
 from __future__ import annotations
 
 from nbvslr.data.dataset import Dataset
-from nbvslr.models.gaussian_discriminant import DiscriminantEntry, fit_options, fit_qda
+from nbvslr.models.discriminant.gaussian import DiscriminantEntry, fit_options, fit_qda
 
 
 class QuadraticDiscriminant(DiscriminantEntry):

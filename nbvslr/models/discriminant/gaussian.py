@@ -59,8 +59,8 @@ from nbvslr.data.dataset import Dataset
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
 from nbvslr.models.design import Design
 from nbvslr.models.family import Fit, Option, choice, number, one_of
-from nbvslr.models.multiclass_nb import log_prior
-from nbvslr.models.sum_zero import centred
+from nbvslr.models.lr.sum_zero import centred
+from nbvslr.models.nb.fit_multi import log_prior
 
 
 def _fraction(value):

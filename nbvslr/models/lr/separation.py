@@ -61,7 +61,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog, nnls
 
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
-from nbvslr.models.logistic import fit_newton, sigmoid_neg
+from nbvslr.models.lr.newton import fit_newton, sigmoid_neg
 
 #: The codes of ``Detected.code`` (and ``Fit.separation``); ``NOT_ASSESSED`` for a fit that
 #: does not ask (naive Bayes, a penalised LR, K classes).
