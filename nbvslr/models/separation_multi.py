@@ -237,7 +237,7 @@ def separated_pairs_lp(Z1: np.ndarray, y: np.ndarray, n_classes: int,
 # --------------------------------------------------------------------------- the direction
 def max_margin_direction_multi(
     Z1: np.ndarray, y: np.ndarray, n_classes: int, separated: np.ndarray,
-    rank_rtol: float = RANK_RTOL, intercept_weight: float = INTERCEPT_WEIGHT,
+    rank_rtol: float | None = None, intercept_weight: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The direction in which a quasi set's penalised fit runs off as the penalty vanishes,
     (S, K, P), summing to 0 over the classes: the least ``sum_k ||w_k||^2`` (intercepts
@@ -253,8 +253,11 @@ def max_margin_direction_multi(
     ``M = L L^T``, then the least-distance problem by the non-negative least squares of
     Lawson & Hanson (1974). M is singular when an intercept-only direction keeps every
     overlap pair's margin at 0 (classes no overlap pair links); the intercepts then count
-    with weight ``intercept_weight`` in the norm.
+    with weight ``intercept_weight`` in the norm. None: the module's ``RANK_RTOL`` and
+    ``INTERCEPT_WEIGHT``.
     """
+    rank_rtol = RANK_RTOL if rank_rtol is None else rank_rtol
+    intercept_weight = INTERCEPT_WEIGHT if intercept_weight is None else intercept_weight
     S, m, P = Z1.shape
     K = int(n_classes)
     out = np.zeros((S, K, P))
@@ -284,9 +287,33 @@ def max_margin_direction_multi(
             feasible[a] = False
             continue
         phi = N @ np.linalg.solve(L.T, -r[:k] / r[k])
+        if mev[0] <= mev[-1] * rank_rtol:
+            phi = _polished(phi, AQ, AR, ~icpt)
         out[a] = to_weights(phi, K)
         feasible[a] = (AQ @ phi).min() >= 0.5  # >= 1 but for rounding
     return out, feasible
+
+
+def _polished(phi: np.ndarray, AQ: np.ndarray, AR: np.ndarray,
+              penalised: np.ndarray) -> np.ndarray:
+    """The least-norm direction of the active set of ``phi`` ((Q,), a solution with the
+    intercepts weighted by ``INTERCEPT_WEIGHT``, whose small weight costs digits), solved
+    exactly: ``A_E phi = (1, 0)`` on the pairs of Q at margin about 1 and the overlap pairs,
+    the least ``||phi_w||^2`` and, among those, the least ``||phi||`` (``phi_p + N t`` with
+    ``phi_p`` the least-norm solution, N a basis of the null space of ``A_E`` and t the
+    least-norm least squares of ``(phi_p + N t)_w = 0``). Kept only when it is feasible and
+    no longer (else ``phi`` as given)."""
+    act = AQ @ phi <= 1.0 + 1e-3
+    A = np.concatenate([AQ[act], AR])  # (e, Q)
+    b = np.r_[np.ones(act.sum()), np.zeros(AR.shape[0])]
+    base = np.linalg.lstsq(A, b, rcond=None)[0]
+    _, sv, Vt = np.linalg.svd(A)
+    N = Vt[(sv > sv[0] * RANK_RTOL).sum():].T  # (Q, k) the null space of A_E
+    t = np.linalg.lstsq(N[penalised], -base[penalised], rcond=None)[0]
+    new = base + N @ t
+    ok = ((AQ @ new).min() >= 1.0 - 1e-9 and np.abs(AR @ new).max(initial=0.0) <= 1e-9
+          and (new[penalised] ** 2).sum() <= (phi[penalised] ** 2).sum() * (1.0 + 1e-6))
+    return new if ok else phi
 
 
 # --------------------------------------------------------------------------- detection
