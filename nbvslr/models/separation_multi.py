@@ -405,9 +405,12 @@ def detect_multi(
     # a complete set: Newton-CG's certified iterate on all pairs (the sampler's start, as
     # the separable-set rule has always started from), else the LP's separating direction
     done = np.flatnonzero(complete & ~ready)
-    if done.size:
-        res = fit_softmax(Z1[done], y[done], K, stop_when_separable=True, **stop)
-        theta[done], n_iter[done], converged[done] = res.theta, res.n_iter, res.converged
+    if done.size:  # step 0's fit, on from where it stopped: the steps of one never stopped
+        res = fit_softmax(Z1[done], y[done], K, stop_when_separable=True, tol=tol,
+                          max_iter=max_iter - min(max_iter, FIRST_STEPS),
+                          theta0=first.theta[done])
+        theta[done], converged[done] = res.theta, res.converged
+        n_iter[done] = first.n_iter[done] + res.n_iter
         for b in np.flatnonzero(~res.separable):
             theta[done[b]] = separating_rule(Z1[done[b]], y[done[b]], K)
     return DetectedMulti(code, separated, theta, direction, n_iter, converged, how)

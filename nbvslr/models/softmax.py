@@ -262,6 +262,7 @@ def fit_softmax(
     stop_when_separable: bool = False,
     symmetric: bool = False,
     allowed: np.ndarray | None = None,
+    theta0: np.ndarray | None = None,
 ) -> SoftmaxResult:
     """Fit softmax LR to S training sets (see the module docstring).
 
@@ -285,6 +286,9 @@ def fit_softmax(
         The classes each row's softmax runs over (its own class always among them): the
         others' scores are -inf, probability 0. The likelihood of a quasi-separated set's
         overlap part (``separation_multi``).
+    theta0 : ndarray of shape (S, K, P), optional
+        The start (0 by default): a fit stopped after some steps and started again from its
+        iterate takes the same steps as one never stopped (nothing else is carried over).
 
     Returns
     -------
@@ -300,7 +304,7 @@ def fit_softmax(
     inv_c = 0.0 if C is None else 1.0 / C
     # -inf on the barred classes (S, m, K), added to every score made
     off = None if allowed is None else np.where(np.asarray(allowed, dtype=bool), 0.0, -np.inf)
-    W = np.zeros((S, F, P))
+    W = np.zeros((S, F, P)) if theta0 is None else np.array(theta0[:, :F], dtype=np.float64)
     n_iter = np.zeros(S, dtype=np.int64)
     converged = np.zeros(S, dtype=bool)
     separable = np.zeros(S, dtype=bool)

@@ -325,3 +325,18 @@ def test_runs_record_the_separation_and_score_quasi_sets():
     assert 0.0 <= full < 0.5
     pen = ModelSpec("lr", "lr", resolve_options("lr", "lr", {"C": 1.0}))
     assert (score_splits(pen, data, idx, seeds)["separation"] == -1).all()
+
+
+def test_a_fit_started_again_from_its_iterate_takes_the_same_steps():
+    """``theta0``: Newton-CG stopped after a few steps and started again from its iterate
+    ends at the same numbers as the fit never stopped (the separable-set sampler's start
+    of a split that detection sends past step 0 is the one it always had)."""
+    rng = np.random.default_rng(1)
+    Z1 = np.concatenate([rng.standard_normal((12, 9, 4)), np.ones((12, 9, 1))], axis=2)
+    y = np.tile(np.arange(9) % 3, (12, 1))
+    whole = fit_softmax(Z1, y, 3, stop_when_separable=True)
+    assert whole.separable.sum() >= 6 and (whole.n_iter > 3).sum() >= 6
+    part = fit_softmax(Z1, y, 3, stop_when_separable=True, max_iter=3)
+    rest = fit_softmax(Z1, y, 3, stop_when_separable=True, max_iter=97, theta0=part.theta)
+    np.testing.assert_array_equal(rest.theta, whole.theta)
+    np.testing.assert_array_equal(part.n_iter + rest.n_iter, whole.n_iter)
