@@ -5,8 +5,18 @@ They answer to the same ``model:`` names and options tables as the two-class ent
 fit returns ``theta`` of shape (S, K, P), one weight vector per class, and a split's rule
 predicts the class of highest score (``evaluate_multi`` scores it, ties as stated there).
 
+Unpenalised, softmax LR first tells each training set apart (``separation_multi.detect_multi``:
+``overlap``, ``complete`` or ``quasi`` by (row, class) pairs, the splits table's
+``separation``). An overlap set keeps Newton-CG's fit. A quasi set gets, by default
+(``quasi: limit``), the vanishing-penalty limit: the multiclass max-margin direction of its
+separated pairs (``Fit.directions``) and the symmetric fit of its overlap pairs, a test row
+classified among the classes of its largest score under the direction by that fit
+(``evaluate_multi.count_mistakes_multi_lex``); ``quasi: newton`` keeps Newton-CG's iterate
+on all rows where it stops.
+
 The paper's rule for separable training sets (``separable: sample``, the default), K
-classes: when an unpenalised fit certifies that it classifies every training row correctly,
+classes: when the training set is ``complete`` (an unpenalised fit certifies that it
+classifies every training row correctly, or detection finds every pair separated),
 the split's error is the mean test error of weight matrices drawn from the cone
 ``(w_y - w_k) . z > 0`` (every training row, every k != y) under the isotropic Gaussian on
 the K weight vectors that sum to 0 (``sum_zero``: no class is a reference, so the errors
