@@ -277,7 +277,7 @@ def test_two_classes_give_the_two_class_quasi_rule():
     theta = many.theta[quasi, 1] - many.theta[quasi, 0]
     np.testing.assert_allclose(theta, two.theta[quasi], atol=1e-5)
     Zu = design.unique_Z1
-    for n, a in enumerate(quasi):
+    for a in quasi:
         ours = _lex_predictions(Zu, many.direction[a], many.theta[a])
         sv, st = Zu @ two.direction[a], Zu @ two.theta[a]
         tie = np.abs(st) <= TIE_RTOL * np.abs(two.theta[a]).sum()
