@@ -236,13 +236,15 @@ def test_direction_band_is_a_knob_of_rounding_only(monkeypatch):
     np.testing.assert_array_equal(t0, t1)
 
 
-@pytest.mark.parametrize("K", [3, 4])
-def test_permuting_the_classes_leaves_quasi_predictions_unchanged(K):
+@pytest.mark.parametrize(("K", "kind"), [(3, "discrete"), (4, "discrete"), (3, "continuous")])
+def test_permuting_the_classes_leaves_quasi_predictions_unchanged(K, kind):
     """The same data with the class codes permuted (every cyclic shift and the reversal):
     the same splits are quasi, and each quasi split predicts the same class names on its
     test rows (>= 99.9 %: only rounding may differ)."""
-    data = _quasi_data(K)
-    stacks = [_train(data.y, K, m, 12, seed=m) for m in (40, 90)]
+    data = _quasi_data(K) if kind == "discrete" else _gaussian_data(K)
+    sizes = {3: (40, 90), 4: (60,)}[K] if kind == "discrete" else (12, 20)
+    stacks = [_train(data.y, K, m, 12 if (K, kind) == (3, "discrete") else 25, seed=m)
+              for m in sizes]
     base, code0 = _test_predictions(data, stacks)
     assert (code0 == separation.QUASI).sum() >= 10
     orders = [np.roll(np.arange(K), s) for s in range(1, K)] + [np.arange(K)[::-1]]
