@@ -49,8 +49,8 @@ def measure(splits: int, sizes: list[int]) -> dict[str, list[float]]:
         from nbvslr.models.lr.softmax import fit_softmax
         lr_models = "nbvslr.models.lr"
     except ImportError:
-        from nbvslr.models.cone_hmc import sample_cone_hmc
-        from nbvslr.models.softmax import fit_softmax
+        from nbvslr.models.lr.cone_hmc import sample_cone_hmc
+        from nbvslr.models.lr.softmax import fit_softmax
         lr_models = "nbvslr.models"
     try:  # the sum-zero sampler starts from K weight vectors, the earlier one from K - 1
         importlib.import_module(f"{lr_models}.sum_zero")

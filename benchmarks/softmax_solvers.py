@@ -94,7 +94,7 @@ def preconditioner_table(args: argparse.Namespace) -> None:
     """Newton-CG with and without its preconditioner (``softmax.PC_MIN_INV_C``): CPU
     seconds of the fit of every split, Hessian-vector products per split (the rows of the
     stacks they were made on, over the splits) and the largest weight difference."""
-    from nbvslr.models.lr import softmax
+    from nbvslr.models.lr.entry import softmax
 
     data = load_task(TaskSpec("optdigits-10"), DataSettings())
     design = get_design(data, "x")

@@ -52,7 +52,7 @@ from nbvslr.models import evaluate_zeros
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
 from nbvslr.models.design import Design, SparseDesign, get_design
 from nbvslr.models.evaluate import count_mistakes, count_mistakes_lex
-from nbvslr.models.evaluate_multi import count_mistakes_multi
+from nbvslr.models.evaluate_multi import count_mistakes_multi, count_mistakes_multi_lex
 from nbvslr.models.evaluate_zeros import has_zeros
 from nbvslr.models.family import Fit
 from nbvslr.models.lr.separation import NOT_ASSESSED
@@ -123,10 +123,14 @@ def _heldout(design: Design | SparseDesign, fit: Fit, idx: np.ndarray, ties: flo
         out = {k: np.full(S, np.nan) for k in METRICS}
         for key, value in measured(fit.theta[rest], idx[rest]).items():
             out[key][rest] = value
-        if quasi.size:  # LR's quasi-separation rule (two classes, a dense design)
+        if quasi.size:  # LR's quasi-separation rule (a dense design)
             m = idx.shape[1]
-            all_rows, train_rows = count_mistakes_lex(design, fit.directions, fit.theta[quasi],
-                                                      idx[quasi], ties)
+            if multi:
+                all_rows, train_rows = count_mistakes_multi_lex(
+                    design, data, fit.directions, fit.theta[quasi], idx[quasi])
+            else:
+                all_rows, train_rows = count_mistakes_lex(design, fit.directions,
+                                                          fit.theta[quasi], idx[quasi], ties)
             out["error"][quasi] = (all_rows - train_rows) / (design.n_rows - m)
             out["train_error"][quasi] = train_rows / m
         if todo.size:
@@ -260,6 +264,9 @@ def score_full(spec: ModelSpec, data: Dataset, seed: np.random.SeedSequence) -> 
     fit = entry.fit(data, design, idx, opts, [seed], DEFAULT_BUDGET)
     if isinstance(design, SparseDesign):
         return float(text_errors(design, fit.theta, None, entry.ties(opts))[0])
+    if data.multiclass and fit.quasi is not None and fit.quasi.size:  # the quasi rule
+        wrong_k, _ = count_mistakes_multi_lex(design, data, fit.directions, fit.theta, None)
+        return float(wrong_k[0] / data.n_rows)
     if data.multiclass:
         rules = fit.draws[0] if fit.sampled.size else fit.theta  # (n, K, P)
         if has_zeros(rules):
