@@ -26,6 +26,7 @@ Examples:
   nbvslr report results -o results/report.md
   nbvslr report results --format csv -o results/report.csv   # pandas.read_csv(...)
   nbvslr report results --format html -o report.html   # one page, figures inline
+  nbvslr report results --format html --metric log_loss -o log_loss.html
   nbvslr report results --extrapolate     # fitted curves past the grid
   nbvslr report results -o results/report.md --brief   # the file, and a line per task
 """,
@@ -91,16 +92,14 @@ def report(results_dirs, output, fmt, n_boot, seed, notes, paper, brief,
     if metric != "error" and extrapolate:
         raise ConfigError(f"--extrapolate fits curves of the test error only; drop it with "
                           f"--metric {metric}")
-    if metric != "error" and fmt == "html":
-        raise ConfigError(f"--format html shows the test error only; drop --metric {metric}, "
-                          "or use --format markdown or csv for it")
     rows = report_rows(results_dirs, n_boot=n_boot, seed=seed,
                        metric=metric) if brief else None
     if fmt == "html":
         from nbvslr.views.html import html_page  # matplotlib, for this format alone
 
         text = html_page(results_dirs, n_boot=n_boot, seed=seed, notes=notes, paper=paper,
-                         extrapolate=extrapolate, beyond_reach=beyond_reach)
+                         extrapolate=extrapolate, beyond_reach=beyond_reach,
+                         metric=metric)
         if rows is not None:
             click.echo(verdict_lines(rows), nl=False)
         results.atomic_write_text(output, text)
