@@ -9,7 +9,7 @@ import click
 from nbvslr import results
 from nbvslr.analysis.crossovers import DEFAULT_N_BOOT
 from nbvslr.analysis.extrapolate import DEFAULT_N_BOOT as DRAWS
-from nbvslr.analysis.extrapolate import REACH
+from nbvslr.analysis.extrapolate import REACH, check_extrapolable
 from nbvslr.cli.results_options import results_dirs_argument
 from nbvslr.errors import ConfigError
 from nbvslr.results.layout import METRICS
@@ -89,9 +89,8 @@ def report(results_dirs, output, fmt, n_boot, seed, notes, paper, brief,
     if fmt == "html" and output is None:
         raise ConfigError("--format html writes a page; give its file, e.g. "
                           "-o report.html")
-    if metric != "error" and extrapolate:
-        raise ConfigError(f"--extrapolate fits curves of the test error only; drop it with "
-                          f"--metric {metric}")
+    if extrapolate:
+        check_extrapolable(metric)
     rows = report_rows(results_dirs, n_boot=n_boot, seed=seed,
                        metric=metric) if brief else None
     if fmt == "html":

@@ -20,6 +20,7 @@ from text_corpus import DOCS, Y
 
 import nbvslr
 from nbvslr.cli import cli
+from nbvslr.analysis.metrics import LABELS
 from nbvslr.config import parse_config
 from nbvslr.data.dataset import Dataset
 from nbvslr.data.text import count_matrix
@@ -293,15 +294,42 @@ def test_plot_and_report_take_a_metric(tmp_path):
 
 
 def test_metric_report_refuses_extrapolation_and_names_the_metric(tmp_path):
-    """--extrapolate fits the test error only: with another metric it is one line, exit 2;
-    Results.metric(name).report() is headed by the metric's name."""
+    """--extrapolate with another metric than the error: one line giving that metric's
+    reason, exit 2, before any results are read; Results.metric(name).report() is headed
+    by the metric's name."""
     r = nbvslr.run(_cfg(), out=tmp_path, progress=False, metrics=list(ALL))
     assert r.metric("brier").report(notes=False).startswith("Metric: test Brier score")
     assert not r.report(notes=False).startswith("Metric:")
-    out = CliRunner().invoke(cli, ["report", str(tmp_path), "--metric", "brier",
-                                   "--extrapolate"])
-    assert out.exit_code == 2
-    assert "--extrapolate fits curves of the test error only" in out.output
+    reasons = {"log_loss": "log-loss curves need not fall",
+               "brier": "checked on the test error's curves alone",
+               "train_error": "the training error rises with m"}
+    for metric, reason in reasons.items():
+        for fmt in ("markdown", "html"):
+            out = CliRunner().invoke(cli, ["report", str(tmp_path / "nowhere"), "--metric",
+                                           metric, "--extrapolate", "--format", fmt,
+                                           "-o", str(tmp_path / "r")])
+            assert out.exit_code == 2, out.output
+            assert reason in out.output and "extrapolate the test error instead" in out.output
+            assert len(out.output.strip().splitlines()) == 1 and "Traceback" not in out.output
+        assert not (tmp_path / "r").exists()
+
+
+def test_api_refuses_to_extrapolate_another_metric():
+    """Results.metric(name).extrapolation() and .report(extrapolate=True) refuse each
+    metric other than the error with its reason (they used to fit the log-loss or the
+    rising training error with curves that fall to a limit); the error's still works."""
+    sizes = [4, 8, 12, 20, 30, 45]
+    r = nbvslr.run(_cfg(sizes=sizes, splits=8,
+                        models={"nb": {}, "lr2": {"model": "lr", "separable": "l2"}}),
+                   progress=False, metrics=list(ALL))
+    for metric in ("log_loss", "brier", "train_error"):
+        view = r.metric(metric)
+        with pytest.raises(ConfigError, match=f"no extrapolation of the {LABELS[metric]}: "):
+            view.extrapolation()
+        with pytest.raises(ConfigError, match="extrapolate the test error instead"):
+            view.report(extrapolate=True)
+    assert set(r.extrapolation()["model"]) == {"nb", "lr2"}
+    assert set(r.metric("error").extrapolation()["model"]) == {"nb", "lr2"}
 
 
 def test_k_class_text_metrics_in_small_passes_are_the_same(monkeypatch):
