@@ -19,8 +19,8 @@ from test_plain_ml_nb import _task as _rare_task
 from text_corpus import DOCS, Y
 
 import nbvslr
-from nbvslr.cli import cli
 from nbvslr.analysis.metrics import LABELS
+from nbvslr.cli import cli
 from nbvslr.config import parse_config
 from nbvslr.data.dataset import Dataset
 from nbvslr.data.text import count_matrix
