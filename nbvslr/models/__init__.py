@@ -52,7 +52,12 @@ from nbvslr.models.evaluate import count_mistakes, count_mistakes_lex
 from nbvslr.models.evaluate_multi import count_mistakes_multi
 from nbvslr.models.evaluate_zeros import has_zeros
 from nbvslr.models.family import Fit
-from nbvslr.models.probabilities import TileSums, dense_losses, text_metrics
+from nbvslr.models.probabilities import (
+    TileSums,
+    dense_losses,
+    text_heldout_metrics,
+    text_metrics,
+)
 from nbvslr.models.registry import FAMILIES, lookup, resolve_options
 from nbvslr.models.separation import NOT_ASSESSED
 from nbvslr.models.spec import ModelSpec
@@ -82,6 +87,8 @@ def _heldout(design: Design | SparseDesign, fit: Fit, idx: np.ndarray, ties: flo
                with_losses: bool = False) -> dict[str, np.ndarray]:
         m = rows.shape[1]
         if isinstance(design, SparseDesign):
+            if len(metrics) > 1 and theta.ndim == 2 and ties == 0:
+                return text_heldout_metrics(design, theta, rows)  # one pass over the scores
             out = {"error": text_errors(design, theta, rows, ties)}
             if len(metrics) > 1:
                 out["log_loss"], out["brier"], out["train_error"] = text_metrics(

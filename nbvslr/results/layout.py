@@ -124,17 +124,25 @@ def sort_splits(df: pd.DataFrame) -> pd.DataFrame:
     if "separation" not in df.columns:
         df = df.assign(separation="")
     df = df.loc[:, list(split_columns(metrics_of(df)))]
+    order = row_order(df)
+    if order is None:
+        return df.sort_values(["model", "m", "split"], kind="mergesort").reset_index(drop=True)
+    if (order == np.arange(len(order))).all():  # a table in order is kept as is
+        return df.reset_index(drop=True)
+    return df.take(order).reset_index(drop=True)
+
+
+def row_order(df: pd.DataFrame) -> np.ndarray | None:
+    """The rows of ``df`` in file order (model, m, split), as the stable order
+    ``sort_splits`` puts them in: (n,) positions; None when m and split are not integer
+    columns or a model is not a string (``sort_splits`` then sorts by the values)."""
     model = df["model"]
     if (not _integers(df["m"]) or not _integers(df["split"])
             or pd.api.types.infer_dtype(model, skipna=False) != "string"):
-        return df.sort_values(["model", "m", "split"], kind="mergesort").reset_index(drop=True)
-    # the same stable order from integer keys: the models' ranks among their sorted
-    # distinct names (a sort by name), then m, then split; a table in order is kept as is
+        return None
+    # the models' ranks among their sorted distinct names (a sort by name), then m, split
     codes, _ = pd.factorize(model, sort=True)
-    order = np.lexsort((df["split"].to_numpy(), df["m"].to_numpy(), codes))
-    if (order == np.arange(len(order))).all():
-        return df.reset_index(drop=True)
-    return df.take(order).reset_index(drop=True)
+    return np.lexsort((df["split"].to_numpy(), df["m"].to_numpy(), codes))
 
 
 def _integers(column: pd.Series) -> bool:

@@ -345,3 +345,27 @@ def test_k_class_text_metrics_in_small_passes_are_the_same(monkeypatch):
     parts = score_splits(spec, data, train, _seeds(5), metrics=ALL)
     for key in ALL:
         np.testing.assert_array_equal(whole[key], parts[key])
+
+
+@pytest.mark.parametrize(("family", "options"), [("nb", {}), ("lr", {"C": 1.0})])
+def test_two_class_text_metrics_in_one_pass_are_the_separate_passes(family, options):
+    """Two-class text rules: the one pass that makes each score once
+    (text_heldout_metrics) gives text_errors' errors exactly and text_metrics' log-loss,
+    Brier score and training error (their sums in another order)."""
+    from nbvslr.models.probabilities import text_heldout_metrics, text_metrics
+    from nbvslr.models.text_family import text_errors
+
+    data = _text(2)
+    spec = _spec(family, **options)
+    entry = lookup(spec.family, data.kind, data.multiclass)
+    design = get_design(data, entry.design(data, spec.options))
+    train = _train(data.y, 6, 9)
+    theta = entry.fit(data, design, train, spec.options, _seeds(9), DEFAULT_BUDGET).theta
+    one = text_heldout_metrics(design, theta, train)
+    np.testing.assert_array_equal(one["error"], text_errors(design, theta, train, 0.0))
+    loss, brier, train_error = text_metrics(design, theta, train, 0.0)
+    np.testing.assert_allclose(one["log_loss"], loss, rtol=1e-12)
+    np.testing.assert_allclose(one["brier"], brier, rtol=1e-12, atol=1e-15)
+    np.testing.assert_array_equal(one["train_error"], train_error)
+    got = score_splits(spec, data, train, _seeds(9), metrics=ALL)
+    np.testing.assert_array_equal(got["log_loss"], one["log_loss"])  # the run's own path
