@@ -54,7 +54,7 @@ from nbvslr.results.read import read_bytes
 _CHECKPOINT = re.compile(r"m=(\d+)\.csv\.gz")
 CHECKPOINT_LEVEL = 1
 """gzip's level for checkpoints: they are read back once, by this code, so speed counts
-more than size (the task's splits.csv.gz keeps level 6)."""
+more than size (the task's splits.csv.gz keeps level 6, ``layout.splits_level``)."""
 FIX = "delete it to recompute that size, or rerun with --force"
 """The fix named by every error about a checkpoint."""
 

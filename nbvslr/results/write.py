@@ -39,6 +39,7 @@ from nbvslr.results.layout import (
     SPLITS_FILE,
     SUMMARY_FILE,
     sort_splits,
+    splits_level,
 )
 
 
@@ -61,10 +62,11 @@ def write_task_outputs(
     (a finished run's, from its checkpoints' lines), gzipped as they are.
     """
     folder = Path(folder)
+    level = splits_level(splits)
     if splits_csv is not None:
-        splits_gz = gz_bytes(splits_csv)
+        splits_gz = gz_bytes(splits_csv, level)
     else:
-        splits_gz = csv_gz_bytes(sort_splits(splits))
+        splits_gz = csv_gz_bytes(sort_splits(splits), level)
     files: dict[str, tuple[Path, bytes]] = {
         "splits": (folder / SPLITS_FILE, splits_gz),
         "summary": (folder / SUMMARY_FILE, table_bytes(summary)),

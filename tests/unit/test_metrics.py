@@ -369,3 +369,14 @@ def test_two_class_text_metrics_in_one_pass_are_the_separate_passes(family, opti
     np.testing.assert_array_equal(one["train_error"], train_error)
     got = score_splits(spec, data, train, _seeds(9), metrics=ALL)
     np.testing.assert_array_equal(got["log_loss"], one["log_loss"])  # the run's own path
+
+
+def test_splits_file_levels_default_six_metrics_four(tmp_path):
+    """splits.csv.gz is the CSV of the run's table, gzipped at level 6 for the default
+    [error] run (its bytes as before) and at 4 with the metric columns."""
+    from nbvslr.results.files import csv_bytes, gz_bytes
+
+    for name, metrics, level in (("a", None, 6), ("b", list(ALL), 4)):
+        r = nbvslr.run(_cfg(), out=tmp_path / name, progress=False, metrics=metrics)
+        data = (tmp_path / name / "syn/splits.csv.gz").read_bytes()
+        assert data == gz_bytes(csv_bytes(r.splits), level)
