@@ -312,9 +312,9 @@ class MemoryCheckpoints:
         """Nothing to check: no size is ever reused."""
 
     def load(self, sizes: Sequence[int]) -> pd.DataFrame:
-        return self.load_csv(sizes)[0]
+        frames = [read_csv_bytes(self._data[m], compression="gzip") for m in sizes]
+        return _named(sort_splits(pd.concat(frames, ignore_index=True)))
 
-    def load_csv(self, sizes: Sequence[int]) -> tuple[pd.DataFrame, bytes | None]:
-        """As ``Checkpoints.load_csv``."""
-        texts = [gzip.decompress(self._data[m]) for m in sizes]
-        return joined([(text, read_csv_bytes(text)) for text in texts])
+    def load_csv(self, sizes: Sequence[int]) -> tuple[pd.DataFrame, None]:
+        """``load(sizes)``, and no CSV bytes: a run that writes nothing needs none."""
+        return self.load(sizes), None
