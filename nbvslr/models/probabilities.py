@@ -21,7 +21,8 @@ Definitions (over the n_test rows outside a split's training set; y the true cla
 
 Computed as the errors are (``evaluate``): the sum over all N rows, from the U distinct rows
 of the design and how many rows of each class each stands for, minus the sum over the
-split's own training rows, divided by ``N - m``.
+split's own training rows, divided by ``N - m``. Two-class text rules whose ties count half
+(``text_heldout_metrics``): summed over the test rows in the errors' own pass.
 
 A rule with probability 0 in some classes (``evaluate_zeros``): those classes get
 probability exactly 0; a row of probability 0 in every class (the posterior 0 / 0) gets
