@@ -56,7 +56,12 @@ from nbvslr.models.evaluate_multi import count_mistakes_multi, count_mistakes_mu
 from nbvslr.models.evaluate_zeros import has_zeros
 from nbvslr.models.family import Fit
 from nbvslr.models.lr.separation import NOT_ASSESSED
-from nbvslr.models.probabilities import TileSums, dense_losses, text_metrics
+from nbvslr.models.probabilities import (
+    TileSums,
+    dense_losses,
+    text_heldout_metrics,
+    text_metrics,
+)
 from nbvslr.models.registry import FAMILIES, lookup, resolve_options
 from nbvslr.models.spec import ModelSpec
 from nbvslr.models.stacks import check_both_classes, check_distinct, split_chunks
@@ -85,6 +90,8 @@ def _heldout(design: Design | SparseDesign, fit: Fit, idx: np.ndarray, ties: flo
                with_losses: bool = False) -> dict[str, np.ndarray]:
         m = rows.shape[1]
         if isinstance(design, SparseDesign):
+            if len(metrics) > 1 and theta.ndim == 2 and ties == 0:
+                return text_heldout_metrics(design, theta, rows)  # one pass over the scores
             out = {"error": text_errors(design, theta, rows, ties)}
             if len(metrics) > 1:
                 out["log_loss"], out["brier"], out["train_error"] = text_metrics(

@@ -411,12 +411,12 @@ def _versions() -> dict[str, str]:
 def finish(config: Config, task: _Task, started: float) -> Written:
     """The tables of a task whose last size arrived, its files written unless the run
     writes nothing (``config.out`` None)."""
-    splits = task.checkpoints.load(task.grid)
+    splits, text = task.checkpoints.load_csv(task.grid)
     info = _run_info(config, task, started)
     if "log_loss" in config.metrics or "brier" in config.metrics:
         # the splits without class probabilities, and why (NaN in the table)
         info["no_probabilities"] = no_probabilities(splits)
-    tables = task_tables(task.folder, splits, info, config.pairs)
+    tables = task_tables(task.folder, splits, info, config.pairs, splits_csv=text)
     if config.out is not None:
         write_tables(tables)
     return tables

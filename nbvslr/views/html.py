@@ -19,6 +19,7 @@ from typing import Any
 
 import nbvslr.views.plots as plots
 from nbvslr.analysis.crossovers import DEFAULT_N_BOOT
+from nbvslr.analysis.metrics import LABELS, label
 from nbvslr.results.read import PathLike, TaskResults
 from nbvslr.views.report import report_rows, report_table
 
@@ -91,7 +92,8 @@ def _figure(task: TaskResults, n_boot: int, seed: int) -> str:
     fig = plots.figure_of_tasks([task], n_boot=n_boot, seed=seed)
     png = base64.b64encode(plots.render(fig, "png", dpi=plots.NOTEBOOK_DPI)).decode("ascii")
     name = html.escape(task.name)
-    return (f'<figure id="figure-{name}"><img alt="learning curves of {name}" '
+    what = html.escape(label(task))
+    return (f'<figure id="figure-{name}"><img alt="learning curves ({what}) of {name}" '
             f'src="data:image/png;base64,{png}"></figure>')
 
 
@@ -161,17 +163,25 @@ def html_page(
     paper: bool = True,
     extrapolate: bool = False,
     beyond_reach: bool = False,
-    title: str = "nbvslr report",
+    title: str | None = None,
+    metric: str = "error",
 ) -> str:
     """The page: a figure per task (the panel ``nbvslr plot`` draws for it), the report
-    (``report_table`` with these arguments), then the settings and versions of the runs."""
-    rows = report_rows(results_dirs, n_boot=n_boot, seed=seed, level=level)
+    (``report_table`` with these arguments), then the settings and versions of the runs.
+    ``metric``: the page of that metric (``nbvslr plot --metric``'s figures, ``nbvslr
+    report --metric``'s table), named in its title and headings; ``title`` by default
+    "nbvslr report", followed by the metric's name for another metric than the error."""
+    rows = report_rows(results_dirs, n_boot=n_boot, seed=seed, level=level, metric=metric)
     tasks = list({id(r["_task"]): r["_task"] for r in rows}.values())
     report = report_table(results_dirs, n_boot=n_boot, seed=seed, level=level, notes=notes,
                           paper=paper, rows=rows, extrapolate=extrapolate,
-                          beyond_reach=beyond_reach)
+                          beyond_reach=beyond_reach, metric=metric)
+    if title is None:
+        title = "nbvslr report" + (f": {LABELS[metric]}" if metric != "error" else "")
     figures = "\n".join(_figure(t, n_boot, seed) for t in tasks)
     count = f"{len(tasks)} task{'' if len(tasks) == 1 else 's'}"
+    made = "nbvslr report --format html" + (f" --metric {metric}" if metric != "error" else "")
+    curves = "Learning curves" + (f" ({LABELS[metric]})" if metric != "error" else "")
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -184,8 +194,8 @@ def html_page(
 <body>
 <h1>{html.escape(title)}</h1>
 <p class="note">{count}: {html.escape(", ".join(t.name for t in tasks))}. Made by
-<code>nbvslr report --format html</code> from the saved results alone.</p>
-<h2>Learning curves</h2>
+<code>{html.escape(made)}</code> from the saved results alone.</p>
+<h2>{html.escape(curves)}</h2>
 <div class="figures">
 {figures}
 </div>
