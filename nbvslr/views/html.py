@@ -35,6 +35,7 @@ figure img { width: 100%; height: auto; border: 1px solid #eee; box-sizing: bord
 table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: left;
          vertical-align: top; }
+td.one { white-space: nowrap; }
 td code { word-break: break-all; }
 th { background: #f3f3f3; }
 .wide { overflow-x: auto; }
@@ -58,10 +59,12 @@ def _cells(line: str) -> list[str]:
 
 
 def _cell(text: str) -> str:
-    """A table cell. Cells wrap where they must, so that a table as wide as the report's
-    fits the page (no column cut at its right edge), but an estimate and its interval
-    (``0.414 ± 0.008``: no-break spaces) stays on one line."""
-    return f"<td>{_inline(text.replace(' ± ', chr(0xA0) + '±' + chr(0xA0)))}</td>"
+    """A table cell. Cells of words wrap where they must, so that a table as wide as the
+    report's fits the page (no column cut at its right edge); an estimate's interval breaks
+    off whole (``0.414`` over ``± 0.008``: a no-break space after the ``±``); a cell of one
+    word (a task's name, a range of m) is never broken at its hyphen or dash."""
+    one = "" if " " in text.strip() else ' class="one"'
+    return f"<td{one}>{_inline(text.replace(' ± ', ' ±' + chr(0xA0)))}</td>"
 
 
 def markdown_html(text: str) -> str:
