@@ -99,9 +99,27 @@ def stamp_name(group: str, digest: str | None = None) -> str:
     return f"nbvslr-kernels-{digest or kernels_digest()}-{group}.compiled"
 
 
+def cpu_key() -> str:
+    """The CPU's model and instruction-set flags (the first processor of /proc/cpuinfo on
+    Linux; elsewhere what ``platform`` knows): numba compiles for the CPU it runs on, so
+    loops compiled on another kind of machine (a wheel built elsewhere) are not this one's."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            fields = {}
+            for line in f:
+                if not line.strip():
+                    break  # the first processor's block
+                key, _, value = line.partition(":")
+                fields[key.strip()] = value.strip()
+        model = fields.get("model name") or fields.get("CPU part", "")  # x86, else ARM
+        return f"{model}|{fields.get('flags') or fields.get('Features', '')}"
+    except OSError:
+        return platform.processor()
+
+
 def kernels_digest() -> str:
     """16 hex digits of the digest of the kernels' sources, Python's version, numba's
-    version and the machine's architecture."""
+    version, the machine's architecture and its CPU (``cpu_key``)."""
     digest = hashlib.sha256()
     for path in sorted(KERNELS.glob("*.py")):
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
@@ -109,7 +127,7 @@ def kernels_digest() -> str:
         numba_version = importlib.metadata.version("numba")
     except importlib.metadata.PackageNotFoundError:  # pragma: no cover - numba is required
         numba_version = "?"
-    digest.update(f"{sys.version}|{numba_version}|{platform.machine()}".encode())
+    digest.update(f"{sys.version}|{numba_version}|{platform.machine()}|{cpu_key()}".encode())
     return digest.hexdigest()[:16]
 
 

@@ -32,15 +32,15 @@ h2 { font-size: 1.25em; margin-top: 1.8em; border-bottom: 1px solid #ccc; }
 .figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(380px, 1fr));
            gap: 1em; }
 figure { margin: 0; }
-figure img { width: 100%; height: auto; border: 1px solid #eee; }
+figure img { width: 100%; height: auto; border: 1px solid #eee; box-sizing: border-box; }
 table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: left;
          vertical-align: top; }
-td { white-space: nowrap; }
-td code { white-space: normal; word-break: break-all; }
-th { background: #f3f3f3; white-space: nowrap; }
+td.one { white-space: nowrap; }
+td code { word-break: break-all; }
+th { background: #f3f3f3; }
 .wide { overflow-x: auto; }
-.settings td { white-space: normal; }
+.settings td { white-space: normal; overflow-wrap: anywhere; }
 code { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 0.95em; }
 .note { color: #555; font-size: 0.9em; }
 """
@@ -59,6 +59,15 @@ def _cells(line: str) -> list[str]:
     return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", inner)]
 
 
+def _cell(text: str) -> str:
+    """A table cell. Cells of words wrap where they must, so that a table as wide as the
+    report's fits the page (no column cut at its right edge); an estimate's interval breaks
+    off whole (``0.414`` over ``± 0.008``: a no-break space after the ``±``); a cell of one
+    word (a task's name, a range of m) is never broken at its hyphen or dash."""
+    one = "" if " " in text.strip() else ' class="one"'
+    return f"<td{one}>{_inline(text.replace(' ± ', ' ±' + chr(0xA0)))}</td>"
+
+
 def markdown_html(text: str) -> str:
     """The Markdown that ``report_table`` writes, as HTML: blocks apart by blank lines,
     each a table (``|`` rows, the second the rule), a list (``- `` items, indented lines
@@ -69,8 +78,7 @@ def markdown_html(text: str) -> str:
         if lines[0].startswith("|"):
             head, body = _cells(lines[0]), [_cells(x) for x in lines[2:]]
             rows = ["<tr>" + "".join(f"<th>{_inline(c)}</th>" for c in head) + "</tr>"]
-            rows += ["<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>"
-                     for row in body]
+            rows += ["<tr>" + "".join(_cell(c) for c in row) + "</tr>" for row in body]
             parts.append('<div class="wide"><table>\n' + "\n".join(rows) + "\n</table></div>")
         elif lines[0].startswith("- "):
             items: list[str] = []

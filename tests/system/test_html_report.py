@@ -46,7 +46,7 @@ def test_page_holds_every_figure_inline_and_nothing_from_elsewhere(page):
         assert head == "data:image/png;base64"
         assert base64.b64decode(data)[:8] == b"\x89PNG\r\n\x1a\n"
     for name in TASKS:
-        assert f'id="figure-{name}"' in text and f"<td>{name}</td>" in text
+        assert f'id="figure-{name}"' in text and re.search(f"<td[^>]*>{name}</td>", text)
     assert "<th>crossover [95% CI]</th>" in text and "Student t" in text
     assert "Settings and versions" in text and "splits per size" in text
     assert "<script" not in text and "url(" not in text
@@ -170,6 +170,14 @@ def test_page_of_a_metric_not_measured_is_refused(metric_page, tmp_path):
     assert not out.exists()
 
 
+# Written into a copy of the page (the page itself runs no script): the elements wider than
+# their box, as "TAG:pixels", in an attribute of <body> that --dump-dom shows.
+_OVERFLOW_PROBE = (
+    "<script>document.body.setAttribute('data-over', Array.from(document.querySelectorAll("
+    "'div, figure, img, h1, h2, p, li')).filter(e => e.scrollWidth > e.clientWidth)"
+    ".map(e => e.tagName + ':' + (e.scrollWidth - e.clientWidth)).join(' '))</script>")
+
+
 @pytest.mark.skipif(_chromium() is None,
                     reason="Debian's chromium is not installed (.ci/run installs it: "
                            "apt-get install -y chromium)")
@@ -177,3 +185,29 @@ def test_browser_renders_the_metric_page(metric_page, tmp_path):
     """Headless chromium renders the log-loss page: its one figure is drawn, with naive
     Bayes' curve in it."""
     _rendered(metric_page[0], tmp_path, 1)
+
+
+@pytest.mark.skipif(_chromium() is None,
+                    reason="Debian's chromium is not installed (.ci/run installs it: "
+                           "apt-get install -y chromium)")
+def test_nothing_is_cut_at_the_right_edge_of_a_wide_window(tmp_path):
+    """In a 1200-pixel window, the committed panels with the longest captions, titles and
+    crossover cells: no figure, table or caption wider than its box (the report's table
+    ran about 280 pixels past its box, each figure's image 2)."""
+    names = ("optdigits-0v1", "sick", "lenses", "adult-discrete", "adult-continuous")
+    out = tmp_path / "page.html"
+    result = CliRunner().invoke(cli, ["report", *(str(ROOT / "results/reference" / n)
+                                                  for n in names),
+                                      "--format", "html", "-o", str(out), "--n-boot", "20"])
+    assert result.exit_code == 0, result.output
+    probe = tmp_path / "probe.html"
+    probe.write_text(out.read_text(encoding="utf-8").replace("</body>",
+                                                             _OVERFLOW_PROBE + "</body>"),
+                     encoding="utf-8")
+    dom = subprocess.run([_chromium(), "--headless", "--no-sandbox", "--disable-gpu",
+                          "--hide-scrollbars", f"--user-data-dir={tmp_path / 'profile'}",
+                          "--window-size=1200,3000", "--dump-dom", probe.as_uri()],
+                         capture_output=True, text=True, timeout=300, check=True).stdout
+    over = re.search(r'data-over="([^"]*)"', dom)
+    assert over is not None, dom[-500:]
+    assert over.group(1) == ""
