@@ -71,10 +71,12 @@ def count_mistakes(
     ``kernels.steps.add_agreement``, turns it into signs and sums them). A predicted sign is
     ``trunc(clip(score / tau, -1.5, 1.5))``: exactly -1, 0 or +1, so every sum is a sum of
     small integers, exact whatever the order (bit-identical whatever the chunking of rows
-    or models).
+    or models). A training row is one of the distinct rows: its score is read from the tile
+    that holds it (``kernels.steps.add_train_agreement``), so a row counts the same among
+    all rows and among the training rows, and no per-split product is made.
     """
     # compiled (numba) where it runs: a process that only plans and writes never loads it
-    from nbvslr.kernels.steps import add_agreement, train_row_agreement
+    from nbvslr.kernels.steps import add_agreement, add_train_agreement
 
     theta = np.asarray(theta, dtype=np.float64)
     n = theta.shape[0]
@@ -83,6 +85,11 @@ def count_mistakes(
     N = design.n_rows
     inv_tau = 1.0 / _tie_band(theta)  # (n,)
     agree = np.zeros(n)  # (n,) sum over rows of sign * predicted sign
+    agree_tr = np.zeros(n)  # (n,) the same over each model's own training rows
+    if train_idx is not None:
+        idx = np.asarray(train_idx, dtype=np.int64)  # (n, m)
+        train_rows_u = design.row_to_unique[idx].astype(np.int64)  # (n, m) distinct rows
+        train_sign = np.ascontiguousarray(design.sign[idx], dtype=np.float64)  # (n, m)
     cols = min(n, MODEL_TILE) if n else 1
     rows = max(1, TILE // max(cols, 1))
     thT = np.ascontiguousarray(theta.T)  # (D+1, n)
@@ -92,16 +99,14 @@ def count_mistakes(
             r1 = min(U, r0 + rows)
             tile = Zu[r0:r1] @ thT[:, lo:hi]  # (rows, cols)
             add_agreement(tile, inv_tau[lo:hi], design.unique_weight[r0:r1], ties, agree[lo:hi])
+            if train_idx is not None:  # the training rows' scores: in the same tile
+                add_train_agreement(tile, r0, train_rows_u[lo:hi], train_sign[lo:hi],
+                                    inv_tau[lo:hi], ties, agree_tr[lo:hi])
             if on_tile is not None:
                 on_tile(tile, r0, r1, lo, hi)
     all_rows = 0.5 * (N - agree)
     train_rows = np.zeros(n)
     if train_idx is not None:
-        idx = np.asarray(train_idx, dtype=np.int64)  # (n, m)
-        # each training row's score from its distinct row, in order (no gathered stack)
-        agree_tr = train_row_agreement(Zu, design.row_to_unique[idx].astype(np.int64),
-                                       np.ascontiguousarray(theta), inv_tau,
-                                       design.sign[idx], ties)
         train_rows = 0.5 * (idx.shape[1] - agree_tr)
     return all_rows, train_rows
 

@@ -1,5 +1,5 @@
 """The entries of tasks of K > 2 classes: ``nb`` (Gaussian and categorical naive Bayes,
-``multiclass_nb``) and ``lr`` (softmax logistic regression, ``softmax``).
+``nb.fit_multi``) and ``lr`` (softmax logistic regression, ``lr.softmax``).
 
 They answer to the same ``model:`` names and options tables as the two-class entries; a
 fit returns ``theta`` of shape (S, K, P), one weight vector per class, and a split's rule
@@ -19,11 +19,11 @@ classes: when the training set is ``complete`` (an unpenalised fit certifies tha
 classifies every training row correctly, or detection finds every pair separated),
 the split's error is the mean test error of weight matrices drawn from the cone
 ``(w_y - w_k) . z > 0`` (every training row, every k != y) under the isotropic Gaussian on
-the K weight vectors that sum to 0 (``sum_zero``: no class is a reference, so the errors
+the K weight vectors that sum to 0 (``lr.sum_zero``: no class is a reference, so the errors
 do not depend on the order of the classes). In the (K - 1) P Helmert coordinates of that
 subspace each constraint is linear (``(h_y - h_k) (x) z``), so the cone is ``{A phi > 0}``
 with ``m (K - 1)`` rows. Exact HMC (the default) runs the binary sampler's steps on that
-cone from the training rows alone (``cone_hmc``: never the cone's rows nor their
+cone from the training rows alone (``lr.cone_hmc``: never the cone's rows nor their
 ``(m (K - 1))^2`` Gram matrix); hit-and-run (``mcmc_method``) draws from ``cone_rows``.
 ``separable: l2`` refits the split with ``C = C_separable`` instead, ``mle`` keeps the
 capped Newton iterate.

@@ -182,7 +182,7 @@ def _k_class() -> None:
     three = Dataset(name="t3", title="t3", X=np.array([[0.0], [0.5], [1.0]]),
                     y=np.array([0, 1, 2]), kind="continuous", classes=("a", "b", "c"))
     count_mistakes_multi(get_design(three, "x"), three, np.ones((1, 3, 2)), np.array([[0, 1, 2]]))
-    # two features: a lone one is summed by numpy (multiclass_nb), not the compiled passes
+    # two features: a lone one is summed by numpy (nb.fit_multi), not the compiled passes
     fit_gaussian_nb_multi(np.array([[[0.0, 1.0], [0.5, 0.5], [1.0, 0.0]]]), np.array([[0, 1, 2]]),
                           3)
     sample_cone_hmc(np.array([[[0.0, 1.0], [0.5, 1.0], [1.0, 1.0]]]), np.array([[0, 1, 2]]), 3,

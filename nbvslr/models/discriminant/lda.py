@@ -1,6 +1,6 @@
 """The ``lda`` entries: linear discriminant analysis (Gaussian classes with one shared full
 covariance) on continuous tasks of two classes or more, linear in ``x`` (the fit and its
-mathematics: ``gaussian_discriminant``)."""
+mathematics: ``gaussian``)."""
 
 from __future__ import annotations
 

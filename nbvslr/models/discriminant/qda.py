@@ -1,6 +1,6 @@
 """The ``qda`` entries: quadratic discriminant analysis (Gaussian classes, one full
 covariance each) on continuous tasks of two classes or more, linear in ``[x, x_i x_j]`` (the
-fit and its mathematics: ``gaussian_discriminant``)."""
+fit and its mathematics: ``gaussian``)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The ``lr`` entry: logistic regression by maximum conditional likelihood, with the paper's
 rule for separable training sets.
 
-Newton / IRLS (``logistic.fit_newton``). Continuous tasks use the raw attributes; discrete
+Newton / IRLS (``newton.fit_newton``). Continuous tasks use the raw attributes; discrete
 tasks by default one-hot indicators minus one reference level per attribute (its most
 frequent level), so that the unpenalised Hessian is not singular by construction.
 

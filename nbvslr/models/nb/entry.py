@@ -1,6 +1,6 @@
 """The ``nb`` entries: Gaussian naive Bayes on continuous tasks, categorical naive Bayes on
 discrete ones, both at once on mixed ones (the fits and their mathematics:
-``naive_bayes``). All take the one options table ``naive_bayes.NB_OPTIONS``."""
+``fit``). All take the one options table ``fit.NB_OPTIONS``."""
 
 from __future__ import annotations
 

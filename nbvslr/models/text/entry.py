@@ -1,6 +1,6 @@
 """The entries of text tasks (``Dataset.kind == "text"``): ``nb`` and ``lr`` on word counts.
 
-The fits are those of ``nbvslr.models.text``, on the task's sparse counts (``SparseDesign``):
+The fits are those of ``nbvslr.models.text.fit``, on the task's sparse counts (``SparseDesign``):
 each split keeps the words its vocabulary options give (``split_vocabulary`` over its
 training documents, or over all of them with ``vocabulary: all``), a word it does not keep
 weighs 0 in its hyperplane, and a held-out document's score is a sparse product. No
