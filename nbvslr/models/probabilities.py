@@ -199,7 +199,7 @@ def text_heldout_metrics(design: SparseDesign, theta: np.ndarray, train_idx: np.
                          ) -> dict[str, np.ndarray]:
     """Test 0-1 error, test log-loss, test Brier score and training 0-1 error of two-class
     text rules (n, V + 1) whose ties count half an error, each (n,), from one pass over the
-    scores (``kernels.text.heldout_metrics``): the error is ``text_family.text_errors``'
+    scores (``kernels.text.heldout_metrics``): the error is ``text.entry.text_errors``'
     own (the same scores, the same counts), the log-loss and Brier score summed over the
     test rows alone."""
     from nbvslr.kernels.text import heldout_metrics  # compiled: imported where it runs
