@@ -111,26 +111,47 @@ class Detected:
 
 
 # --------------------------------------------------------------------------- the steps
-def pure_rows(Z1: np.ndarray, sign: np.ndarray, extra: np.ndarray | None = None) -> np.ndarray:
+def pure_rows(Z1: np.ndarray | None, sign: np.ndarray, extra: np.ndarray | None = None,
+              rows: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """The rows that pure columns peel off (step 1 of the module docstring), (S, m) bool.
 
     Z1 : (S, m, P) rows with the intercept column; sign : (S, m) in {-1, +1}; extra : (P, L)
     more directions to try as columns (the reference levels of a one-hot design coded
-    without them, ``design.level_directions``).
+    without them, ``design.level_directions``). ``rows`` = (U, ids), U (u, P) and ids (S, m)
+    with ``Z1[a, i] == U[ids[a, i]]``: the same peel read from the distinct rows' non-zeros
+    (Z1 may then be None), without a pass over the dense stack.
     """
-    S, m, _ = Z1.shape
-    scores = Z1 if extra is None else np.concatenate([Z1, Z1 @ extra], axis=2)
-    W = scores.shape[2]
-    a, i, j = np.nonzero(scores)  # the non-zeros, as (split, row, column)
-    positive = (scores[a, i, j] > 0) == (sign[a, i] > 0)  # the sign of A's entry
+    if rows is None:
+        S, m, _ = Z1.shape
+        scores = Z1 if extra is None else np.concatenate([Z1, Z1 @ extra], axis=2)
+        W = scores.shape[2]
+        a, i, j = np.nonzero(scores)  # the non-zeros, as (split, row, column)
+        positive = (scores[a, i, j] > 0) == (sign[a, i] > 0)  # the sign of A's entry
+        row = a * m + i  # (nnz,) a row of one split
+    else:
+        U, ids = rows
+        S, m = ids.shape
+        Us = U if extra is None else np.concatenate([U, U @ extra], axis=1)  # (u, W)
+        W = Us.shape[1]
+        r, c = np.nonzero(Us)  # row-major: each distinct row's non-zeros together
+        ptr = np.zeros(Us.shape[0] + 1, dtype=np.int64)
+        np.cumsum(np.bincount(r, minlength=Us.shape[0]), out=ptr[1:])
+        u = ids.reshape(-1)
+        cnt = ptr[u + 1] - ptr[u]  # (S m,) non-zeros of each row
+        row = np.repeat(np.arange(S * m), cnt)  # (nnz,) a row of one split
+        at = np.arange(row.size) + np.repeat(ptr[u] - (np.cumsum(cnt) - cnt), cnt)
+        j = c[at]
+        positive = (Us[r[at], j] > 0) == (sign.reshape(-1)[row] > 0)
+        a = row // m
     col = a * W + j  # (nnz,) a column of one split
-    row = a * m + i  # (nnz,) a row of one split
     live = np.ones(S * m, dtype=bool)  # rows not yet peeled
     while True:
         on = live[row]
-        pos = np.bincount(col[on & positive], minlength=S * W) > 0
-        neg = np.bincount(col[on & ~positive], minlength=S * W) > 0
-        hit = on & (pos ^ neg)[col]  # entries of live rows in a column of one sign
+        if not on.all():  # the peeled rows' entries are not read again
+            row, col, positive = row[on], col[on], positive[on]
+        pos = np.bincount(col[positive], minlength=S * W) > 0
+        neg = np.bincount(col[~positive], minlength=S * W) > 0
+        hit = (pos ^ neg)[col]  # entries of live rows in a column of one sign
         if not hit.any():
             return ~live.reshape(S, m)
         live[row[hit]] = False
@@ -182,12 +203,14 @@ def detect(
     max_iter: int = 100,
     budget: Budget = DEFAULT_BUDGET,
     extra: np.ndarray | None = None,
+    rows: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> Detected:
     """Overlap, complete or quasi for S training sets (the module docstring's steps).
 
     Z1 : (S, m, P) training rows, trailing column of ones; sign : (S, m) ``2 y - 1``.
     ``tol`` and ``max_iter`` are the Newton fits' (``logistic.fit_newton``); ``extra``
-    (P, L) as for ``pure_rows``.
+    (P, L) and ``rows`` (the distinct rows U and each row's index in them, (S, m)) as for
+    ``pure_rows``.
     """
     Z1 = np.asarray(Z1, dtype=np.float64)
     sign = np.asarray(sign, dtype=np.float64)
@@ -200,6 +223,12 @@ def detect(
     converged = np.zeros(S, dtype=bool)
     how = np.full(S, PEEL, dtype=np.int8)
     ready = np.zeros(S, dtype=bool)  # complete, theta already a certified iterate
+
+    def peel(splits: np.ndarray) -> np.ndarray:  # pure_rows of some splits, (s, m)
+        if rows is None:
+            return pure_rows(Z1[splits], sign[splits], extra)
+        return pure_rows(None, sign[splits], extra, rows=(rows[0], rows[1][splits]))
+
     # first, a few Newton steps on every row: most splits end there, separable (certified)
     # or overlapping (converged and certified), with the fit Newton would end with anyway
     first = fit_newton(Z1, sign, stop_when_separable=True, tol=tol,
@@ -212,7 +241,7 @@ def detect(
                                                   first.converged[sure])
     separated = np.zeros((S, m), dtype=bool)
     rest = np.flatnonzero(~sure)
-    separated[rest] = pure_rows(Z1[rest], sign[rest], extra)  # (S, m)
+    separated[rest] = peel(rest)  # (S, m)
     every = separated.all(axis=1) & ~sure  # peeled to the last row: complete
     code[every] = COMPLETE
 
@@ -274,7 +303,7 @@ def detect(
     direction[quasi], feasible = max_margin_direction(Z1[quasi], sign[quasi],
                                                       separated[quasi])
     wrong = quasi[~feasible]  # a wrong guess (or, never seen, rounding on peeled rows)
-    separated[wrong] = pure_rows(Z1[wrong], sign[wrong], extra)
+    separated[wrong] = peel(wrong)
     lp = np.sort(np.concatenate([lp, wrong]))
     for i in lp:  # the LP on the rows left after the peel
         how[i] = LP
@@ -292,7 +321,7 @@ def detect(
         # which are separated by construction, count
         doubt = again[~feasible]
         if doubt.size:
-            separated[doubt] = pure_rows(Z1[doubt], sign[doubt], extra)
+            separated[doubt] = peel(doubt)
             code[doubt] = np.where(separated[doubt].any(axis=1), QUASI, OVERLAP)
             fit_rest(doubt)
             still = doubt[code[doubt] == QUASI]
