@@ -229,20 +229,25 @@ def detect(
             return pure_rows(Z1[splits], sign[splits], extra)
         return pure_rows(None, sign[splits], extra, rows=(rows[0], rows[1][splits]))
 
-    # first, a few Newton steps on every row: most splits end there, separable (certified)
-    # or overlapping (converged and certified), with the fit Newton would end with anyway
-    first = fit_newton(Z1, sign, stop_when_separable=True, tol=tol,
-                       max_iter=min(max_iter, FIRST_STEPS), budget=budget)
-    whole = np.ones((S, m), dtype=bool)
-    sure = first.separable | overlap_certified(Z1, sign, whole, first.theta, first.converged)
-    code[first.separable] = COMPLETE
-    ready[first.separable] = True
-    theta[sure], n_iter[sure], converged[sure] = (first.theta[sure], first.n_iter[sure],
-                                                  first.converged[sure])
-    separated = np.zeros((S, m), dtype=bool)
-    rest = np.flatnonzero(~sure)
-    separated[rest] = peel(rest)  # (S, m)
-    every = separated.all(axis=1) & ~sure  # peeled to the last row: complete
+    # the peel first (cheap); then a few Newton steps on every row of the splits it leaves
+    # whole: most of those end there, separable (certified) or overlapping (converged and
+    # certified), with the fit Newton would end with anyway. A split the peel cut is not
+    # overlapping, and its fit on all rows runs off: it goes straight to the fit of its rest
+    separated = peel(np.arange(S))  # (S, m)
+    plain = np.flatnonzero(~separated.any(axis=1))
+    sure = np.zeros(S, dtype=bool)
+    if plain.size:
+        Zp, sp = (Z1, sign) if plain.size == S else (Z1[plain], sign[plain])
+        first = fit_newton(Zp, sp, stop_when_separable=True, tol=tol,
+                           max_iter=min(max_iter, FIRST_STEPS), budget=budget)
+        whole = np.ones((plain.size, m), dtype=bool)
+        ok = first.separable | overlap_certified(Zp, sp, whole, first.theta, first.converged)
+        sure[plain[ok]] = True
+        code[plain[first.separable]] = COMPLETE
+        ready[plain[first.separable]] = True
+        theta[plain[ok]], n_iter[plain[ok]], converged[plain[ok]] = (
+            first.theta[ok], first.n_iter[ok], first.converged[ok])
+    every = separated.all(axis=1)  # peeled to the last row: complete
     code[every] = COMPLETE
 
     def fit_rest(splits: np.ndarray, stop: bool = False):  # Newton on the rows not separated
