@@ -251,24 +251,28 @@ def detect(
     code[every] = COMPLETE
 
     def fit_rest(splits: np.ndarray, stop: bool = False):  # Newton on the rows not separated
+        """The fit, its certificate and the stack it fitted (the separated rows zeroed, the
+        others as in Z1: what a later step reads of the rows not separated)."""
         rows = ~separated[splits]
-        res = fit_newton(Z1[splits] * rows[:, :, None], sign[splits],
-                         stop_when_separable=stop, rows=rows, **newton)
+        Zr = Z1[splits]
+        Zr *= rows[:, :, None]
+        res = fit_newton(Zr, sign[splits], stop_when_separable=stop, rows=rows, **newton)
         theta[splits], n_iter[splits], converged[splits] = res.theta, res.n_iter, res.converged
-        ok = overlap_certified(Z1[splits], sign[splits], rows, res.theta, res.converged)
-        return res, ok & ~res.separable
+        ok = overlap_certified(Zr, sign[splits], rows, res.theta, res.converged)
+        return res, ok & ~res.separable, Zr
 
-    def settled(splits: np.ndarray, res, ok: np.ndarray) -> np.ndarray:
+    def settled(splits: np.ndarray, res, ok: np.ndarray, Zs: np.ndarray) -> np.ndarray:
         """The certificate's second form, for converged fits with rows below the floor (an
         overlap set with very confident rows): one more Newton step moves no margin by more
-        than STEP_FLOOR (at a divergent fit it adds about 1 to the separated rows')."""
+        than STEP_FLOOR (at a divergent fit it adds about 1 to the separated rows'); ``Zs``
+        the stack ``fit_rest`` fitted."""
         out = np.zeros(splits.size, dtype=bool)
         weak = np.flatnonzero(~ok & ~res.separable & res.converged)
         if not weak.size:
             return out
         sel = splits[weak]
         rows = ~separated[sel]
-        Zr = Z1[sel] * rows[:, :, None]
+        Zr = Zs[weak]
         step = fit_newton(Zr, sign[sel], rows=rows, tol=0.0, max_iter=1,
                           theta0=res.theta[weak], budget=budget)
         moved = np.abs(np.matmul(Zr, (step.theta - res.theta[weak])[:, :, None])[:, :, 0])
@@ -281,8 +285,8 @@ def detect(
     todo = np.flatnonzero(~every & ~sure)
     lp = np.empty(0, dtype=np.int64)
     if todo.size:
-        res, ok = fit_rest(todo, stop=True)
-        ok |= settled(todo, res, ok)
+        res, ok, Zr = fit_rest(todo, stop=True)
+        ok |= settled(todo, res, ok, Zr)
         code[todo[res.separable]] = COMPLETE  # the rest separable too
         # a split that peeled nothing and that Newton certified: its iterate is the start
         ready[todo[res.separable & ~separated[todo].any(axis=1)]] = True
@@ -291,14 +295,15 @@ def detect(
         # separated; the fit of the others must then be certified, and the direction
         # problem of all of them feasible (a direction that separates them), else the LP
         left = ~ok & ~res.separable
-        mu = sign[todo] * np.matmul(Z1[todo], res.theta[:, :, None])[:, :, 0]
+        mu = sign[todo] * np.matmul(Zr, res.theta[:, :, None])[:, :, 0]  # read on R only
+        del Zr
         guess = (sigmoid_neg(mu) < CERTIFICATE_FLOOR) & ~separated[todo] & left[:, None]
         tried = todo[guess.any(axis=1)]
         lp = todo[left & ~guess.any(axis=1)]
         if tried.size:
             before = separated[tried].copy()
             separated[tried] |= guess[guess.any(axis=1)]
-            _, ok2 = fit_rest(tried)
+            ok2 = fit_rest(tried)[1]
             code[tried[ok2]] = QUASI
             how[tried[ok2]] = GUESS
             separated[tried[~ok2]] = before[~ok2]
