@@ -13,9 +13,10 @@ R = ``not Q`` are the *overlap rows*. Albert & Anderson (1984):
   set: the weights of the directions that separate Q run off to infinity, those of R stay
   finite (the estimator: ``nbvslr.models.lr``).
 
-How it is decided (``detect``), exactly and without reading where a solver stopped (first,
-``FIRST_STEPS`` Newton steps on every row settle most separable and overlapping sets, by the
-certificates of step 2):
+How it is decided (``detect``), exactly and without reading where a solver stopped (after
+step 1, ``FIRST_STEPS`` Newton steps on every row of the splits it peeled nothing from
+settle most of those, separable or overlapping, by the certificates of step 2; a split it
+peeled is not overlapping, and its fit on all rows would run off):
 
 1. ``pure_rows`` peels the rows that one column separates: a column whose non-zero entries
    among the remaining rows of ``A`` all have one sign is a cone direction of those rows
@@ -44,7 +45,8 @@ certificates of step 2):
    direction problem (``max_margin_direction``) cannot separate (continuous rows nearly,
    not exactly, separable) are not counted: only the peeled rows are then.
 
-Cost: the peel is a few boolean passes over the (S, m, P) stack; the Newton fit of R is the
+Cost: the peel is a few passes over the training rows' non-zeros (read from the design's
+distinct rows, ``pure_rows``'s ``rows``); the Newton fit of R is the
 fit the estimator needs anyway (and converges in a handful of steps, where the fit of all
 rows of a quasi set runs off until the gradient criterion stops it); the LP (scipy's HiGHS)
 runs only for the splits steps 1-2 leave undecided (docs/results.md has the shares).
@@ -68,8 +70,10 @@ from nbvslr.models.logistic import fit_newton, sigmoid_neg
 NOT_ASSESSED, OVERLAP, COMPLETE, QUASI = -1, 0, 1, 2
 #: The names the splits table writes, by code (``NOT_ASSESSED`` writes an empty field).
 NAMES = {NOT_ASSESSED: "", OVERLAP: "overlap", COMPLETE: "complete", QUASI: "quasi"}
-#: Newton steps on every row before the peel (``detect``): a split separable or overlapping
-#: that Newton settles within them ends there (its fit is the one Newton would end with).
+#: Newton steps on every row of the splits the peel leaves whole (``detect``): a split
+#: separable or overlapping that Newton settles within them ends there (its fit is the one
+#: Newton would end with; a complete split the peel cut is refitted on all rows at the end,
+#: to the same iterate).
 FIRST_STEPS = 10
 #: Which step decided a split (``Detected.how``).
 PEEL, GUESS, LP = 0, 1, 2
