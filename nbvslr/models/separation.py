@@ -234,11 +234,14 @@ def detect(
         return pure_rows(None, sign[splits], extra, rows=(rows[0], rows[1][splits]))
 
     # the peel first (cheap); then a few Newton steps on every row of the splits it leaves
-    # whole: most of those end there, separable (certified) or overlapping (converged and
-    # certified), with the fit Newton would end with anyway. A split the peel cut is not
-    # overlapping, and its fit on all rows runs off: it goes straight to the fit of its rest
+    # whole, or with a rest of one class (complete): most of those end there, separable
+    # (certified) or overlapping (converged and certified), with the fit Newton would end
+    # with anyway. Any other split the peel cut is not overlapping, and its fit on all rows
+    # runs off: it goes straight to the fit of its rest
     separated = peel(np.arange(S))  # (S, m)
-    plain = np.flatnonzero(~separated.any(axis=1))
+    kept = ~separated
+    two = (kept & (sign > 0)).any(axis=1) & (kept & (sign < 0)).any(axis=1)  # both classes
+    plain = np.flatnonzero(~separated.any(axis=1) | ~two)
     sure = np.zeros(S, dtype=bool)
     if plain.size:
         Zp, sp = (Z1, sign) if plain.size == S else (Z1[plain], sign[plain])
@@ -251,7 +254,7 @@ def detect(
         ready[plain[first.separable]] = True
         theta[plain[ok]], n_iter[plain[ok]], converged[plain[ok]] = (
             first.theta[ok], first.n_iter[ok], first.converged[ok])
-    every = separated.all(axis=1)  # peeled to the last row: complete
+    every = separated.all(axis=1) & ~sure  # peeled to the last row: complete
     code[every] = COMPLETE
 
     def fit_rest(splits: np.ndarray, stop: bool = False):  # Newton on the rows not separated
