@@ -13,10 +13,11 @@ R = ``not Q`` are the *overlap rows*. Albert & Anderson (1984):
   set: the weights of the directions that separate Q run off to infinity, those of R stay
   finite (the estimator: ``nbvslr.models.lr``).
 
-How it is decided (``detect``), exactly and without reading where a solver stopped (after
-step 1, ``FIRST_STEPS`` Newton steps on every row of the splits it peeled nothing from
-settle most of those, separable or overlapping, by the certificates of step 2; a split it
-peeled is not overlapping, and its fit on all rows would run off):
+How it is decided (``detect``), exactly and without reading where a solver stopped
+(``FIRST_STEPS`` Newton steps on every row settle most separable and overlapping sets, by
+the certificates of step 2: on a one-hot design after step 1, for the splits it peeled
+nothing from or left a rest of one class, since a split it peeled is not overlapping and
+its fit on all rows would run off; on a dense design before step 1, for every split):
 
 1. ``pure_rows`` peels the rows that one column separates: a column whose non-zero entries
    among the remaining rows of ``A`` all have one sign is a cone direction of those rows
@@ -70,11 +71,14 @@ from nbvslr.models.logistic import fit_newton, sigmoid_neg
 NOT_ASSESSED, OVERLAP, COMPLETE, QUASI = -1, 0, 1, 2
 #: The names the splits table writes, by code (``NOT_ASSESSED`` writes an empty field).
 NAMES = {NOT_ASSESSED: "", OVERLAP: "overlap", COMPLETE: "complete", QUASI: "quasi"}
-#: Newton steps on every row of the splits the peel leaves whole (``detect``): a split
-#: separable or overlapping that Newton settles within them ends there (its fit is the one
-#: Newton would end with; a complete split the peel cut is refitted on all rows at the end,
-#: to the same iterate).
+#: Newton steps on every row first (``detect``; on a one-hot design, of the splits the peel
+#: leaves whole or with a rest of one class): a split separable or overlapping that Newton
+#: settles within them ends there (its fit is the one Newton would end with; a complete
+#: split decided later is refitted on all rows at the end, to the same iterate).
 FIRST_STEPS = 10
+#: ``detect`` peels before Newton's first steps on a design given as distinct rows with at
+#: most this share of non-zero entries (or with reference levels to try): a one-hot design.
+PEEL_DENSITY = 0.3
 #: Which step decided a split (``Detected.how``).
 PEEL, GUESS, LP = 0, 1, 2
 #: The smallest ``sigma(-mu_i)`` of a row of R that the overlap certificate accepts (a
@@ -233,12 +237,16 @@ def detect(
             return pure_rows(Z1[splits], sign[splits], extra)
         return pure_rows(None, sign[splits], extra, rows=(rows[0], rows[1][splits]))
 
-    # the peel first (cheap); then a few Newton steps on every row of the splits it leaves
-    # whole, or with a rest of one class (complete): most of those end there, separable
-    # (certified) or overlapping (converged and certified), with the fit Newton would end
-    # with anyway. Any other split the peel cut is not overlapping, and its fit on all rows
-    # runs off: it goes straight to the fit of its rest
-    separated = peel(np.arange(S))  # (S, m)
+    # on a design with levels (sparse rows, given as distinct rows), the peel first (cheap);
+    # then a few Newton steps on every row of the splits it leaves whole, or with a rest of
+    # one class (complete): most of those end there, separable (certified) or overlapping
+    # (converged and certified), with the fit Newton would end with anyway. Any other split
+    # the peel cut is not overlapping, and its fit on all rows runs off: it goes straight to
+    # the fit of its rest. On a dense design the peel rarely finds a row and reads every
+    # entry: it runs after the first steps, on the splits they leave
+    early = rows is not None and (
+        extra is not None or np.count_nonzero(rows[0]) <= PEEL_DENSITY * rows[0].size)
+    separated = peel(np.arange(S)) if early else np.zeros((S, m), dtype=bool)  # (S, m)
     kept = ~separated
     two = (kept & (sign > 0)).any(axis=1) & (kept & (sign < 0)).any(axis=1)  # both classes
     plain = np.flatnonzero(~separated.any(axis=1) | ~two)
@@ -254,6 +262,9 @@ def detect(
         ready[plain[first.separable]] = True
         theta[plain[ok]], n_iter[plain[ok]], converged[plain[ok]] = (
             first.theta[ok], first.n_iter[ok], first.converged[ok])
+    if not early:
+        rest = np.flatnonzero(~sure)
+        separated[rest] = peel(rest)
     every = separated.all(axis=1) & ~sure  # peeled to the last row: complete
     code[every] = COMPLETE
 
