@@ -8,6 +8,12 @@ interleaved, ``--repeat`` times; it prints the median CPU seconds per 1000 split
 their ratio, the share of quasi splits and the mean test errors of both.
 
     python benchmarks/quasi.py --reference /tmp/base --splits 200 --repeat 3 [--quick]
+
+With ``--panels``, each case is instead a whole panel: every size of its Figure 1 grid
+(``configs/figure1.yaml``), the CPU seconds of all its ``score_splits`` calls at
+``--splits`` splits (the three panels with quasi-separated sets):
+
+    python benchmarks/quasi.py --reference /tmp/base --splits 1000 --repeat 2 --panels
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ CASES = [("adult-discrete", 22), ("adult-discrete", 102), ("adult-discrete", 202
          ("adult-discrete", 382), ("sick", 56), ("breast-cancer", 128),
          ("adult-continuous", 26)]
 QUICK = [("adult-discrete", 102), ("adult-discrete", 382), ("sick", 56)]
+PANELS = [("adult-discrete", 0), ("breast-cancer", 0), ("sick", 0)]
 
 #: Run in a fresh process inside one tree: the CPU seconds of one score_splits call.
 CHILD = r"""
@@ -35,18 +42,29 @@ from nbvslr.api import read_config
 from nbvslr.data import load_task
 from nbvslr.models import score_splits
 from nbvslr.splits import draw_train_sets, split_seeds
+from nbvslr.config import load_config
 task, m, S = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 cfg = read_config({"tasks": [task], "splits": S, "models": {"lr": {}}})
 data = load_task(cfg.tasks[0], cfg.data)
-draw, model = split_seeds(0, task, m, range(S))
-idx = draw_train_sets(data.y, m, draw)
+if m:  # one size
+    sizes = [m]
+else:  # m = 0: every size of the panel's Figure 1 grid
+    fig = load_config("configs/figure1.yaml", splits=S)
+    sizes = [list(g) for t, g in zip(fig.tasks, fig.grids) if t.name == task][0]
+cpu, errors, quasi = 0.0, [], []
 with threadpool_limits(1):
-    score_splits(cfg.models[0], data, idx[:8], model[:8])  # compile and warm the caches
-    t0 = time.process_time()
-    out = score_splits(cfg.models[0], data, idx, model)
-    cpu = time.process_time() - t0
-quasi = float(np.mean(out["separation"] == 2)) if "separation" in out else float("nan")
-print(json.dumps({"cpu": cpu, "error": float(out["error"].mean()), "quasi": quasi}))
+    draw, model = split_seeds(0, task, sizes[-1], range(8))
+    score_splits(cfg.models[0], data, draw_train_sets(data.y, sizes[-1], draw), model)  # warm
+    for m in sizes:
+        draw, model = split_seeds(0, task, m, range(S))
+        idx = draw_train_sets(data.y, m, draw)
+        t0 = time.process_time()
+        out = score_splits(cfg.models[0], data, idx, model)
+        cpu += time.process_time() - t0
+        errors.append(float(out["error"].mean()))
+        quasi.append(float(np.mean(out["separation"] == 2)) if "separation" in out
+                     else float("nan"))
+print(json.dumps({"cpu": cpu, "error": float(np.mean(errors)), "quasi": float(np.mean(quasi))}))
 """
 
 
@@ -64,11 +82,13 @@ def main() -> None:
     ap.add_argument("--splits", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="three cases only")
+    ap.add_argument("--panels", action="store_true",
+                    help="the three panels' whole Figure 1 grids (m = 0 in the table)")
     args = ap.parse_args()
     print(f"{'task':<18}{'m':>5}{'quasi':>7}{'ours s/1000':>13}{'ref s/1000':>12}"
           f"{'ratio':>7}{'err ours':>10}{'err ref':>9}")
     total = {"ours": 0.0, "ref": 0.0}
-    for task, m in QUICK if args.quick else CASES:
+    for task, m in PANELS if args.panels else QUICK if args.quick else CASES:
         ours, ref = [], []
         for _ in range(args.repeat):  # interleaved: both see the same load
             ours.append(run(ROOT, task, m, args.splits))

@@ -189,9 +189,15 @@ def count_mistakes_lex(
                           design.unique_weight[r0:r1], ties, agree[lo:hi])
     all_rows = 0.5 * (design.n_rows - agree)
     train = np.zeros(n)
-    for a in range(n):  # each split's own training rows
-        Zt = Zu[design.row_to_unique[idx[a]]]  # (m, P)
-        sc = folded(Zt, a, a + 1)[:, 0]
-        step = np.where(sc / tau[a] >= 1.0, 1.0, np.where(sc / tau[a] <= -1.0, -1.0, ties))
-        train[a] = 0.5 * (idx.shape[1] - (design.sign[idx[a]] * step).sum())
+    m = idx.shape[1]
+    step = max(1, TILE * 16 // max(m * Zu.shape[1], 1))  # splits whose rows are gathered at once
+    for lo in range(0, n, step):  # each split's own training rows, by blocks of splits
+        hi = min(n, lo + step)
+        Zt = Zu[design.row_to_unique[idx[lo:hi]]]  # (s, m, P)
+        sv = np.matmul(Zt, directions[lo:hi, :, None])[:, :, 0]  # (s, m)
+        st = np.matmul(Zt, theta[lo:hi, :, None])[:, :, 0]
+        t = tau[lo:hi, None]
+        sc = np.where(np.abs(sv) > tau_v[lo:hi, None], np.sign(sv) * 2.0 * t, st)
+        pred = np.where(sc / t >= 1.0, 1.0, np.where(sc / t <= -1.0, -1.0, ties))
+        train[lo:hi] = 0.5 * (m - (design.sign[idx[lo:hi]] * pred).sum(axis=1))
     return all_rows, train

@@ -217,3 +217,116 @@ def test_summary_shares_count_each_kind_per_model_and_size():
     assert out.loc["lr", ["share_overlap", "share_complete", "share_quasi"]].tolist() == [
         0.25, 0.25, 0.5]
     assert out.loc["nb", ["share_overlap", "share_complete", "share_quasi"]].isna().all()
+
+
+# --------------------------------------------------------------------------- the batched steps
+def _shipped(name: str, tmp_path_factory) -> Dataset:
+    from nbvslr.data import load_task
+    from nbvslr.data.dataset import DataSettings, TaskSpec
+
+    settings = DataSettings(cache_dir=tmp_path_factory.mktemp("cache"), download=False)
+    return load_task(TaskSpec(name), settings)
+
+
+def _peel_cases(tmp_path_factory):
+    """(data, coding, m) cases: the random quasi data in three codings, a random mixed
+    design with continuous columns, and two shipped panels at sizes with quasi sets."""
+    rng = np.random.default_rng(11)
+    q = _quasi_data()
+    mixed = Dataset(name="mx", title="mx", X=np.c_[rng.random((300, 3)), q.X[:300, :3] * 1.0],
+                    y=q.y[:300], kind="mixed", n_values=(3, 4, 5))
+    sick = _shipped("sick", tmp_path_factory)
+    return [(q, "onehot_ref", 30), (q, "onehot_ref", 120), (q, "onehot", 60),
+            (mixed, "x_onehot_ref", 40),
+            (_shipped("adult-discrete", tmp_path_factory), "onehot_ref", 102),
+            (sick, "x_onehot_ref" if sick.kind == "mixed" else "onehot_ref", 56)]
+
+
+def test_peel_from_the_distinct_rows_equals_the_peel_of_the_stack(tmp_path_factory):
+    """``pure_rows`` read from the design's distinct rows peels exactly the rows the pass
+    over the gathered (S, m, P) stack peels (random and shipped designs)."""
+    for data, coding, m in _peel_cases(tmp_path_factory):
+        design = get_design(data, coding)
+        idx = _train(data.y, m, 30)
+        Z1, sign = design.rows(idx), design.sign[idx]
+        extra = level_directions(data, coding)
+        want = separation.pure_rows(Z1, sign, extra)
+        got = separation.pure_rows(None, sign, extra,
+                                   rows=(design.unique_Z1, design.row_to_unique[idx]))
+        assert (got == want).all(), (data.name, coding, m)
+        assert want.any(), (data.name, m)  # something is peeled: the case under test occurs
+
+
+def test_detect_from_the_distinct_rows_equals_detect_on_the_stack(tmp_path_factory):
+    """Every field ``detect`` returns is the same with and without the distinct rows."""
+    for data, coding, m in _peel_cases(tmp_path_factory)[:4]:
+        design = get_design(data, coding)
+        idx = _train(data.y, m, 30)
+        Z1, sign = design.rows(idx), design.sign[idx]
+        extra = level_directions(data, coding)
+        a = separation.detect(Z1, sign, extra=extra)
+        b = separation.detect(Z1, sign, extra=extra,
+                              rows=(design.unique_Z1, design.row_to_unique[idx]))
+        for field in ("code", "separated", "theta", "direction", "n_iter", "converged", "how"):
+            np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
+
+
+def test_a_complete_set_starts_from_newtons_first_separating_iterate():
+    """A complete set's theta is Newton's first separating iterate on all its rows, whether
+    the peel cut it (refitted at the end) or Newton certified it first."""
+    rng = np.random.default_rng(4)
+    q = _quasi_data()
+    cont = Dataset(name="c", title="c", X=rng.random((300, 4)), y=q.y[:300],
+                   kind="continuous", n_values=())
+    seen = set()
+    for data, coding, m in [(q, "onehot_ref", 12), (cont, "x", 8)]:
+        design, idx, Z1, sign = _stack(data, m, 60, coding)
+        extra = level_directions(data, coding)
+        found = separation.detect(Z1, sign, extra=extra)
+        done = np.flatnonzero(found.code == separation.COMPLETE)
+        assert done.size >= 10
+        seen |= set(separation.pure_rows(Z1[done], sign[done], extra).any(axis=1).tolist())
+        ref = fit_newton(Z1[done], sign[done], stop_when_separable=True)
+        np.testing.assert_array_equal(found.theta[done], ref.theta)
+        np.testing.assert_array_equal(found.n_iter[done], ref.n_iter)
+    assert seen == {True, False}  # both ways occur
+
+
+def _lex_train_per_split(design, directions, theta, idx, ties):
+    """The reference: each split's training-row mistakes under the lexicographic rule, one
+    split at a time (as count_mistakes_lex counted them before it worked by blocks)."""
+    out = np.zeros(len(idx))
+    for a in range(len(idx)):
+        Zt = design.unique_Z1[design.row_to_unique[idx[a]]]
+        tau = max(evaluate.TIE_RTOL * np.abs(theta[a]).sum(), 1e-300)
+        tau_v = max(evaluate.DIRECTION_RTOL * np.abs(directions[a]).sum(), 1e-300)
+        sv, st = Zt @ directions[a], Zt @ theta[a]
+        sc = np.where(np.abs(sv) > tau_v, np.sign(sv) * 2.0 * tau, st)
+        step = np.where(sc / tau >= 1.0, 1.0, np.where(sc / tau <= -1.0, -1.0, ties))
+        out[a] = 0.5 * (idx.shape[1] - (design.sign[idx[a]] * step).sum())
+    return out
+
+
+@pytest.mark.parametrize("ties", [0.0, 1.0, -1.0])
+def test_lex_training_mistakes_by_blocks_equal_the_per_split_count(monkeypatch, ties):
+    """count_mistakes_lex's training-row count, by blocks of splits, equals the per-split
+    count, on random rules (rows with a direction score of exactly 0 included) and on the
+    quasi fits of the random data."""
+    monkeypatch.setattr(evaluate, "TILE", 64)  # several blocks of splits
+    data = _quasi_data()
+    design, idx, Z1, sign = _stack(data, 40, 50)
+    rng = np.random.default_rng(2)
+    P = Z1.shape[2]
+    directions = rng.standard_normal((50, P)) * (rng.random((50, P)) < 0.3)
+    directions[:10] = 0.0  # every row falls through to theta
+    theta = rng.standard_normal((50, P))
+    theta[:5] = 0.0  # every row a tie
+    want = _lex_train_per_split(design, directions, theta, idx, ties)
+    got = evaluate.count_mistakes_lex(design, directions, theta, idx, ties)[1]
+    np.testing.assert_array_equal(got, want)
+    fit = _fit(data, design, idx)
+    assert fit.quasi.size >= 3
+    q = fit.quasi
+    want = _lex_train_per_split(design, fit.directions, fit.theta[q], idx[q], ties)
+    got = evaluate.count_mistakes_lex(design, fit.directions, fit.theta[q], idx[q], ties)[1]
+    np.testing.assert_array_equal(got, want)

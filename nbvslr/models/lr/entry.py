@@ -195,7 +195,8 @@ def fit_lr(
         U, lo, r = rescale_to_training(Z1[:, :, :-1])
         Z1 = np.concatenate([U, Z1[:, :, -1:]], axis=2)  # (S, m, P), intercept column kept
         scale = (lo, r)
-    fit = _fit_lr_scaled(Z1, sign, opts, seeds, budget, levels)
+    rows = None if scale is not None else (design.unique_Z1, design.row_to_unique[idx])
+    fit = _fit_lr_scaled(Z1, sign, opts, seeds, budget, levels, rows)
     if scale is None:
         return fit
     lo, r = scale
@@ -222,8 +223,11 @@ def _fit_lr_scaled(
     seeds: Sequence[np.random.SeedSequence],
     budget: Budget = DEFAULT_BUDGET,
     levels: np.ndarray | None = None,
+    rows: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> Fit:
-    """``fit_lr`` on the stacked training rows ``Z1`` (S, m, P) and ``sign`` (S, m)."""
+    """``fit_lr`` on the stacked training rows ``Z1`` (S, m, P) and ``sign`` (S, m);
+    ``rows`` (the distinct rows and each training row's index in them) as for
+    ``separation.detect``."""
     C, rule = opts["C"], opts["separable"]
     newton = dict(tol=opts["tol"], max_iter=opts["max_iter"], budget=budget)
     S, _, P = Z1.shape
@@ -233,7 +237,7 @@ def _fit_lr_scaled(
         return Fit(res.theta, none, np.empty((0, 1, P)), res.separable, res.n_iter,
                    res.converged, np.full(S, NOT_ASSESSED, dtype=np.int8), none,
                    np.empty((0, P)))
-    found = detect(Z1, sign, extra=levels, **newton)
+    found = detect(Z1, sign, extra=levels, rows=rows, **newton)
     code = found.code
     separable = code == COMPLETE
     theta, n_iter, converged = found.theta.copy(), found.n_iter.copy(), found.converged.copy()

@@ -13,9 +13,11 @@ R = ``not Q`` are the *overlap rows*. Albert & Anderson (1984):
   set: the weights of the directions that separate Q run off to infinity, those of R stay
   finite (the estimator: ``nbvslr.models.lr.entry``).
 
-How it is decided (``detect``), exactly and without reading where a solver stopped (first,
-``FIRST_STEPS`` Newton steps on every row settle most separable and overlapping sets, by the
-certificates of step 2):
+How it is decided (``detect``), exactly and without reading where a solver stopped
+(``FIRST_STEPS`` Newton steps on every row settle most separable and overlapping sets, by
+the certificates of step 2: on a one-hot design after step 1, for the splits it peeled
+nothing from or left a rest of one class, since a split it peeled is not overlapping and
+its fit on all rows would run off; on a dense design before step 1, for every split):
 
 1. ``pure_rows`` peels the rows that one column separates: a column whose non-zero entries
    among the remaining rows of ``A`` all have one sign is a cone direction of those rows
@@ -44,7 +46,8 @@ certificates of step 2):
    direction problem (``max_margin_direction``) cannot separate (continuous rows nearly,
    not exactly, separable) are not counted: only the peeled rows are then.
 
-Cost: the peel is a few boolean passes over the (S, m, P) stack; the Newton fit of R is the
+Cost: the peel is a few passes over the training rows' non-zeros (read from the design's
+distinct rows, ``pure_rows``'s ``rows``); the Newton fit of R is the
 fit the estimator needs anyway (and converges in a handful of steps, where the fit of all
 rows of a quasi set runs off until the gradient criterion stops it); the LP (scipy's HiGHS)
 runs only for the splits steps 1-2 leave undecided (docs/results.md has the shares).
@@ -68,9 +71,14 @@ from nbvslr.models.lr.newton import fit_newton, sigmoid_neg
 NOT_ASSESSED, OVERLAP, COMPLETE, QUASI = -1, 0, 1, 2
 #: The names the splits table writes, by code (``NOT_ASSESSED`` writes an empty field).
 NAMES = {NOT_ASSESSED: "", OVERLAP: "overlap", COMPLETE: "complete", QUASI: "quasi"}
-#: Newton steps on every row before the peel (``detect``): a split separable or overlapping
-#: that Newton settles within them ends there (its fit is the one Newton would end with).
+#: Newton steps on every row first (``detect``; on a one-hot design, of the splits the peel
+#: leaves whole or with a rest of one class): a split separable or overlapping that Newton
+#: settles within them ends there (its fit is the one Newton would end with; a complete
+#: split decided later is refitted on all rows at the end, to the same iterate).
 FIRST_STEPS = 10
+#: ``detect`` peels before Newton's first steps on a design given as distinct rows with at
+#: most this share of non-zero entries (or with reference levels to try): a one-hot design.
+PEEL_DENSITY = 0.3
 #: Which step decided a split (``Detected.how``).
 PEEL, GUESS, LP = 0, 1, 2
 #: The smallest ``sigma(-mu_i)`` of a row of R that the overlap certificate accepts (a
@@ -111,26 +119,47 @@ class Detected:
 
 
 # --------------------------------------------------------------------------- the steps
-def pure_rows(Z1: np.ndarray, sign: np.ndarray, extra: np.ndarray | None = None) -> np.ndarray:
+def pure_rows(Z1: np.ndarray | None, sign: np.ndarray, extra: np.ndarray | None = None,
+              rows: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """The rows that pure columns peel off (step 1 of the module docstring), (S, m) bool.
 
     Z1 : (S, m, P) rows with the intercept column; sign : (S, m) in {-1, +1}; extra : (P, L)
     more directions to try as columns (the reference levels of a one-hot design coded
-    without them, ``design.level_directions``).
+    without them, ``design.level_directions``). ``rows`` = (U, ids), U (u, P) and ids (S, m)
+    with ``Z1[a, i] == U[ids[a, i]]``: the same peel read from the distinct rows' non-zeros
+    (Z1 may then be None), without a pass over the dense stack.
     """
-    S, m, _ = Z1.shape
-    scores = Z1 if extra is None else np.concatenate([Z1, Z1 @ extra], axis=2)
-    W = scores.shape[2]
-    a, i, j = np.nonzero(scores)  # the non-zeros, as (split, row, column)
-    positive = (scores[a, i, j] > 0) == (sign[a, i] > 0)  # the sign of A's entry
+    if rows is None:
+        S, m, _ = Z1.shape
+        scores = Z1 if extra is None else np.concatenate([Z1, Z1 @ extra], axis=2)
+        W = scores.shape[2]
+        a, i, j = np.nonzero(scores)  # the non-zeros, as (split, row, column)
+        positive = (scores[a, i, j] > 0) == (sign[a, i] > 0)  # the sign of A's entry
+        row = a * m + i  # (nnz,) a row of one split
+    else:
+        U, ids = rows
+        S, m = ids.shape
+        Us = U if extra is None else np.concatenate([U, U @ extra], axis=1)  # (u, W)
+        W = Us.shape[1]
+        r, c = np.nonzero(Us)  # row-major: each distinct row's non-zeros together
+        ptr = np.zeros(Us.shape[0] + 1, dtype=np.int64)
+        np.cumsum(np.bincount(r, minlength=Us.shape[0]), out=ptr[1:])
+        u = ids.reshape(-1)
+        cnt = ptr[u + 1] - ptr[u]  # (S m,) non-zeros of each row
+        row = np.repeat(np.arange(S * m), cnt)  # (nnz,) a row of one split
+        at = np.arange(row.size) + np.repeat(ptr[u] - (np.cumsum(cnt) - cnt), cnt)
+        j = c[at]
+        positive = (Us[r[at], j] > 0) == (sign.reshape(-1)[row] > 0)
+        a = row // m
     col = a * W + j  # (nnz,) a column of one split
-    row = a * m + i  # (nnz,) a row of one split
     live = np.ones(S * m, dtype=bool)  # rows not yet peeled
     while True:
         on = live[row]
-        pos = np.bincount(col[on & positive], minlength=S * W) > 0
-        neg = np.bincount(col[on & ~positive], minlength=S * W) > 0
-        hit = on & (pos ^ neg)[col]  # entries of live rows in a column of one sign
+        if not on.all():  # the peeled rows' entries are not read again
+            row, col, positive = row[on], col[on], positive[on]
+        pos = np.bincount(col[positive], minlength=S * W) > 0
+        neg = np.bincount(col[~positive], minlength=S * W) > 0
+        hit = (pos ^ neg)[col]  # entries of live rows in a column of one sign
         if not hit.any():
             return ~live.reshape(S, m)
         live[row[hit]] = False
@@ -182,12 +211,14 @@ def detect(
     max_iter: int = 100,
     budget: Budget = DEFAULT_BUDGET,
     extra: np.ndarray | None = None,
+    rows: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> Detected:
     """Overlap, complete or quasi for S training sets (the module docstring's steps).
 
     Z1 : (S, m, P) training rows, trailing column of ones; sign : (S, m) ``2 y - 1``.
     ``tol`` and ``max_iter`` are the Newton fits' (``newton.fit_newton``); ``extra``
-    (P, L) as for ``pure_rows``.
+    (P, L) and ``rows`` (the distinct rows U and each row's index in them, (S, m)) as for
+    ``pure_rows``.
     """
     Z1 = np.asarray(Z1, dtype=np.float64)
     sign = np.asarray(sign, dtype=np.float64)
@@ -200,41 +231,66 @@ def detect(
     converged = np.zeros(S, dtype=bool)
     how = np.full(S, PEEL, dtype=np.int8)
     ready = np.zeros(S, dtype=bool)  # complete, theta already a certified iterate
-    # first, a few Newton steps on every row: most splits end there, separable (certified)
-    # or overlapping (converged and certified), with the fit Newton would end with anyway
-    first = fit_newton(Z1, sign, stop_when_separable=True, tol=tol,
-                       max_iter=min(max_iter, FIRST_STEPS), budget=budget)
-    whole = np.ones((S, m), dtype=bool)
-    sure = first.separable | overlap_certified(Z1, sign, whole, first.theta, first.converged)
-    code[first.separable] = COMPLETE
-    ready[first.separable] = True
-    theta[sure], n_iter[sure], converged[sure] = (first.theta[sure], first.n_iter[sure],
-                                                  first.converged[sure])
-    separated = np.zeros((S, m), dtype=bool)
-    rest = np.flatnonzero(~sure)
-    separated[rest] = pure_rows(Z1[rest], sign[rest], extra)  # (S, m)
+
+    def peel(splits: np.ndarray) -> np.ndarray:  # pure_rows of some splits, (s, m)
+        if rows is None:
+            return pure_rows(Z1[splits], sign[splits], extra)
+        return pure_rows(None, sign[splits], extra, rows=(rows[0], rows[1][splits]))
+
+    # on a design with levels (sparse rows, given as distinct rows), the peel first (cheap);
+    # then a few Newton steps on every row of the splits it leaves whole, or with a rest of
+    # one class (complete): most of those end there, separable (certified) or overlapping
+    # (converged and certified), with the fit Newton would end with anyway. Any other split
+    # the peel cut is not overlapping, and its fit on all rows runs off: it goes straight to
+    # the fit of its rest. On a dense design the peel rarely finds a row and reads every
+    # entry: it runs after the first steps, on the splits they leave
+    early = rows is not None and (
+        extra is not None or np.count_nonzero(rows[0]) <= PEEL_DENSITY * rows[0].size)
+    separated = peel(np.arange(S)) if early else np.zeros((S, m), dtype=bool)  # (S, m)
+    kept = ~separated
+    two = (kept & (sign > 0)).any(axis=1) & (kept & (sign < 0)).any(axis=1)  # both classes
+    plain = np.flatnonzero(~separated.any(axis=1) | ~two)
+    sure = np.zeros(S, dtype=bool)
+    if plain.size:
+        Zp, sp = (Z1, sign) if plain.size == S else (Z1[plain], sign[plain])
+        first = fit_newton(Zp, sp, stop_when_separable=True, tol=tol,
+                           max_iter=min(max_iter, FIRST_STEPS), budget=budget)
+        whole = np.ones((plain.size, m), dtype=bool)
+        ok = first.separable | overlap_certified(Zp, sp, whole, first.theta, first.converged)
+        sure[plain[ok]] = True
+        code[plain[first.separable]] = COMPLETE
+        ready[plain[first.separable]] = True
+        theta[plain[ok]], n_iter[plain[ok]], converged[plain[ok]] = (
+            first.theta[ok], first.n_iter[ok], first.converged[ok])
+    if not early:
+        rest = np.flatnonzero(~sure)
+        separated[rest] = peel(rest)
     every = separated.all(axis=1) & ~sure  # peeled to the last row: complete
     code[every] = COMPLETE
 
     def fit_rest(splits: np.ndarray, stop: bool = False):  # Newton on the rows not separated
+        """The fit, its certificate and the stack it fitted (the separated rows zeroed, the
+        others as in Z1: what a later step reads of the rows not separated)."""
         rows = ~separated[splits]
-        res = fit_newton(Z1[splits] * rows[:, :, None], sign[splits],
-                         stop_when_separable=stop, rows=rows, **newton)
+        Zr = Z1[splits]
+        Zr *= rows[:, :, None]
+        res = fit_newton(Zr, sign[splits], stop_when_separable=stop, rows=rows, **newton)
         theta[splits], n_iter[splits], converged[splits] = res.theta, res.n_iter, res.converged
-        ok = overlap_certified(Z1[splits], sign[splits], rows, res.theta, res.converged)
-        return res, ok & ~res.separable
+        ok = overlap_certified(Zr, sign[splits], rows, res.theta, res.converged)
+        return res, ok & ~res.separable, Zr
 
-    def settled(splits: np.ndarray, res, ok: np.ndarray) -> np.ndarray:
+    def settled(splits: np.ndarray, res, ok: np.ndarray, Zs: np.ndarray) -> np.ndarray:
         """The certificate's second form, for converged fits with rows below the floor (an
         overlap set with very confident rows): one more Newton step moves no margin by more
-        than STEP_FLOOR (at a divergent fit it adds about 1 to the separated rows')."""
+        than STEP_FLOOR (at a divergent fit it adds about 1 to the separated rows'); ``Zs``
+        the stack ``fit_rest`` fitted."""
         out = np.zeros(splits.size, dtype=bool)
         weak = np.flatnonzero(~ok & ~res.separable & res.converged)
         if not weak.size:
             return out
         sel = splits[weak]
         rows = ~separated[sel]
-        Zr = Z1[sel] * rows[:, :, None]
+        Zr = Zs[weak]
         step = fit_newton(Zr, sign[sel], rows=rows, tol=0.0, max_iter=1,
                           theta0=res.theta[weak], budget=budget)
         moved = np.abs(np.matmul(Zr, (step.theta - res.theta[weak])[:, :, None])[:, :, 0])
@@ -247,8 +303,8 @@ def detect(
     todo = np.flatnonzero(~every & ~sure)
     lp = np.empty(0, dtype=np.int64)
     if todo.size:
-        res, ok = fit_rest(todo, stop=True)
-        ok |= settled(todo, res, ok)
+        res, ok, Zr = fit_rest(todo, stop=True)
+        ok |= settled(todo, res, ok, Zr)
         code[todo[res.separable]] = COMPLETE  # the rest separable too
         # a split that peeled nothing and that Newton certified: its iterate is the start
         ready[todo[res.separable & ~separated[todo].any(axis=1)]] = True
@@ -257,14 +313,15 @@ def detect(
         # separated; the fit of the others must then be certified, and the direction
         # problem of all of them feasible (a direction that separates them), else the LP
         left = ~ok & ~res.separable
-        mu = sign[todo] * np.matmul(Z1[todo], res.theta[:, :, None])[:, :, 0]
+        mu = sign[todo] * np.matmul(Zr, res.theta[:, :, None])[:, :, 0]  # read on R only
+        del Zr
         guess = (sigmoid_neg(mu) < CERTIFICATE_FLOOR) & ~separated[todo] & left[:, None]
         tried = todo[guess.any(axis=1)]
         lp = todo[left & ~guess.any(axis=1)]
         if tried.size:
             before = separated[tried].copy()
             separated[tried] |= guess[guess.any(axis=1)]
-            _, ok2 = fit_rest(tried)
+            ok2 = fit_rest(tried)[1]
             code[tried[ok2]] = QUASI
             how[tried[ok2]] = GUESS
             separated[tried[~ok2]] = before[~ok2]
@@ -274,7 +331,7 @@ def detect(
     direction[quasi], feasible = max_margin_direction(Z1[quasi], sign[quasi],
                                                       separated[quasi])
     wrong = quasi[~feasible]  # a wrong guess (or, never seen, rounding on peeled rows)
-    separated[wrong] = pure_rows(Z1[wrong], sign[wrong], extra)
+    separated[wrong] = peel(wrong)
     lp = np.sort(np.concatenate([lp, wrong]))
     for i in lp:  # the LP on the rows left after the peel
         how[i] = LP
@@ -292,7 +349,7 @@ def detect(
         # which are separated by construction, count
         doubt = again[~feasible]
         if doubt.size:
-            separated[doubt] = pure_rows(Z1[doubt], sign[doubt], extra)
+            separated[doubt] = peel(doubt)
             code[doubt] = np.where(separated[doubt].any(axis=1), QUASI, OVERLAP)
             fit_rest(doubt)
             still = doubt[code[doubt] == QUASI]
