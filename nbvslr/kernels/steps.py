@@ -65,3 +65,26 @@ def train_row_agreement(Zu, rows, theta, inv_tau, sign, ties):
             acc += sign[a, i] * _step(score, t, ties)
         out[a] = acc
     return out
+
+
+@compiled
+def train_row_agreement_sparse(indptr, cols, vals, rows, theta, inv_tau, sign, ties):
+    """``train_row_agreement`` on distinct rows held by their non-zeros: row u's entries
+    ``vals[indptr[u]:indptr[u + 1]]`` in columns ``cols[...]`` (increasing). Each score sums
+    the non-zero terms in column order, which for a finite theta is the dense sum exactly (a
+    zero term adds a signed zero, which changes no sum but the sign of a zero score, and a
+    zero score is a tie either way); (A,)."""
+    A, m = rows.shape
+    out = np.zeros(A)
+    for a in range(A):
+        t = inv_tau[a]
+        th = theta[a]
+        acc = 0.0
+        for i in range(m):
+            u = rows[a, i]
+            score = 0.0
+            for k in range(indptr[u], indptr[u + 1]):
+                score += vals[k] * th[cols[k]]
+            acc += sign[a, i] * _step(score, t, ties)
+        out[a] = acc
+    return out

@@ -18,6 +18,7 @@ sum.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 
 import numpy as np
@@ -30,6 +31,31 @@ TIE_RTOL = 1e-10
 #: Entries of one tile of scores (rows x models), and the most models in a tile.
 TILE = 1 << 17
 MODEL_TILE = 256
+
+
+#: A design whose distinct rows have at most this share of non-zero entries (one-hot
+#: designs: adult's 9 of 105) scores each split's training rows from the non-zeros alone.
+SPARSE_ROWS = 0.5
+
+_SPARSE: weakref.WeakKeyDictionary[Design, tuple[np.ndarray, ...] | None] = (
+    weakref.WeakKeyDictionary())
+
+
+def sparse_rows(design: Design) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The distinct rows' non-zeros ``(indptr (U + 1,), cols, vals)``, columns increasing
+    within a row, or None when more than ``SPARSE_ROWS`` of the entries are non-zero; made
+    once per design."""
+    if design not in _SPARSE:
+        Zu = design.unique_Z1  # (U, P)
+        nz = Zu != 0.0
+        if nz.sum() > SPARSE_ROWS * Zu.size:
+            _SPARSE[design] = None
+        else:
+            r, c = np.nonzero(nz)  # row-major: columns increase within each row
+            indptr = np.zeros(Zu.shape[0] + 1, dtype=np.int64)
+            np.cumsum(nz.sum(axis=1), out=indptr[1:])
+            _SPARSE[design] = (indptr, c.astype(np.int64), np.ascontiguousarray(Zu[r, c]))
+    return _SPARSE[design]
 
 
 def _tie_band(theta: np.ndarray) -> np.ndarray:
@@ -74,7 +100,11 @@ def count_mistakes(
     or models).
     """
     # compiled (numba) where it runs: a process that only plans and writes never loads it
-    from nbvslr.kernels.steps import add_agreement, train_row_agreement
+    from nbvslr.kernels.steps import (
+        add_agreement,
+        train_row_agreement,
+        train_row_agreement_sparse,
+    )
 
     theta = np.asarray(theta, dtype=np.float64)
     n = theta.shape[0]
@@ -98,10 +128,16 @@ def count_mistakes(
     train_rows = np.zeros(n)
     if train_idx is not None:
         idx = np.asarray(train_idx, dtype=np.int64)  # (n, m)
-        # each training row's score from its distinct row, in order (no gathered stack)
-        agree_tr = train_row_agreement(Zu, design.row_to_unique[idx].astype(np.int64),
-                                       np.ascontiguousarray(theta), inv_tau,
-                                       design.sign[idx], ties)
+        # each training row's score from its distinct row, in order (no gathered stack);
+        # from its non-zeros on a one-hot design (the same sums while theta is finite)
+        rows_u = design.row_to_unique[idx].astype(np.int64)
+        nz = sparse_rows(design)
+        if nz is not None and np.isfinite(theta).all():
+            agree_tr = train_row_agreement_sparse(*nz, rows_u, np.ascontiguousarray(theta),
+                                                  inv_tau, design.sign[idx], ties)
+        else:
+            agree_tr = train_row_agreement(Zu, rows_u, np.ascontiguousarray(theta), inv_tau,
+                                           design.sign[idx], ties)
         train_rows = 0.5 * (idx.shape[1] - agree_tr)
     return all_rows, train_rows
 

@@ -143,6 +143,10 @@ def _two_class() -> None:
     data = Dataset(name="t", title="t", X=np.array([[0.0], [1.0]]), y=np.array([0, 1]),
                    kind="continuous")
     count_mistakes(get_design(data, "x"), np.ones((2, 2)), np.array([[0], [1]]))
+    # a one-hot design: the training rows' scores from the non-zeros
+    codes = Dataset(name="c", title="c", X=np.array([[0], [1], [2], [0]]),
+                    y=np.array([0, 1, 1, 0]), kind="discrete", n_values=(3,))
+    count_mistakes(get_design(codes, "onehot"), np.ones((2, 4)), np.array([[0], [1]]))
     dense_losses(get_design(data, "x"), data, np.ones((2, 2)), np.array([[0], [1]]))
     sample_separating_hmc(np.array([[[2.0, 1.0], [1.0, 1.0]]]), np.array([[1.0, -1.0]]),
                           np.array([[1.0, -1.5]]), [np.random.SeedSequence(0)])
