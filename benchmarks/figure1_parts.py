@@ -5,9 +5,10 @@ Usage::
 
     python benchmarks/figure1_parts.py [--splits 1000] [--repeat 2] [TASK ...]
 
-Run in an older checkout (``cd TREE && PYTHONPATH=TREE python .../figure1_parts.py``) to
-measure that code the same way; alternate the two and compare medians
-(benchmarks/RESULTS.md, "Figure 1 outside the quasi-separated sets").
+The nbvslr measured is the one Python imports (``PYTHONPATH=TREE`` measures an older
+checkout, ``git archive REV | tar -x -C TREE``, the same way: the first line names it);
+alternate the two and compare medians (benchmarks/RESULTS.md, "Figure 1 outside the
+quasi-separated sets").
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from nbvslr.config import load_config
 from nbvslr.data import load_task
 from nbvslr.splits import draw_train_sets, split_seeds
 
-CONFIG = Path.cwd() / "configs" / "figure1.yaml"
+CONFIG = Path(__file__).resolve().parents[1] / "configs" / "figure1.yaml"
 
 
 def main(argv: list[str] | None = None) -> int:
