@@ -66,7 +66,7 @@ from nbvslr.data.dataset import Dataset  # noqa: E402
 from nbvslr.models import ModelSpec, resolve_options, score_splits  # noqa: E402
 from nbvslr.models.budget import DEFAULT_BUDGET  # noqa: E402
 from nbvslr.models.design import get_design  # noqa: E402
-from nbvslr.models.logistic import fit_newton  # noqa: E402
+from nbvslr.models.lr.newton import fit_newton  # noqa: E402
 from nbvslr.models.stacks import split_chunks  # noqa: E402
 from nbvslr.splits import draw_train_sets, split_seeds  # noqa: E402
 
@@ -223,7 +223,7 @@ def sampler_cost(data: Dataset, m: int, n_splits: int, peak: dict[str, float]) -
     of 3), and its bounces are counted (``bounces=``). The floor is
     ``harness.hmc_floor_flops`` at the one-thread matmul peak ``peak``.
     """
-    from nbvslr.models.hmc import sample_separating_hmc
+    from nbvslr.models.lr.hmc import sample_separating_hmc
 
     design = get_design(data, "onehot_ref" if data.kind == "discrete" else "x")
     idx, seeds = splits_of(data, m, n_splits)
@@ -262,8 +262,8 @@ def compile_time() -> dict[str, Any]:
         "from nbvslr.models.design import get_design\n"
         "from nbvslr.models.evaluate import count_mistakes\n"
         "from nbvslr.data.dataset import Dataset\n"
-        "from nbvslr.models.hmc import sample_separating_hmc\n"
-        "from nbvslr.models.logistic import fit_newton\n"
+        "from nbvslr.models.lr.hmc import sample_separating_hmc\n"
+        "from nbvslr.models.lr.newton import fit_newton\n"
         "t0, c0 = time.perf_counter(), time.process_time()\n"
         "draw_train_sets(np.array([0, 1, 1, 0]), 2, split_seeds(0, 't', 2, range(3))[0])\n"
         "ta, ca = time.perf_counter(), time.process_time()\n"

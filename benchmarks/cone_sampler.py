@@ -19,6 +19,7 @@ that take the same arguments, bit for bit. Nothing here asserts a timing.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import statistics
@@ -39,14 +40,20 @@ def measure(splits: int, sizes: list[int]) -> dict[str, list[float]]:
 
     from nbvslr.data import DataSettings, TaskSpec, load_task
     from nbvslr.models import resolve_options
-    from nbvslr.models.cone_hmc import sample_cone_hmc
     from nbvslr.models.design import get_design
     from nbvslr.models.registry import lookup
-    from nbvslr.models.softmax import fit_softmax
     from nbvslr.splits import draw_train_sets, split_seeds
 
+    try:  # models/ by family; earlier trees: flat
+        from nbvslr.models.lr.cone_hmc import sample_cone_hmc
+        from nbvslr.models.lr.softmax import fit_softmax
+        lr_models = "nbvslr.models.lr"
+    except ImportError:
+        from nbvslr.models.lr.cone_hmc import sample_cone_hmc
+        from nbvslr.models.lr.softmax import fit_softmax
+        lr_models = "nbvslr.models"
     try:  # the sum-zero sampler starts from K weight vectors, the earlier one from K - 1
-        import nbvslr.models.sum_zero  # noqa: F401
+        importlib.import_module(f"{lr_models}.sum_zero")
         full = True
     except ImportError:
         full = False

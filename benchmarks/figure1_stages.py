@@ -7,7 +7,7 @@ Usage::
 For each panel of ``configs/figure1.yaml`` (or the TASKs named), every size of its grid is
 drawn as ``nbvslr run`` draws it and scored by ``score_splits`` for NB and for LR, one BLAS
 thread; it prints the CPU seconds of each model and of LR's stages: ``newton``
-(``logistic.fit_newton``), ``hmc`` (the separable-set sampler) and ``heldout`` (scoring,
+(``newton.fit_newton``), ``hmc`` (the separable-set sampler) and ``heldout`` (scoring,
 NB's and LR's). What it leaves out of a ``nbvslr run``: start-up, the data load, the
 workers' hand-over and the calling process's files and figures.
 """
@@ -29,7 +29,7 @@ if str(REPO) not in sys.path:  # run as a script: the tree's nbvslr
     sys.path.insert(0, str(REPO))
 
 import nbvslr.models as models  # noqa: E402
-import nbvslr.models.lr as lr  # noqa: E402
+import nbvslr.models.lr.entry as lr  # noqa: E402
 from nbvslr.config import load_config  # noqa: E402
 from nbvslr.runner.units import loaded  # noqa: E402
 from nbvslr.splits import draw_train_sets, split_seeds  # noqa: E402

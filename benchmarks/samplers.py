@@ -16,9 +16,10 @@ of both, their ratio and whether their outputs -- the kept positions and the bou
 -- are bit-identical. The multi kernel is also run once without its Gram matrix (rows made
 per bounce, as for m above ``cone_hmc.gram_rows``). Nothing here asserts a timing; the
 script exits 1 if any output differs. A base from before the K-class sampler ran on the
-weight matrices summing to 0 (no ``nbvslr/models/sum_zero.py``) takes other arguments and
-draws from another law: its K-class kernel is left out (``benchmarks/cone_sampler.py``
-compares the two samplers).
+weight matrices summing to 0 (no ``sum_zero.py`` in ``nbvslr/models/lr``, or in
+``nbvslr/models`` before the models were grouped by family) takes other arguments and draws
+from another law: its K-class kernel is left out (``benchmarks/cone_sampler.py`` compares
+the two samplers).
 """
 
 from __future__ import annotations
@@ -135,9 +136,10 @@ def main() -> int:
     ap.add_argument("--splits", type=int, default=100)
     ap.add_argument("--repeats", type=int, default=3, help="calls of each kernel (>= 2)")
     args = ap.parse_args()
-    sum_zero = subprocess.run(["git", "-C", str(REPO), "cat-file", "-e",
-                               f"{args.base}:nbvslr/models/sum_zero.py"],
-                              capture_output=True).returncode == 0
+    sum_zero = any(subprocess.run(["git", "-C", str(REPO), "cat-file", "-e",
+                                   f"{args.base}:nbvslr/models/{path}"],
+                                  capture_output=True).returncode == 0
+                   for path in ("lr/sum_zero.py", "sum_zero.py"))  # by family, or flat
     with threadpool_limits(1), tempfile.TemporaryDirectory() as tmp:
         base_hmc, base_multi = load_kernels(args.base, Path(tmp))
         calls = record_calls(args.splits)

@@ -7,7 +7,7 @@ Usage::
 On the run's own training sets of optdigits-10 (10 classes, 62 features, seed 0), one
 thread, CPU time of the whole fit of every split at each size:
 
-* ``newton-cg``: ``nbvslr.models.softmax.fit_softmax`` (Hessian-vector products, O(m F P)
+* ``newton-cg``: ``nbvslr.models.lr.softmax.fit_softmax`` (Hessian-vector products, O(m F P)
   each), what ``lr`` uses for K > 2;
 * ``dense``: the same Newton steps and line search with the (F P) x (F P) Hessian formed
   (F (F + 1) / 2 weighted products ``Z^T diag(w) Z`` per split and step) and solved by LAPACK;
@@ -42,7 +42,7 @@ if str(REPO) not in sys.path:
 from nbvslr import models  # noqa: E402
 from nbvslr.data import DataSettings, TaskSpec, load_task  # noqa: E402
 from nbvslr.models.design import get_design  # noqa: E402
-from nbvslr.models.softmax import (  # noqa: E402
+from nbvslr.models.lr.softmax import (  # noqa: E402
     _loss_probs,
     _masked,
     _penalty,
@@ -94,7 +94,7 @@ def preconditioner_table(args: argparse.Namespace) -> None:
     """Newton-CG with and without its preconditioner (``softmax.PC_MIN_INV_C``): CPU
     seconds of the fit of every split, Hessian-vector products per split (the rows of the
     stacks they were made on, over the splits) and the largest weight difference."""
-    from nbvslr.models import softmax
+    from nbvslr.models.lr.entry import softmax
 
     data = load_task(TaskSpec("optdigits-10"), DataSettings())
     design = get_design(data, "x")

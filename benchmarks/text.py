@@ -52,7 +52,7 @@ if str(REPO) not in sys.path:  # run as a script: make ``benchmarks`` importable
 
 from benchmarks import harness  # noqa: E402
 from nbvslr.data.text import count_matrix, load_sms_spam, split_vocabulary  # noqa: E402
-from nbvslr.models.text import (  # noqa: E402
+from nbvslr.models.text.fit import (  # noqa: E402
     GRADIENT_TOL,
     design_of,
     fit_lr_text,

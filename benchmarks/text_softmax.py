@@ -41,7 +41,7 @@ if str(REPO) not in sys.path:
 
 import nbvslr  # noqa: E402
 from nbvslr.data.text import count_matrix, split_vocabulary  # noqa: E402
-from nbvslr.models.text import fit_lr_text_multi  # noqa: E402
+from nbvslr.models.text.fit import fit_lr_text_multi  # noqa: E402
 from nbvslr.splits import draw_train_sets, split_seeds  # noqa: E402
 
 TASK = "synthetic-news"

@@ -100,7 +100,9 @@ class Task:
         values or of free text is refused when the task is read; leave it out of
         ``columns``, or ``many_levels='allow'`` (``features.many_levels``) keeps it.
         Nothing is downloaded here: the run reads the dataset (once, into the cache,
-        verified against OpenML's md5), and checks these choices with the config."""
+        verified against OpenML's md5; a file above 64 MiB is refused unless the run's
+        ``DataSettings(max_download=MiB)`` allows it, ``read_config(..., data=...)``), and
+        checks these choices with the config."""
         if positive is not None and not isinstance(positive, list | tuple):
             positive = [positive]
         if isinstance(columns, str):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nbvslr.models.logistic import fit_newton
+from nbvslr.models.lr.newton import fit_newton
 
 
 def seeds(n: int, base: int = 0) -> list[np.random.SeedSequence]:

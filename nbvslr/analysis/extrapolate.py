@@ -67,8 +67,30 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from nbvslr.analysis.metrics import LABELS, metric_of
 from nbvslr.analysis.stats import task_paired, task_rng
-from nbvslr.errors import ResultsError
+from nbvslr.errors import ConfigError, ResultsError
+
+#: Why the curves of a metric other than the test error are not extrapolated (argued, with the
+#: committed metrics run's curves, in docs/extrapolation.md, "Other metrics").
+NOT_EXTRAPOLATED: dict[str, str] = {
+    "log_loss": ("the fitted families fall to a limit, and log-loss curves need not fall "
+                 "(naive Bayes' rises with m as its probabilities grow overconfident)"),
+    "brier": ("the intervals' coverage is checked on the test error's curves alone, not "
+              "yet on the Brier score's"),
+    "train_error": ("the fitted families fall to a limit, and the training error rises "
+                    "with m (towards the test error's limit, from below)"),
+}
+
+
+def check_extrapolable(metric: str) -> None:
+    """``ConfigError`` in one line when the curves of ``metric`` are not extrapolated
+    (``NOT_EXTRAPOLATED``)."""
+    if metric in NOT_EXTRAPOLATED:
+        raise ConfigError(f"no extrapolation of the {LABELS[metric]}: "
+                          f"{NOT_EXTRAPOLATED[metric]}; extrapolate the test error instead "
+                          "(docs/extrapolation.md, \"Other metrics\")")
+
 
 #: The share of the sizes (the smaller ones) that a family is fitted to when it is scored by
 #: how well it predicts the rest.
@@ -770,7 +792,10 @@ def task_extrapolation(task, pair: tuple[str, str] | None = None, *,
     splits gets the same table as the run that kept them. The horizon is the task's rows
     and each model's floor its all-rows error (run.json); the draws' stream comes from
     ``(seed, task name)`` (``stats.task_rng``), like the crossover's interval.
+    ``ConfigError`` for a view of a metric whose curves are not extrapolated
+    (``check_extrapolable``).
     """
+    check_extrapolable(metric_of(task))
     paired = task_paired(task)
     if pair is None:
         if paired.empty:

@@ -43,6 +43,17 @@ OPTIONS = (
 )
 
 
+MAX_DOWNLOAD_ENV = "NBVSLR_MAX_DOWNLOAD"
+MAX_DOWNLOAD_OPTION = click.option(
+    "--max-download", type=click.FloatRange(min=0, min_open=True),
+    default=DataSettings.max_download, show_default=True, envvar=MAX_DOWNLOAD_ENV,
+    show_envvar=True, metavar="MIB",
+    help="The largest file of an OpenML dataset downloaded, in MiB: a larger one is refused "
+         "(before it is read when the server announces its size) with the value to give here.")
+"""``nbvslr run``'s one more data option: the files of a dataset of no known size (OpenML's);
+``datasets fetch`` fetches built-in files only, of known sizes."""
+
+
 def data_options(func):
     """Add the data options (``mirror``, ``cache``, ``offline``, ``fresh``, ``timeout``)."""
     for option in reversed(OPTIONS):
@@ -51,7 +62,8 @@ def data_options(func):
 
 
 def data_settings(mirror: str | Path | None, cache: Path | None, offline: bool, fresh: bool,
-                  timeout: float) -> DataSettings:
+                  timeout: float, max_download: float = DataSettings.max_download
+                  ) -> DataSettings:
     """The ``DataSettings`` of the data options; ``ConfigError`` (exit 2) for a folder mirror
     or a cache that is not a folder, or a timeout that is not positive. A mirror starting
     with ``http://`` or ``https://`` is a URL, kept as a ``str``; anything else is a folder."""
@@ -72,4 +84,4 @@ def data_settings(mirror: str | Path | None, cache: Path | None, offline: bool, 
         raise ConfigError(f"--timeout {timeout:g}: must be more than 0 seconds; e.g. 30")
     cache_dir = Path(cache) if cache is not None else default_cache_dir()
     return DataSettings(cache_dir=cache_dir, mirror=mirror, download=not offline,
-                        timeout=timeout, shipped=not fresh)
+                        timeout=timeout, shipped=not fresh, max_download=max_download)

@@ -16,7 +16,6 @@ from nbvslr.data import (
     fetch,
     get_recipe,
     task_status,
-    text_task_names,
 )
 from nbvslr.data.dataset import DataSettings
 from nbvslr.data.sources import cache_path, is_url, shipped_file, url_of
@@ -130,10 +129,5 @@ def fetch_cmd(ctx, tasks, mirror, cache, offline, fresh, timeout):
         timeout=timeout if "timeout" in given else parent.timeout,
         shipped=own.shipped and parent.shipped,
     )
-    names = tasks or BUILTIN_TASKS
-    texts = text_task_names()
-    for name in names:
-        if name not in texts:
-            get_recipe(name)  # every name is checked before the first file is fetched
-    for path in fetch(names, settings):
+    for path in fetch(tasks or BUILTIN_TASKS, settings):  # every name checked first
         click.echo(str(path))

@@ -9,7 +9,7 @@ import click
 from nbvslr import results
 from nbvslr.analysis.crossovers import DEFAULT_N_BOOT
 from nbvslr.analysis.extrapolate import DEFAULT_N_BOOT as DRAWS
-from nbvslr.analysis.extrapolate import REACH
+from nbvslr.analysis.extrapolate import REACH, check_extrapolable
 from nbvslr.cli.results_options import results_dirs_argument
 from nbvslr.errors import ConfigError
 from nbvslr.results.layout import METRICS
@@ -26,6 +26,7 @@ Examples:
   nbvslr report results -o results/report.md
   nbvslr report results --format csv -o results/report.csv   # pandas.read_csv(...)
   nbvslr report results --format html -o report.html   # one page, figures inline
+  nbvslr report results --format html --metric log_loss -o log_loss.html
   nbvslr report results --extrapolate     # fitted curves past the grid
   nbvslr report results -o results/report.md --brief   # the file, and a line per task
 """,
@@ -56,7 +57,8 @@ Examples:
                    "the error when trained on all rows, and the predicted crossover beyond "
                    "the largest m, with intervals that count the choice of the curve family "
                    f"({DRAWS} draws of the mean curves, from summary.csv and paired.csv), up to "
-                   "the reach the validation supports (docs/extrapolation.md). Not with csv.")
+                   "the reach the validation supports (docs/extrapolation.md). Not with csv; "
+                   "of the test error alone (with another --metric: refused, with why).")
 @click.option("--beyond-reach", is_flag=True,
               help="With --extrapolate: look for the crossover up to the task's rows, past "
                    f"the validated reach ({REACH:g}x the largest m).")
@@ -88,19 +90,16 @@ def report(results_dirs, output, fmt, n_boot, seed, notes, paper, brief,
     if fmt == "html" and output is None:
         raise ConfigError("--format html writes a page; give its file, e.g. "
                           "-o report.html")
-    if metric != "error" and extrapolate:
-        raise ConfigError(f"--extrapolate fits curves of the test error only; drop it with "
-                          f"--metric {metric}")
-    if metric != "error" and fmt == "html":
-        raise ConfigError(f"--format html shows the test error only; drop --metric {metric}, "
-                          "or use --format markdown or csv for it")
+    if extrapolate:
+        check_extrapolable(metric)
     rows = report_rows(results_dirs, n_boot=n_boot, seed=seed,
                        metric=metric) if brief else None
     if fmt == "html":
         from nbvslr.views.html import html_page  # matplotlib, for this format alone
 
         text = html_page(results_dirs, n_boot=n_boot, seed=seed, notes=notes, paper=paper,
-                         extrapolate=extrapolate, beyond_reach=beyond_reach)
+                         extrapolate=extrapolate, beyond_reach=beyond_reach,
+                         metric=metric)
         if rows is not None:
             click.echo(verdict_lines(rows), nl=False)
         results.atomic_write_text(output, text)

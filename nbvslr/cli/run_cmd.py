@@ -13,7 +13,7 @@ import click
 
 from nbvslr import api
 from nbvslr.api import check_out
-from nbvslr.cli.data_options import data_options, data_settings
+from nbvslr.cli.data_options import MAX_DOWNLOAD_OPTION, data_options, data_settings
 from nbvslr.config import CLI_JOBS, DEFAULT_BACKEND
 from nbvslr.errors import stop_on_signal, stop_on_sigterm, stopped
 from nbvslr.results import DEFAULT_OUT, task_dir
@@ -86,8 +86,9 @@ Examples:
 @click.option("--quiet", "-q", is_flag=True,
               help="No progress: no bar on a terminal, no progress lines in a log.")
 @data_options
+@MAX_DOWNLOAD_OPTION
 def run(configs, splits, seed, jobs, backend, scheduler, out, force, quiet, mirror, cache, offline,
-        fresh, timeout):
+        fresh, timeout, max_download):
     """Run the learning-curve experiments of each CONFIG, in turn: a config file, or the
     name of a config shipped with nbvslr (`nbvslr configs` lists them).
 
@@ -101,7 +102,7 @@ def run(configs, splits, seed, jobs, backend, scheduler, out, force, quiet, mirr
     one runs.
     """
     out = check_out(out)
-    data = data_settings(mirror, cache, offline, fresh, timeout)
+    data = data_settings(mirror, cache, offline, fresh, timeout, max_download)
     settings = dict(splits=splits, seed=seed, data=data, out=out, jobs=jobs,
                     backend=backend, scheduler=scheduler, force=force)
     loaded = []

@@ -37,14 +37,7 @@ import yaml
 
 from nbvslr.config import sweep
 from nbvslr.config.pairs import NEITHER, pick_pairs
-from nbvslr.data import (
-    RECIPES,
-    absolute_paths,
-    get_recipe,
-    is_text,
-    parse_task,
-    text_task_names,
-)
+from nbvslr.data import absolute_paths, is_text, parse_task
 from nbvslr.data.dataset import DataSettings, TaskSpec
 from nbvslr.errors import (
     ConfigError,
@@ -56,7 +49,7 @@ from nbvslr.errors import (
 from nbvslr.models import FAMILIES, resolve_options
 from nbvslr.models.options import DEFAULT_PROFILE, PROFILES
 from nbvslr.models.spec import ModelSpec
-from nbvslr.models.text_family import check_text_model
+from nbvslr.models.text.entry import check_text_model
 from nbvslr.results.layout import DEFAULT_METRICS, DEFAULT_OUT, METRICS
 from nbvslr.splits import MIN_SIZE
 
@@ -560,23 +553,6 @@ def _task(where: _Where, key: str, item: Any) -> TaskSpec:
     if "name" not in item:
         raise where.error(f"{key}.name", "missing", None, "give the task a name")
     name = _check_name(where, f"{key}.name", item["name"], "task")
-    source = item.get("source")
-    if source is None:
-        texts = text_task_names()
-        if name not in RECIPES and name not in texts:
-            problem = with_hint("unknown task", name, (*RECIPES, *texts))
-            raise where.error(
-                key, problem, name,
-                f"use a built-in task ({', '.join(RECIPES)}), a text task "
-                f"({', '.join(texts)}) or give an inline task a source:",
-            )
-        # a built-in text task takes its vocabulary options in features:
-        for extra in ("target",) if name in texts else ("target", "features"):
-            if item.get(extra) is not None:
-                raise where.error(
-                    f"{key}.{extra}", "only inline tasks (with a source:) take this key",
-                    name, "change a built-in task through overrides:",
-                )
     mappings = {}
     for sub in ("source", "target", "features", "overrides"):
         value = item.get(sub)
@@ -637,13 +613,14 @@ def _sizes(where: _Where, raw: Any) -> tuple[int, ...] | str:
 def _grid_of(where: _Where, task: TaskSpec, sizes: tuple[int, ...] | str) -> tuple[int, ...]:
     if sizes != "paper":
         return tuple(sizes)
-    if not task.builtin or is_text(task):
+    paper = getattr(task.parsed, "sizes", None)  # a recipe's (nbvslr.data.registry.recipe)
+    if paper is None:
         raise where.error(
             "sizes", f"\"paper\" has no grid for the {'text' if is_text(task) else 'inline'} "
             f"task {task.name}", sizes,
             "give sizes as a list or {start, stop, step}",
         )
-    return tuple(sorted(get_recipe(task.name).sizes))
+    return tuple(sorted(paper))
 
 
 def _models(where: _Where, raw: Any, profile: str = "stated") -> tuple[ModelSpec, ...]:

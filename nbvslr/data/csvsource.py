@@ -41,7 +41,6 @@ cell is read as text and decided here, so the rules are the same whatever the fi
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import math
 import os
@@ -85,7 +84,7 @@ MANY_LEVELS_MODES = ("refuse", "allow")
 
 @dataclass(frozen=True)
 class TableChoices:
-    """What the config says about a table, parsed once (``nbvslr.data.inline.table``).
+    """What the config says about a table, parsed once (``nbvslr.data.registry.table``).
 
     ``target_column``/``feature_columns`` of ``None`` fall back to the source's defaults.
     """
@@ -701,11 +700,3 @@ def _memory_bytes() -> float:
 def data_row(i: int) -> str:
     """Row position -> how a person finds it: ``data row 1`` is the first row after the header."""
     return f"data row {i + 1}"
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()

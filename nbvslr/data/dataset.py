@@ -124,9 +124,10 @@ class TaskSpec:
     ``classes: [...]`` / neither for a task of every class of the column) and
     ``features`` (``{"kind": ..., "columns": [...]}`` or ``{"drop": [...]}``).
 
-    ``parsed``: an inline task's typed spec, its source module's frozen ``Spec``
-    (``nbvslr.data.inline``), set once when the config is read; ``None`` for a built-in
-    task, or an inline one not parsed yet (``load_task`` parses it then).
+    ``parsed``: the task's typed spec, the frozen ``Spec`` of the source module that reads
+    it (``nbvslr.data.registry``: by its source's key, or by its name for a built-in task),
+    set once when the config is read; ``None`` for a task not parsed yet (``load_task``
+    parses it then).
     """
 
     name: str
@@ -135,19 +136,6 @@ class TaskSpec:
     features: Mapping[str, Any] | None = None
     overrides: Mapping[str, Any] = field(default_factory=dict)
     parsed: Any = field(default=None, compare=False, repr=False)
-
-    @property
-    def builtin(self) -> bool:
-        return self.source is None
-
-
-def rescale_unit(X: np.ndarray) -> np.ndarray:
-    """Each column of ``X`` (N, d) rescaled to [0, 1] by its minimum and maximum; a constant
-    column (span 0, never the case for N >= 3 Gaussian draws) becomes 0."""
-    import numpy as np
-
-    low, high = X.min(axis=0), X.max(axis=0)
-    return np.clip((X - low) / np.where(high > low, high - low, 1.0), 0.0, 1.0)
 
 
 def default_cache_dir() -> Path:
@@ -161,10 +149,16 @@ def default_cache_dir() -> Path:
 class DataSettings:
     """Where bytes come from: the cache, the files shipped with nbvslr (unless
     ``shipped=False``), a mirror (a local folder, or an http(s) URL of a folder laid out the
-    same way, kept as a ``str``), or a download."""
+    same way, kept as a ``str``), or a download.
+
+    ``max_download``: the largest file of a dataset of no known size (an OpenML dataset's)
+    downloaded, in MiB (``nbvslr run --max-download``); a larger one is refused, before its
+    body is read when the server announces its length. A built-in task's files, of known
+    sha256, are bounded by ``nbvslr.data.sources.MAX_DOWNLOAD`` instead."""
 
     cache_dir: Path = field(default_factory=default_cache_dir)
     mirror: Path | str | None = None
     download: bool = True
     timeout: float = 30.0
     shipped: bool = True
+    max_download: float = 64.0

@@ -82,6 +82,10 @@ DEFAULT_STRIP = STRIPS
 #: The groups of the built-in pair ``20news-crypt-graphics`` (sorted: sci.crypt is class 1).
 CRYPT_GRAPHICS = ("comp.graphics", "sci.crypt")
 
+#: The built-in tasks, name -> their groups (None: all 20, ``y`` = 0..19 in sorted order,
+#: ``alt.atheism`` first; of the pair, sci.crypt is class 1 against comp.graphics).
+TASKS = {"20news": None, "20news-crypt-graphics": CRYPT_GRAPHICS}
+
 # scikit-learn's quote rule, ``(writes in|writes:|wrote:|says:|said:|^In article|^Quoted
 # from|^\||^>)`` searched in each line, split in three tests that give the same lines: the
 # anchored words as prefixes, the words ending in ":" only searched for in lines holding one.
@@ -319,17 +323,3 @@ def load_newsgroups(
         name = DATASET if groups is None else "-".join((DATASET, *chosen))
     posts = tuple(strip_post(documents[i], parts) for i in rows.tolist())
     return TextTask(name, posts, np.ascontiguousarray(y, dtype=np.int64), tuple(chosen))
-
-
-def load_20news(settings: DataSettings | None = None,
-                strip: str | Iterable[str] | None = DEFAULT_STRIP) -> TextTask:
-    """The built-in task ``20news``: all 20 groups, 20 classes (``y`` = 0..19, the groups in
-    sorted order, ``alt.atheism`` first)."""
-    return load_newsgroups(settings, None, strip, "20news")
-
-
-def load_20news_crypt_graphics(settings: DataSettings | None = None,
-                               strip: str | Iterable[str] | None = DEFAULT_STRIP) -> TextTask:
-    """The built-in task ``20news-crypt-graphics``: sci.crypt (class 1) against
-    comp.graphics (class 0)."""
-    return load_newsgroups(settings, CRYPT_GRAPHICS, strip, "20news-crypt-graphics")

@@ -8,7 +8,9 @@ client on ``urllib`` (``nbvslr.data.sources.download``), no ``openml`` package:
   file's md5 checksum), then the ARFF file itself. ``<server>`` is ``https://www.openml.org``,
   or ``$NBVSLR_OPENML_SERVER`` (a mirror, or OpenML's test server).
 - One deadline, ``settings.timeout`` seconds, for the whole transfer (both requests): a
-  server that trickles is stopped then.
+  server that trickles is stopped then. At most ``settings.max_download`` MiB (64 by
+  default, ``nbvslr run --max-download``): a larger file is refused in one line that names
+  the limit and a value that would take it.
 - The ARFF file must have the md5 OpenML publishes for it, or it is refused and never
   cached. The cache, ``settings.cache_dir / "openml-<id>" /`` (``description.json`` and
   ``data.arff``), is checked against that md5 on every read; once there, the network is not
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 import time
@@ -49,6 +52,7 @@ SERVER = "https://www.openml.org"
 SERVER_ENV = "NBVSLR_OPENML_SERVER"
 DESCRIPTION_FILE = "description.json"
 DATA_FILE = "data.arff"
+MIB = 1 << 20
 NUMERIC = ("numeric", "real", "integer")
 """ARFF types read as continuous features; nominal ones (``{a, b}``) are discrete."""
 
@@ -138,13 +142,13 @@ def fetch(dataset_id: int, settings: DataSettings) -> tuple[Description, bytes, 
                  else f"OpenML dataset {dataset_id} is not in the cache ({folder})")
         raise DownloadError(f"{where} and downloads are off; {hint}")
     deadline = time.monotonic() + settings.timeout
-    raw = _download(description_url(dataset_id), deadline, settings.timeout, dataset_id)
+    raw = _download(description_url(dataset_id), deadline, settings, dataset_id)
     about = parse_description(raw, dataset_id, description_url(dataset_id))
     if about.format.lower() != "arff":
         raise DataError(f"OpenML dataset {dataset_id} ({about.name}) is stored as "
                         f"{about.format}, which nbvslr does not read (dense ARFF only); save "
                         "its table as a CSV file and use source: {csv: path}")
-    data = _download(about.url, deadline, settings.timeout, dataset_id)
+    data = _download(about.url, deadline, settings, dataset_id)
     actual = _md5(data)
     if actual != about.md5:
         raise DownloadError(
@@ -156,20 +160,41 @@ def fetch(dataset_id: int, settings: DataSettings) -> tuple[Description, bytes, 
     return about, data, about.url
 
 
-def _download(url: str, deadline: float, timeout: float, dataset_id: int) -> bytes:
-    """``url``'s bytes within what is left of the transfer's one deadline."""
+def _download(url: str, deadline: float, settings: DataSettings, dataset_id: int) -> bytes:
+    """``url``'s bytes within what is left of the transfer's one deadline, and at most
+    ``settings.max_download`` MiB (``too_large`` says so)."""
     left = deadline - time.monotonic()
     late = DownloadError(
-        f"download of OpenML dataset {dataset_id} failed: timed out after {timeout:g} s (the "
-        f"whole transfer, its description and its data, --timeout); {_hint(dataset_id)}")
+        f"download of OpenML dataset {dataset_id} failed: timed out after "
+        f"{settings.timeout:g} s (the whole transfer, its description and its data, "
+        f"--timeout); {_hint(dataset_id)}")
     if left <= 0:
         raise late
+    limit = max(int(settings.max_download * MIB), 1)
     try:
-        return sources.download(url, left, _hint(dataset_id)) or b""
+        return sources.download(url, left, _hint(dataset_id), limit=limit) or b""
+    except sources.TooLarge as exc:
+        raise too_large(url, dataset_id, exc.size, settings.max_download) from None
     except DownloadError:
         if time.monotonic() >= deadline - 0.05:  # the deadline ended it
             raise late from None
         raise
+
+
+def too_large(url: str, dataset_id: int, size: int | None, limit: float) -> DownloadError:
+    """The one line refusing a file larger than ``limit`` MiB (``size``: the bytes the
+    server announced, None when it sent more without announcing them), with a limit that
+    would take it (the next power of two MiB above ``size``, or twice ``limit``)."""
+    if size is not None:
+        what = f"{url} is {size / MIB:.1f} MiB"
+        enough = float(2 ** max(math.ceil(math.log2(size / MIB)), 0))
+    else:
+        what = f"{url} sent more than that without announcing its size"
+        enough = 2 * limit
+    return DownloadError(
+        f"download of OpenML dataset {dataset_id} refused: {what}, more than the download "
+        f"limit of {limit:g} MiB; raise it with --max-download {enough:g} (or "
+        f"NBVSLR_MAX_DOWNLOAD={enough:g}; in Python DataSettings(max_download={enough:g}))")
 
 
 # --------------------------------------------------------------------------- ARFF

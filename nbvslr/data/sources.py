@@ -55,7 +55,8 @@ MAX_DOWNLOAD = 64 << 20
 """The most bytes a download may bring (64 MiB): above the largest file any recipe names
 (the 20 Newsgroups archive, 14 MB; a UCI file, 4 MB at most), so a mirror, redirect or
 server that streams without end, or announces a larger length, is stopped there rather
-than filling the memory; its sha256 could not match anyway."""
+than filling the memory; its sha256 could not match anyway. A dataset of no known size (an
+OpenML dataset) has its own limit, ``DataSettings.max_download`` (``--max-download``)."""
 
 
 def sha256_of(path: Path) -> str:
@@ -213,9 +214,10 @@ def download(url: str, timeout: float, hint: str = _OFFLINE_HINT,
         return outcome["data"]  # type: ignore[return-value]
     exc = outcome["error"]
     if isinstance(exc, _TooLong):
-        raise DownloadError(
+        raise TooLarge(
             f"download of {url} refused: {exc}, more than the {limit >> 20} MiB any data file "
-            f"nbvslr reads may have (the server does not serve the file); {hint}")
+            f"nbvslr reads may have (the server does not serve the file); {hint}",
+            size=exc.size, limit=limit)
     if isinstance(exc, urllib.error.HTTPError):
         reason = f"HTTP {exc.code} {exc.reason}"
         exc.close()
@@ -240,7 +242,21 @@ class _Late(Exception):
 
 
 class _TooLong(Exception):
-    """The transfer announced or sent more than its limit."""
+    """The transfer announced (``size``) or sent (``size`` None) more than its limit."""
+
+    def __init__(self, message: str, size: int | None) -> None:
+        super().__init__(message)
+        self.size = size
+
+
+class TooLarge(DownloadError):
+    """A download refused for its size: ``size`` the bytes the server announced (None: it
+    sent more than ``limit`` without announcing a length), ``limit`` the bytes allowed."""
+
+    def __init__(self, message: str, size: int | None, limit: int) -> None:
+        super().__init__(message)
+        self.size = size
+        self.limit = limit
 
 
 def _read_until(url: str, timeout: float, deadline: float, limit: int) -> bytes:
@@ -248,7 +264,7 @@ def _read_until(url: str, timeout: float, deadline: float, limit: int) -> bytes:
     total = 0
     with urllib.request.urlopen(url, timeout=timeout) as response:
         if response.length is not None and response.length > limit:
-            raise _TooLong(f"it announces {response.length} bytes")
+            raise _TooLong(f"it announces {response.length} bytes", response.length)
         while True:
             if time.monotonic() > deadline:
                 raise _Late
@@ -259,7 +275,7 @@ def _read_until(url: str, timeout: float, deadline: float, limit: int) -> bytes:
                 return b"".join(chunks)
             total += len(chunk)
             if total > limit:
-                raise _TooLong(f"it sent more than {limit} bytes")
+                raise _TooLong(f"it sent more than {limit} bytes", None)
             chunks.append(chunk)
 
 

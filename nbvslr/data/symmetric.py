@@ -50,7 +50,8 @@ from typing import Any
 
 import numpy as np
 
-from nbvslr.data.dataset import Dataset, rescale_unit
+from nbvslr.data.dataset import Dataset
+from nbvslr.data.draws import drawn_dataset, phi, stream
 from nbvslr.errors import check_known_keys, setting_error, with_hint
 
 GENERATOR = "symmetric"
@@ -138,11 +139,6 @@ def parse_params(raw: Mapping[str, Any], key: str = "source.synthetic") -> Symme
 # --------------------------------------------------------------------------- exact errors
 
 
-def _phi(z: float) -> float:
-    """Standard normal CDF."""
-    return 0.5 * math.erfc(-z / math.sqrt(2))
-
-
 def _log_binom_pmf(n: int, p: float) -> np.ndarray:
     """log P(k) of Binomial(n, p) for k = 0..n, shape (n + 1,); 0 < p < 1."""
     k = np.arange(n + 1)
@@ -167,7 +163,7 @@ def bayes_error_of(kind: str, n: int, strength: float, prior: float = 0.5) -> fl
         sd = math.sqrt(n)
         cut = log_odds / strength
         mean = n * strength / 2
-        return prior * _phi((cut - mean) / sd) + (1 - prior) * _phi((-cut - mean) / sd)
+        return prior * phi((cut - mean) / sd) + (1 - prior) * phi((-cut - mean) / sd)
     q = strength
     if q == 0.5:
         return min(prior, 1 - prior)
@@ -183,7 +179,7 @@ def feature_strength(kind: str, feature_error: float) -> float:
     """``g`` or ``q`` of a feature whose own Bayes error (classes equally likely) is given."""
     if kind == "continuous":
         # Phi(-g / 2) = e  <=>  g = -2 Phi^{-1}(e); invert Phi by bisection on erfc.
-        return _solve(lambda g: _phi(-g / 2), feature_error, 0.0, 80.0)
+        return _solve(lambda g: phi(-g / 2), feature_error, 0.0, 80.0)
     return 1.0 - feature_error
 
 
@@ -215,10 +211,6 @@ def strength_for(p: SymmetricParams) -> float:
 # --------------------------------------------------------------------------- the task
 
 
-def _rng(seed: int, stream: int) -> np.random.Generator:
-    return np.random.default_rng(np.random.SeedSequence([seed, stream]))
-
-
 def sample(p: SymmetricParams, y: np.ndarray, signs: np.ndarray, strength: float,
            rng: np.random.Generator) -> np.ndarray:
     """Raw features of labels ``y`` (n_rows,): shape (n_rows, d), float64 or int64 codes."""
@@ -234,28 +226,17 @@ def sample(p: SymmetricParams, y: np.ndarray, signs: np.ndarray, strength: float
 
 def load(name: str, p: SymmetricParams) -> Dataset:
     """Draw the task: continuous features rescaled to [0, 1] over all rows."""
-    signs = np.where(_rng(p.seed, STREAM_SIGNS).random(p.features) < 0.5, -1.0, 1.0)  # (d,)
+    signs = np.where(stream(p.seed, STREAM_SIGNS).random(p.features) < 0.5, -1.0, 1.0)  # (d,)
     strength = strength_for(p)
-    rng = _rng(p.seed, STREAM_ROWS)
+    rng = stream(p.seed, STREAM_ROWS)
     n_pos = min(max(round(p.prior * p.rows), 1), p.rows - 1)
     y = rng.permutation(np.repeat(np.array([1, 0], dtype=np.int8), [n_pos, p.rows - n_pos]))
     X = sample(p, y, signs, strength, rng)
-    if p.kind == "continuous":
-        X = rescale_unit(X)
-        n_values: tuple[int, ...] = ()
-    else:
-        n_values = (2,) * p.features
     bayes = bayes_error_of(p.kind, p.features, strength, p.prior)
-    feature = _phi(-strength / 2) if p.kind == "continuous" else 1.0 - strength
-    return Dataset(
-        name=name,
-        title=f"{name} (synthetic {GENERATOR}, {p.kind}, n = {p.features})",
-        X=X,
-        y=y,
-        kind=p.kind,  # type: ignore[arg-type]
-        n_values=n_values,
-        feature_names=tuple(f"x{j}" for j in range(p.features)),
-        notes={
+    feature = phi(-strength / 2) if p.kind == "continuous" else 1.0 - strength
+    return drawn_dataset(
+        name, f"{name} (synthetic {GENERATOR}, {p.kind}, n = {p.features})", X, y, p.kind, 2,
+        {
             "source": "synthetic",
             **asdict(p),
             "held": "bayes_error" if p.bayes_error is not None else "feature_error",

@@ -42,7 +42,8 @@ from typing import Any
 import numpy as np
 
 import nbvslr.data.symmetric as symmetric
-from nbvslr.data.dataset import Dataset, rescale_unit
+from nbvslr.data.dataset import Dataset
+from nbvslr.data.draws import drawn_dataset, phi, stream
 from nbvslr.data.symmetric import SymmetricParams
 from nbvslr.errors import check_known_keys, setting_error, with_hint
 
@@ -209,18 +210,9 @@ class Truth:
         return int(self.copy_of.max()) + 1
 
 
-def _phi(z: float) -> float:
-    """Standard normal CDF."""
-    return 0.5 * math.erfc(-z / math.sqrt(2))
-
-
 def _log_softmax(a: np.ndarray) -> np.ndarray:
     # Subtract the log-sum-exp of the last axis: stable for any logits.
     return a - np.logaddexp.reduce(a, axis=-1, keepdims=True)
-
-
-def _rng(seed: int, stream: int) -> np.random.Generator:
-    return np.random.default_rng(np.random.SeedSequence([seed, stream]))
 
 
 def _copy_map(p: SyntheticParams, rng: np.random.Generator) -> np.ndarray:
@@ -238,7 +230,7 @@ def _copy_matrix(copy_of: np.ndarray) -> np.ndarray:
 
 def make_truth(p: SyntheticParams) -> Truth:
     """Draw the model's parameters from stream 0 of the seed."""
-    rng = _rng(p.seed, STREAM_PARAMS)
+    rng = stream(p.seed, STREAM_PARAMS)
     copy_of = _copy_map(p, rng)
     r = int(copy_of.max()) + 1
     if p.kind == "continuous":
@@ -336,7 +328,7 @@ def _gaussian_error(w: np.ndarray, mu: np.ndarray, cov: np.ndarray, prior: float
     gap = float(w @ mu) / 2  # mean of w . (x - midpoint) under y = 1
     sd = math.sqrt(float(w @ cov @ w))
     return float(
-        prior * _phi((-gap - log_odds) / sd) + (1 - prior) * _phi((-gap + log_odds) / sd)
+        prior * phi((-gap - log_odds) / sd) + (1 - prior) * phi((-gap + log_odds) / sd)
     )
 
 
@@ -376,7 +368,7 @@ def error_rates(truth: Truth) -> dict[str, float]:
         bayes = _gaussian_error(np.linalg.solve(cov, mu), mu, cov, p.prior)
         nb = _gaussian_error(mu / np.diag(cov), mu, cov, p.prior)
         return {"bayes_error": bayes, "nb_limit_error": nb, "error_method": "exact"}
-    x, y = sample(truth, MC_ROWS, _rng(p.seed, STREAM_MC))
+    x, y = sample(truth, MC_ROWS, stream(p.seed, STREAM_MC))
     log_prior = np.log([1 - p.prior, p.prior])
     out = {}
     for label, naive in (("bayes_error", False), ("nb_limit_error", True)):
@@ -397,23 +389,13 @@ def load(name: str, params: SyntheticParams | SymmetricParams) -> Dataset:
     if isinstance(params, SymmetricParams):
         return symmetric.load(name, params)
     truth = make_truth(params)
-    rng = _rng(params.seed, STREAM_ROWS)
+    rng = stream(params.seed, STREAM_ROWS)
     y = _fixed_labels(params, rng)
     X, y = sample(truth, params.rows, rng, y=y)
-    if params.kind == "continuous":
-        X = rescale_unit(X)
-        n_values: tuple[int, ...] = ()
-    else:
-        n_values = (params.levels,) * params.features
-    return Dataset(
-        name=name,
-        title=f"{name} (synthetic {params.generator}, {params.kind})",
-        X=X,
-        y=y,
-        kind=params.kind,  # type: ignore[arg-type]
-        n_values=n_values,
-        feature_names=tuple(f"x{j}" for j in range(params.features)),
-        notes={
+    return drawn_dataset(
+        name, f"{name} (synthetic {params.generator}, {params.kind})", X, y, params.kind,
+        params.levels,
+        {
             "source": "synthetic",
             **asdict(params),
             "copies": [int(c) for c in truth.copy_of],

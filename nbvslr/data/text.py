@@ -12,37 +12,30 @@ the split's training documents, ``all`` every word of the task; ``min_df`` (docu
 ``split_vocabulary`` gives that choice as a mask (S, V) over the task's words, so one sparse
 count matrix (N, V) serves every split and no (S, m, V) stack is ever made.
 
-Built-in text tasks (``TEXT_TASKS``, name -> loader, none of them a Figure 1 panel):
-``sms-spam``, the SMS Spam Collection (UCI 228, CC BY 4.0), shipped in
-``nbvslr/data/uci/sms-spam/``; ``20news`` (20 classes) and ``20news-crypt-graphics``
-(sci.crypt = 1 against comp.graphics), from the 20 Newsgroups archive downloaded on first
-use (``nbvslr.data.newsgroups``). A folder of files, one sub-folder per class, is a task too
-(``nbvslr.data.textfolder``). ``text_dataset`` makes a task's ``Dataset`` of kind
-``text``: its ``X`` the sparse counts, its ``text_options`` the vocabulary options
-(``check_text_options``) that every fit applies per split.
+Built-in text tasks (none of them a Figure 1 panel; sources of the registry
+``nbvslr.data.registry``): ``sms-spam``, the SMS Spam Collection (UCI 228, CC BY 4.0), shipped
+in ``nbvslr/data/uci/sms-spam/`` (read here, ``load_sms_spam``); ``20news`` (20 classes) and
+``20news-crypt-graphics`` (sci.crypt = 1 against comp.graphics), from the 20 Newsgroups
+archive downloaded on first use (``nbvslr.data.newsgroups``). A folder of files, one
+sub-folder per class, is a task too (``nbvslr.data.textfolder``). ``text_dataset`` makes a
+task's ``Dataset`` of kind ``text``: its ``X`` the sparse counts, its ``text_options`` the
+vocabulary options (``check_text_options``) that every fit applies per split.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from nbvslr.data.dataset import Dataset, DataSettings
-from nbvslr.data.newsgroups import (
-    fetch_archive,
-    load_20news,
-    load_20news_crypt_graphics,
-    strip_options,
-)
+from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
 from nbvslr.data.recipes import DataFile
-from nbvslr.data.sources import fetch_file, read_verified
+from nbvslr.data.sources import read_verified
 from nbvslr.data.texttask import TextTask
-from nbvslr.errors import ConfigError, DataError, check_known_keys, did_you_mean, setting_error
+from nbvslr.errors import ConfigError, DataError, check_known_keys, setting_error
 
 #: ``CountVectorizer``'s default ``token_pattern``.
 TOKEN_PATTERN = re.compile(r"(?u)\b\w\w+\b")
@@ -271,46 +264,15 @@ def text_dataset(task: TextTask, options: Mapping[str, Any],
     )
 
 
-#: ``load_text``'s ``strip`` when the config gives none: the loader's own default.
-DEFAULT = object()
-
-
-def load_text(name: str, options: Mapping[str, Any], settings: DataSettings,
-              task_name: str | None = None, strip: Any = DEFAULT) -> Dataset:
-    """The ``Dataset`` of the built-in text task ``name`` (``TEXT_TASKS``), named
-    ``task_name`` (default ``name``). ``strip``: the parts of a 20 Newsgroups post to remove
-    (``nbvslr.data.newsgroups.strip_options``; default: headers, footers and quotes)."""
-    if name not in TEXT_TASKS:
-        raise ConfigError(f"'{name}' is not a built-in text task{did_you_mean(name, TEXT_TASKS)};"
-                          f" text tasks: {', '.join(TEXT_TASKS)}")
-    notes: dict[str, Any] = {"source": "text", "text": name}
-    if strip is DEFAULT:
-        task = TEXT_TASKS[name](settings)
-    else:
-        if name not in STRIPPED_TASKS:
-            raise ConfigError(f"source.strip: only the 20 Newsgroups tasks "
-                              f"({', '.join(STRIPPED_TASKS)}) take strip; remove strip:")
-        task = TEXT_TASKS[name](settings, strip=strip)
-        notes["strip"] = list(strip_options(strip))
-    if task_name is not None and task_name != task.name:
-        task = TextTask(task_name, task.documents, task.y, task.classes)
-    return text_dataset(task, check_text_options(options), notes)
-
-
-def fetch_text(name: str, settings: DataSettings) -> Path:
-    """A verified copy of the file of the built-in text task ``name`` in the cache (from the
-    shipped copy, the mirror or a download, as for a UCI task's file)."""
-    if name == "sms-spam":
-        return fetch_file("sms-spam", SMS_SPAM_FILE, settings)
-    return fetch_archive(settings)  # both 20 Newsgroups tasks read the one archive
-
-
-#: The built-in text tasks, name -> loader (kept out of Figure 1's ``BUILTIN_TASKS``).
-TEXT_TASKS: dict[str, Callable[[DataSettings | None], TextTask]] = {
-    "sms-spam": load_sms_spam,
-    "20news": load_20news,
-    "20news-crypt-graphics": load_20news_crypt_graphics,
-}
-
-#: The built-in text tasks that take ``strip`` (the 20 Newsgroups posts).
-STRIPPED_TASKS: tuple[str, ...] = ("20news", "20news-crypt-graphics")
+def corpus_options(task: TaskSpec) -> dict[str, Any]:
+    """The vocabulary options of a built-in text task (named alone, or ``source: {text:
+    NAME}``), checked (``validate_text_features``) and completed: it takes no recipe
+    overrides and no ``target:`` (its classes are its own). ``ConfigError``, one line."""
+    if task.overrides:
+        raise ConfigError(f"overrides: a text task takes no recipe overrides "
+                          f"({', '.join(task.overrides)}); set its options in features:")
+    if task.target is not None:
+        raise setting_error("target", "a built-in text task has its own classes", task.target,
+                            "remove target:")
+    validate_text_features(task.features, column=False)
+    return check_text_options(task.features or {})

@@ -38,6 +38,7 @@ from typing import Any
 import pandas as pd
 
 import nbvslr.data.csvsource as csvsource
+import nbvslr.data.sources as sources
 from nbvslr.data.csvsource import TableChoices
 from nbvslr.data.dataset import Dataset, DataSettings
 from nbvslr.errors import DataError, DownloadError
@@ -269,6 +270,6 @@ def load(
             "doi": meta.get("doi"),
             "data_url": meta.get("data_url"),
             "cache": str(folder),
-            "sha256": csvsource.sha256_of(folder / DATA_FILE),
+            "sha256": sources.sha256_of(folder / DATA_FILE),
         },
     )

@@ -4,7 +4,7 @@ A Newton system is a Hessian (symmetric positive semi-definite) plus a small rid
 positive definite: ``H + r I = L L^T`` (about half the work of the LU factorisation of a
 general solve), then ``L y = b`` and ``L^T x = y``. Each split's system is the leading
 ``k x k`` block of its matrix in the stack, so a split whose training rows use fewer columns
-than the others of its block (``logistic``'s packed one-hot columns) factors only its own
+than the others of its block (``lr.newton``'s packed one-hot columns) factors only its own
 block, and its numbers never depend on the block it is in; the ridge comes from a sum of
 that block's diagonal in order, for the same reason. The factorisation is the row-by-row
 (Cholesky-Crout) form, whose inner products are contiguous rows of L; they are compiled

@@ -1,10 +1,10 @@
-"""The compiled inner loop of ``nbvslr.models.hmc``: exact HMC, one chain at a time.
+"""The compiled inner loop of ``nbvslr.models.lr.hmc``: exact HMC, one chain at a time.
 
 ``run_chains`` runs every HMC iteration of every chain of a block of splits (the
-mathematics is in ``nbvslr.models.hmc``'s docstring). It is plain numba: the functions
+mathematics is in ``nbvslr.models.lr.hmc``'s docstring). It is plain numba: the functions
 compile on first use (how long: ``benchmarks/RESULTS.md``) and the machine code is cached on
 disk for later processes (``jit.compiled``). The random velocities come in as an array
-(drawn by each split's own Generator in ``nbvslr.models.hmc``), so the kernel itself is
+(drawn by each split's own Generator in ``nbvslr.models.lr.hmc``), so the kernel itself is
 deterministic.
 """
 

@@ -1,8 +1,8 @@
-"""The compiled inner loop of ``nbvslr.models.cone_hmc``: exact HMC on the K-class cone,
+"""The compiled inner loop of ``nbvslr.models.lr.cone_hmc``: exact HMC on the K-class cone,
 one chain at a time, without the cone's rows or their Gram matrix.
 
 The chain runs on the K weight vectors of a rule, ``x = vec(W)`` (K blocks of P numbers),
-in the subspace ``sum_k w_k = 0`` (``nbvslr.models.sum_zero``): its start and its fresh
+in the subspace ``sum_k w_k = 0`` (``nbvslr.models.lr.sum_zero``): its start and its fresh
 velocities lie there, and every reflection keeps it there. The cone of a training set has
 a wall per training row i and class k != y_i, with normal ``(e_{y_i} - e_k) (x) z_i``
 (``+z_i`` in the block of y_i, ``-z_i`` in the block of k), which lies in the subspace. Held

@@ -7,7 +7,7 @@ Hessian ``sum_i w_i z_i z_i^T`` then needs, per row, only the products of its no
 (~k^2 / 2 of them) instead of the dense rank-k update's ``P^2 / 2`` (the measurements:
 ``benchmarks/RESULTS.md``, ``python benchmarks/hessian_forms.py``). ``sparse_rows`` lists
 each row's non-zeros once per block of splits; ``weighted_gram`` is then called at every
-Newton step (``logistic`` picks it when at most ``logistic.SPARSE_DENSITY`` of a block's
+Newton step (``lr.newton`` picks it when at most ``newton.SPARSE_DENSITY`` of a block's
 entries are non-zero), and so are the margins' and the gradient's products
 (``sparse_matvec``, ``sparse_rmatvec``). All are compiled (``jit.compiled``); each split's
 sums run over its rows in order, so a split's Hessian does not depend on the block it

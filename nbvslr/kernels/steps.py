@@ -5,9 +5,10 @@ A tile of scores (rows x models) is turned into predicted signs (+1, -1, or a ti
 (scale, clip, truncate, replace the ties, a product with the weights); here it is one, while
 the tile is in the CPU cache. The sums are sums of small integers, exact in any order, so the
 counts are bit-identical to the numpy passes (tests/unit/test_evaluate.py compares them).
-A model's mistakes on its own training rows are counted the same way, each row's score made
-from the distinct rows in the loop (``train_row_agreement``) instead of from a gathered
-stack of the training rows.
+A model's mistakes on its own training rows are counted the same way, from the same tiles
+(``add_train_agreement``: a training row is one of the distinct rows, so its score is in the
+tile that holds that row), or, without tiles, each row's score made from the distinct rows
+in the loop (``train_row_agreement``) instead of from a gathered stack of the training rows.
 """
 
 from __future__ import annotations
@@ -68,23 +69,19 @@ def train_row_agreement(Zu, rows, theta, inv_tau, sign, ties):
 
 
 @compiled
-def train_row_agreement_sparse(indptr, cols, vals, rows, theta, inv_tau, sign, ties):
-    """``train_row_agreement`` on distinct rows held by their non-zeros: row u's entries
-    ``vals[indptr[u]:indptr[u + 1]]`` in columns ``cols[...]`` (increasing). Each score sums
-    the non-zero terms in column order, which for a finite theta is the dense sum exactly (a
-    zero term adds a signed zero, which changes no sum but the sign of a zero score, and a
-    zero score is a tie either way); (A,)."""
-    A, m = rows.shape
-    out = np.zeros(A)
-    for a in range(A):
-        t = inv_tau[a]
-        th = theta[a]
+def add_train_agreement(tile, r0, rows, sign, inv_tau, ties, agree):
+    """``agree[c] += sum_i sign[c, i] * step(tile[rows[c, i] - r0, c])`` over the training
+    rows i of model c whose distinct row ``rows[c, i]`` is among the tile's rows
+    ``r0 .. r0 + R - 1``: tile (R, C) the scores of those rows under C models, rows (C, m)
+    int64 indices into the distinct rows, sign (C, m), inv_tau (C,), agree (C,) updated in
+    place. Over the tiles of every row, each training row is counted once."""
+    R, C = tile.shape
+    m = rows.shape[1]
+    for c in range(C):
+        t = inv_tau[c]
         acc = 0.0
         for i in range(m):
-            u = rows[a, i]
-            score = 0.0
-            for k in range(indptr[u], indptr[u + 1]):
-                score += vals[k] * th[cols[k]]
-            acc += sign[a, i] * _step(score, t, ties)
-        out[a] = acc
-    return out
+            u = rows[c, i] - r0
+            if 0 <= u < R:
+                acc += sign[c, i] * _step(tile[u, c], t, ties)
+        agree[c] += acc

@@ -1,4 +1,4 @@
-"""Compiled loops of the text models (``nbvslr.models.text``): class sums of each split's
+"""Compiled loops of the text models (``nbvslr.models.text.fit``): class sums of each split's
 training rows, L2 logistic regression on word counts one split at a time, and the held-out
 mistakes of many hyperplanes over a sparse (N, V) matrix.
 
@@ -9,7 +9,7 @@ not depend on the order.
 ``lr_newton_cg`` fits every split in turn, each on its own rows and words only: the split's
 training rows are copied out of the task's CSR counts with their columns renumbered to the
 words the split keeps (first-seen order), so a split costs O(its non-zeros) per pass and
-never touches the others' words. Newton-CG per split (``models.text`` states the objective
+never touches the others' words. Newton-CG per split (``models.text.fit`` states the objective
 and the stopping rule): the gradient in one pass over the rows; each conjugate-gradient step
 one fused pass (``u_i = x_i . p``, then ``H p += D_i u_i x_i``), which also sums ``X d``
 (``X p`` times CG's step), so the backtracking line search tries each step in O(m) (the
@@ -17,14 +17,19 @@ margins are ``z + step X d``). A split's result does not depend on which other s
 the call.
 
 ``heldout_mistakes`` scores each hyperplane on the rows of a CSR matrix outside its own
-training rows and counts its mistakes (a tie, ``|score| <= tau``, counts one half).
+training rows and counts its mistakes (a tie, ``|score| <= tau``, counts one half);
+``heldout_metrics`` does so with the log-loss and Brier sums of the same scores and the
+mistakes on the training rows (a run that measures every metric makes each score once).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from nbvslr.kernels.jit import compiled
+from nbvslr.kernels.losses import BLOCK
 
 
 @compiled
@@ -292,6 +297,63 @@ def heldout_mistakes(indptr, indices, data, sign, theta, tau, idx):
             train[idx[s, r]] = False
         out[s] = bad
     return out
+
+
+@compiled
+def heldout_metrics(indptr, indices, data, sign, theta, tau, idx, p_low, p_high, out):
+    """``heldout_mistakes`` with the other metrics of the same scores: per hyperplane s,
+    ``out[s]`` = (held-out mistakes, held-out log-loss sum, held-out Brier sum, training
+    mistakes), each row's score made once. The log-loss of a held-out row is ``-log`` of
+    its true class's probability clipped to [p_low, p_high], its Brier term the squared
+    probability of the other class; the probabilities as ``kernels.losses`` makes them
+    (one ``exp`` per score, no cancellation), a ``log`` per ``losses.BLOCK`` rows of a
+    running product. A training row's mistake counts ties one half, as a held-out one's.
+    """
+    S = theta.shape[0]
+    N = indptr.shape[0] - 1
+    V = theta.shape[1] - 1
+    m = idx.shape[1]
+    train = np.zeros(N, dtype=np.bool_)
+    for s in range(S):
+        for r in range(m):
+            train[idx[s, r]] = True
+        b = theta[s, V]
+        t = tau[s]
+        bad = 0.0
+        bad_train = 0.0
+        loss = 0.0
+        brier = 0.0
+        prod = 1.0
+        held = 0
+        for i in range(N):
+            z = b
+            for k in range(indptr[i], indptr[i + 1]):
+                z += data[k] * theta[s, indices[k]]
+            sz = z * sign[i]
+            miss = 1.0 if sz < -t else (0.5 if sz <= t else 0.0)
+            if train[i]:
+                bad_train += miss
+                continue
+            bad += miss
+            e = math.exp(-abs(z))
+            q = 1.0 / (1.0 + e)  # the larger probability
+            small = e * q  # the smaller, with no cancellation
+            right = q if sz >= 0.0 else small  # the true class's (a tie: both 1/2)
+            other = small if sz >= 0.0 else q
+            prod *= min(max(right, p_low), p_high)
+            brier += other * other
+            held += 1
+            if held == BLOCK:
+                loss -= math.log(prod)
+                prod = 1.0
+                held = 0
+        loss -= math.log(prod)
+        for r in range(m):
+            train[idx[s, r]] = False
+        out[s, 0] = bad
+        out[s, 1] = loss
+        out[s, 2] = brier
+        out[s, 3] = bad_train
 
 
 @compiled

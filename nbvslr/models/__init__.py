@@ -1,11 +1,14 @@
 """The models of the paper, fitted to all splits of one size at once.
 
-Each model family is one entry of ``registry.ENTRIES`` (the interface: ``family.Family``):
-``nb`` is Gaussian naive Bayes on continuous tasks, categorical naive Bayes on discrete
-ones and both at once on mixed ones (``nb``, ``naive_bayes``), ``lr`` logistic regression
-by maximum conditional likelihood (``lr``, ``logistic``). Their options -- default, valid
+Each model family is a folder, its entries (``entry``, what a config's ``model:`` name runs)
+beside its mathematics, listed in ``registry.ENTRIES`` (the interface: ``family.Family``;
+README.md here is the map): ``nb`` is Gaussian naive Bayes on continuous tasks,
+categorical naive Bayes on discrete ones and both at once on mixed ones (``nb.entry``,
+``nb.fit``), ``lr`` logistic regression by maximum conditional likelihood (``lr.entry``,
+``lr.newton``), ``lda`` and ``qda`` Gaussian discriminant analysis (``discriminant.lda``,
+``discriminant.qda``, ``discriminant.gaussian``). Their options -- default, valid
 values and meaning of each -- are declared once, in each name's table
-(``naive_bayes.NB_OPTIONS``, ``lr.LR_OPTIONS``), and listed in docs/options.md;
+(``nb.fit.NB_OPTIONS``, ``lr.entry.LR_OPTIONS``), and listed in docs/options.md;
 ``profile: NAME`` in a config (``options.PROFILES``) replaces the defaults for every model on
 every task, ``stated`` (the default) being the method as the paper states it.
 
@@ -16,11 +19,11 @@ variance per feature, the pooled within-class ML variance plus a small epsilon, 
 linear like LR (at m = 2 its rule is "nearest class mean"). When an unpenalised LR fit is
 certified linearly separable (an iterate with every training margin > 0) its likelihood has
 no maximum; the paper's rule averages the test error over hyperplanes drawn uniformly from
-the separating ones (``hmc``, ``hit_and_run``).
+the separating ones (``lr.hmc``, ``lr.hit_and_run``).
 
 A text task (``kind == "text"``, sparse word counts) takes the text entries
-(``text_family``): their designs are held sparse (``design.SparseDesign``), a split's
-vocabulary is a mask, and test errors are sparse products (``text_family.text_errors``);
+(``text.entry``): their designs are held sparse (``design.SparseDesign``), a split's
+vocabulary is a mask, and test errors are sparse products (``text.entry.text_errors``);
 their memory per split is the entry's ``sparse_bytes``, not an (m, P) stack.
 
 A task of K > 2 classes takes the registry's multiclass entries (``multiclass``): K linear
@@ -49,15 +52,20 @@ from nbvslr.models import evaluate_zeros
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
 from nbvslr.models.design import Design, SparseDesign, get_design
 from nbvslr.models.evaluate import count_mistakes, count_mistakes_lex
-from nbvslr.models.evaluate_multi import count_mistakes_multi
+from nbvslr.models.evaluate_multi import count_mistakes_multi, count_mistakes_multi_lex
 from nbvslr.models.evaluate_zeros import has_zeros
 from nbvslr.models.family import Fit
-from nbvslr.models.probabilities import TileSums, dense_losses, text_metrics
+from nbvslr.models.lr.separation import NOT_ASSESSED
+from nbvslr.models.probabilities import (
+    TileSums,
+    dense_losses,
+    text_heldout_metrics,
+    text_metrics,
+)
 from nbvslr.models.registry import FAMILIES, lookup, resolve_options
-from nbvslr.models.separation import NOT_ASSESSED
 from nbvslr.models.spec import ModelSpec
 from nbvslr.models.stacks import check_both_classes, check_distinct, split_chunks
-from nbvslr.models.text_family import text_errors
+from nbvslr.models.text.entry import text_errors
 from nbvslr.results.layout import DEFAULT_METRICS, METRICS
 from nbvslr.splits import check_size
 
@@ -82,6 +90,8 @@ def _heldout(design: Design | SparseDesign, fit: Fit, idx: np.ndarray, ties: flo
                with_losses: bool = False) -> dict[str, np.ndarray]:
         m = rows.shape[1]
         if isinstance(design, SparseDesign):
+            if len(metrics) > 1 and theta.ndim == 2 and ties == 0:
+                return text_heldout_metrics(design, theta, rows)  # one pass over the scores
             out = {"error": text_errors(design, theta, rows, ties)}
             if len(metrics) > 1:
                 out["log_loss"], out["brier"], out["train_error"] = text_metrics(
@@ -120,10 +130,14 @@ def _heldout(design: Design | SparseDesign, fit: Fit, idx: np.ndarray, ties: flo
         out = {k: np.full(S, np.nan) for k in METRICS}
         for key, value in measured(fit.theta[rest], idx[rest]).items():
             out[key][rest] = value
-        if quasi.size:  # LR's quasi-separation rule (two classes, a dense design)
+        if quasi.size:  # LR's quasi-separation rule (a dense design)
             m = idx.shape[1]
-            all_rows, train_rows = count_mistakes_lex(design, fit.directions, fit.theta[quasi],
-                                                      idx[quasi], ties)
+            if multi:
+                all_rows, train_rows = count_mistakes_multi_lex(
+                    design, data, fit.directions, fit.theta[quasi], idx[quasi])
+            else:
+                all_rows, train_rows = count_mistakes_lex(design, fit.directions,
+                                                          fit.theta[quasi], idx[quasi], ties)
             out["error"][quasi] = (all_rows - train_rows) / (design.n_rows - m)
             out["train_error"][quasi] = train_rows / m
         if todo.size:
@@ -257,6 +271,9 @@ def score_full(spec: ModelSpec, data: Dataset, seed: np.random.SeedSequence) -> 
     fit = entry.fit(data, design, idx, opts, [seed], DEFAULT_BUDGET)
     if isinstance(design, SparseDesign):
         return float(text_errors(design, fit.theta, None, entry.ties(opts))[0])
+    if data.multiclass and fit.quasi is not None and fit.quasi.size:  # the quasi rule
+        wrong_k, _ = count_mistakes_multi_lex(design, data, fit.directions, fit.theta, None)
+        return float(wrong_k[0] / data.n_rows)
     if data.multiclass:
         rules = fit.draws[0] if fit.sampled.size else fit.theta  # (n, K, P)
         if has_zeros(rules):

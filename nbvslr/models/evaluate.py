@@ -18,7 +18,6 @@ sum.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
 
 import numpy as np
@@ -31,31 +30,6 @@ TIE_RTOL = 1e-10
 #: Entries of one tile of scores (rows x models), and the most models in a tile.
 TILE = 1 << 17
 MODEL_TILE = 256
-
-
-#: A design whose distinct rows have at most this share of non-zero entries (one-hot
-#: designs: adult's 9 of 105) scores each split's training rows from the non-zeros alone.
-SPARSE_ROWS = 0.5
-
-_SPARSE: weakref.WeakKeyDictionary[Design, tuple[np.ndarray, ...] | None] = (
-    weakref.WeakKeyDictionary())
-
-
-def sparse_rows(design: Design) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """The distinct rows' non-zeros ``(indptr (U + 1,), cols, vals)``, columns increasing
-    within a row, or None when more than ``SPARSE_ROWS`` of the entries are non-zero; made
-    once per design."""
-    if design not in _SPARSE:
-        Zu = design.unique_Z1  # (U, P)
-        nz = Zu != 0.0
-        if nz.sum() > SPARSE_ROWS * Zu.size:
-            _SPARSE[design] = None
-        else:
-            r, c = np.nonzero(nz)  # row-major: columns increase within each row
-            indptr = np.zeros(Zu.shape[0] + 1, dtype=np.int64)
-            np.cumsum(nz.sum(axis=1), out=indptr[1:])
-            _SPARSE[design] = (indptr, c.astype(np.int64), np.ascontiguousarray(Zu[r, c]))
-    return _SPARSE[design]
 
 
 def _tie_band(theta: np.ndarray) -> np.ndarray:
@@ -97,14 +71,12 @@ def count_mistakes(
     ``kernels.steps.add_agreement``, turns it into signs and sums them). A predicted sign is
     ``trunc(clip(score / tau, -1.5, 1.5))``: exactly -1, 0 or +1, so every sum is a sum of
     small integers, exact whatever the order (bit-identical whatever the chunking of rows
-    or models).
+    or models). A training row is one of the distinct rows: its score is read from the tile
+    that holds it (``kernels.steps.add_train_agreement``), so a row counts the same among
+    all rows and among the training rows, and no per-split product is made.
     """
     # compiled (numba) where it runs: a process that only plans and writes never loads it
-    from nbvslr.kernels.steps import (
-        add_agreement,
-        train_row_agreement,
-        train_row_agreement_sparse,
-    )
+    from nbvslr.kernels.steps import add_agreement, add_train_agreement
 
     theta = np.asarray(theta, dtype=np.float64)
     n = theta.shape[0]
@@ -113,6 +85,11 @@ def count_mistakes(
     N = design.n_rows
     inv_tau = 1.0 / _tie_band(theta)  # (n,)
     agree = np.zeros(n)  # (n,) sum over rows of sign * predicted sign
+    agree_tr = np.zeros(n)  # (n,) the same over each model's own training rows
+    if train_idx is not None:
+        idx = np.asarray(train_idx, dtype=np.int64)  # (n, m)
+        train_rows_u = design.row_to_unique[idx].astype(np.int64)  # (n, m) distinct rows
+        train_sign = np.ascontiguousarray(design.sign[idx], dtype=np.float64)  # (n, m)
     cols = min(n, MODEL_TILE) if n else 1
     rows = max(1, TILE // max(cols, 1))
     thT = np.ascontiguousarray(theta.T)  # (D+1, n)
@@ -122,22 +99,14 @@ def count_mistakes(
             r1 = min(U, r0 + rows)
             tile = Zu[r0:r1] @ thT[:, lo:hi]  # (rows, cols)
             add_agreement(tile, inv_tau[lo:hi], design.unique_weight[r0:r1], ties, agree[lo:hi])
+            if train_idx is not None:  # the training rows' scores: in the same tile
+                add_train_agreement(tile, r0, train_rows_u[lo:hi], train_sign[lo:hi],
+                                    inv_tau[lo:hi], ties, agree_tr[lo:hi])
             if on_tile is not None:
                 on_tile(tile, r0, r1, lo, hi)
     all_rows = 0.5 * (N - agree)
     train_rows = np.zeros(n)
     if train_idx is not None:
-        idx = np.asarray(train_idx, dtype=np.int64)  # (n, m)
-        # each training row's score from its distinct row, in order (no gathered stack);
-        # from its non-zeros on a one-hot design (the same sums while theta is finite)
-        rows_u = design.row_to_unique[idx].astype(np.int64)
-        nz = sparse_rows(design)
-        if nz is not None and np.isfinite(theta).all():
-            agree_tr = train_row_agreement_sparse(*nz, rows_u, np.ascontiguousarray(theta),
-                                                  inv_tau, design.sign[idx], ties)
-        else:
-            agree_tr = train_row_agreement(Zu, rows_u, np.ascontiguousarray(theta), inv_tau,
-                                           design.sign[idx], ties)
         train_rows = 0.5 * (idx.shape[1] - agree_tr)
     return all_rows, train_rows
 

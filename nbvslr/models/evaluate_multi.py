@@ -26,7 +26,7 @@ import numpy as np
 
 from nbvslr.data.dataset import Dataset
 from nbvslr.models.design import Design
-from nbvslr.models.evaluate import TIE_RTOL
+from nbvslr.models.evaluate import DIRECTION_RTOL, TIE_RTOL
 
 #: Entries of one tile of scores (rows x rules x K): 16 MB. On optdigits-10 (5,620 rows,
 #: 37 rules a tile) the product and the counts together ran as fast as with 18 rules and
@@ -106,3 +106,53 @@ def heldout_errors_multi(
     train_idx = np.asarray(train_idx)
     all_rows, train_rows = count_mistakes_multi(design, data, theta, train_idx)
     return (all_rows - train_rows) / (design.n_rows - train_idx.shape[1])
+
+
+def count_mistakes_multi_lex(
+    design: Design, data: Dataset, directions: np.ndarray, theta: np.ndarray,
+    train_idx: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``count_mistakes_multi`` of lexicographic K-class rules (softmax LR's rule for a
+    quasi-separated training set, ``separation_multi``): a row's candidate classes are
+    those of the largest score under ``directions`` (n, K, D + 1), within
+    ``evaluate.DIRECTION_RTOL * ||D||_1``; among them the rule ``theta`` (n, K, D + 1)
+    decides, ties as in the module docstring. Returns the mistakes on all rows and on each
+    rule's training rows (n,) each.
+
+    The two scores are folded into one tile: a class outside the candidates gets a score
+    below the candidates' largest by more than the tie band, so the counts of
+    ``count_mistakes_multi`` read the lexicographic rule.
+    """
+    from nbvslr.kernels.classes import add_correct, add_train_correct
+
+    theta = np.asarray(theta, dtype=np.float64)
+    directions = np.asarray(directions, dtype=np.float64)
+    n, K, P = theta.shape
+    counts = class_counts(design, data.y, K)  # (U, K)
+    Zu = design.unique_Z1  # (U, P)
+    U = Zu.shape[0]
+    tau = _band(theta)  # (n,)
+    tau_v = np.maximum(DIRECTION_RTOL * np.abs(directions).sum(axis=(1, 2)), 1e-300)
+    correct = np.zeros(n)
+    train_correct = np.zeros(n)
+    if train_idx is not None:
+        idx = np.asarray(train_idx, dtype=np.int64)  # (n, m)
+        rows = design.row_to_unique[idx].astype(np.int64)  # (n, m)
+        labels = np.asarray(data.y, dtype=np.int64)[idx]  # (n, m)
+    cols = max(1, min(n, TILE // max(1, U * K)))
+    for lo in range(0, n, cols):
+        hi = min(n, lo + cols)
+        sv = (Zu @ directions[lo:hi].reshape(-1, P).T).reshape(U, hi - lo, K)
+        s = (Zu @ theta[lo:hi].reshape(-1, P).T).reshape(U, hi - lo, K)  # (U, c, K)
+        cand = sv >= sv.max(axis=2, keepdims=True) - tau_v[None, lo:hi, None]
+        top = np.where(cand, s, -np.inf).max(axis=2, keepdims=True)  # (U, c, 1)
+        # below the candidates' largest by more than the band: never a top class
+        s = np.where(cand, s, top - 2.0 * tau[None, lo:hi, None] - (1.0 + np.abs(top)))
+        add_correct(s, counts, tau[lo:hi], correct[lo:hi])
+        if train_idx is not None:
+            add_train_correct(s, rows[lo:hi], labels[lo:hi], tau[lo:hi], train_correct[lo:hi])
+    all_rows = design.n_rows - correct
+    train_rows = np.zeros(n)
+    if train_idx is not None:
+        train_rows = idx.shape[1] - train_correct
+    return all_rows, train_rows

@@ -131,13 +131,15 @@ class Fit:
     converged : ndarray of shape (S,), bool
         Whether the fit met its stopping criterion (True for a closed form).
     separation : ndarray of shape (S,), int8, optional
-        ``nbvslr.models.separation``'s code of each training set (overlap, complete,
+        ``nbvslr.models.lr.separation``'s code of each training set (overlap, complete,
         quasi), or ``NOT_ASSESSED`` (-1, the default: a fit that does not ask).
     quasi : ndarray of shape (q,), int64, optional
         The splits classified lexicographically (LR's quasi-separation rule): a row by the
-        sign of its score under ``directions`` where that score is not 0, else by ``theta``.
+        sign of its score under ``directions`` where that score is not 0, else by ``theta``
+        (K classes: among the classes of its largest score under ``directions``, by
+        ``theta``; ``evaluate_multi.count_mistakes_multi_lex``).
     directions : ndarray of shape (q, P), optional
-        The direction of each split of ``quasi``.
+        The direction of each split of ``quasi``; (q, K, P) for K classes.
     """
 
     theta: np.ndarray

@@ -1,19 +1,29 @@
 """The entries of tasks of K > 2 classes: ``nb`` (Gaussian and categorical naive Bayes,
-``multiclass_nb``) and ``lr`` (softmax logistic regression, ``softmax``).
+``nb.fit_multi``) and ``lr`` (softmax logistic regression, ``lr.softmax``).
 
 They answer to the same ``model:`` names and options tables as the two-class entries; a
 fit returns ``theta`` of shape (S, K, P), one weight vector per class, and a split's rule
 predicts the class of highest score (``evaluate_multi`` scores it, ties as stated there).
 
+Unpenalised, softmax LR first tells each training set apart (``separation_multi.detect_multi``:
+``overlap``, ``complete`` or ``quasi`` by (row, class) pairs, the splits table's
+``separation``). An overlap set keeps Newton-CG's fit. A quasi set gets, by default
+(``quasi: limit``), the vanishing-penalty limit: the multiclass max-margin direction of its
+separated pairs (``Fit.directions``) and the symmetric fit of its overlap pairs, a test row
+classified among the classes of its largest score under the direction by that fit
+(``evaluate_multi.count_mistakes_multi_lex``); ``quasi: newton`` keeps Newton-CG's iterate
+on all rows where it stops.
+
 The paper's rule for separable training sets (``separable: sample``, the default), K
-classes: when an unpenalised fit certifies that it classifies every training row correctly,
+classes: when the training set is ``complete`` (an unpenalised fit certifies that it
+classifies every training row correctly, or detection finds every pair separated),
 the split's error is the mean test error of weight matrices drawn from the cone
 ``(w_y - w_k) . z > 0`` (every training row, every k != y) under the isotropic Gaussian on
-the K weight vectors that sum to 0 (``sum_zero``: no class is a reference, so the errors
+the K weight vectors that sum to 0 (``lr.sum_zero``: no class is a reference, so the errors
 do not depend on the order of the classes). In the (K - 1) P Helmert coordinates of that
 subspace each constraint is linear (``(h_y - h_k) (x) z``), so the cone is ``{A phi > 0}``
 with ``m (K - 1)`` rows. Exact HMC (the default) runs the binary sampler's steps on that
-cone from the training rows alone (``cone_hmc``: never the cone's rows nor their
+cone from the training rows alone (``lr.cone_hmc``: never the cone's rows nor their
 ``(m (K - 1))^2`` Gram matrix); hit-and-run (``mcmc_method``) draws from ``cone_rows``.
 ``separable: l2`` refits the split with ``C = C_separable`` instead, ``mle`` keeps the
 capped Newton iterate.
@@ -29,16 +39,18 @@ import numpy as np
 from nbvslr.data.dataset import Dataset
 from nbvslr.errors import ConfigError
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
-from nbvslr.models.cone_hmc import per_row, sample_cone_hmc
-from nbvslr.models.design import Design
+from nbvslr.models.design import Design, level_directions
 from nbvslr.models.family import Family, Fit
-from nbvslr.models.hit_and_run import sample_separating
-from nbvslr.models.lr import LR_OPTIONS, LogisticRegression
-from nbvslr.models.multiclass_nb import fit_categorical_nb_multi, fit_gaussian_nb_multi
-from nbvslr.models.naive_bayes import NB_OPTIONS, rescale_to_training, theta_to_original
-from nbvslr.models.nb import CategoricalNB, GaussianNB
-from nbvslr.models.softmax import fit_softmax
-from nbvslr.models.sum_zero import basis, centred, to_coordinates, to_weights
+from nbvslr.models.lr.cone_hmc import per_row, sample_cone_hmc
+from nbvslr.models.lr.entry import LR_OPTIONS, LogisticRegression
+from nbvslr.models.lr.hit_and_run import sample_separating
+from nbvslr.models.lr.separation import COMPLETE, NOT_ASSESSED, QUASI
+from nbvslr.models.lr.separation_multi import detect_multi
+from nbvslr.models.lr.softmax import fit_softmax
+from nbvslr.models.lr.sum_zero import basis, centred, to_coordinates, to_weights
+from nbvslr.models.nb.entry import CategoricalNB, GaussianNB
+from nbvslr.models.nb.fit import NB_OPTIONS, rescale_to_training, theta_to_original
+from nbvslr.models.nb.fit_multi import fit_categorical_nb_multi, fit_gaussian_nb_multi
 from nbvslr.splits import SplitSeeds
 
 
@@ -216,13 +228,37 @@ class SoftmaxRegression:
             scale = (lo[:, None, :], r[:, None, :])
         C, rule = opts["C"], opts["separable"]
         stop = dict(tol=opts["tol"], max_iter=opts["max_iter"])
-        res = fit_softmax(Z1, y, K, C=C, stop_when_separable=C is None and rule != "mle",
-                          **stop)
-        theta, n_iter, converged = res.theta.copy(), res.n_iter.copy(), res.converged.copy()
-        todo = np.flatnonzero(res.separable) if C is None else np.empty(0, dtype=np.int64)
-        draws = np.empty((0, 1, K, theta.shape[2]))
+        S, P = Z1.shape[0], Z1.shape[2]
+        none = np.empty(0, dtype=np.int64)
+        if C is not None:  # penalised: the minimum exists, nothing to tell apart
+            res = fit_softmax(Z1, y, K, C=C, **stop)
+            theta = res.theta if scale is None else theta_to_original(res.theta, *scale)
+            return Fit(theta, none, np.empty((0, 1, K, P)), res.separable, res.n_iter,
+                       res.converged, np.full(S, NOT_ASSESSED, dtype=np.int8), none,
+                       np.empty((0, K, P)))
+        found = detect_multi(Z1, y, K, extra=level_directions(data, self.design(data, opts)),
+                             **stop)
+        code = found.code
+        separable = code == COMPLETE
+        theta, n_iter, converged = found.theta.copy(), found.n_iter.copy(), found.converged.copy()
+        quasi = np.flatnonzero(code == QUASI)
+        if rule == "mle" or (quasi.size and opts["quasi"] == "newton"):
+            # Newton-CG's iterate on all rows, run on as the likelihood lets it (no stop at
+            # a separating iterate under "mle"): what such sets got before they were told
+            # apart
+            redo = np.arange(S) if rule == "mle" else quasi
+            res = fit_softmax(Z1[redo], y[redo], K, stop_when_separable=rule != "mle", **stop)
+            keep = code[redo] != COMPLETE if rule != "mle" else np.ones(redo.size, dtype=bool)
+            theta[redo[keep]] = res.theta[keep]
+            n_iter[redo[keep]] = res.n_iter[keep]
+            converged[redo[keep]] = res.converged[keep]
+            quasi = none
+        directions = found.direction[quasi]  # (q, K, P)
+        converged[quasi] = False  # no maximum: a limit, not a converged fit
+        todo = np.flatnonzero(separable) if rule != "mle" else none
+        draws = np.empty((0, 1, K, P))
         if todo.size and rule == "sample":
-            start = res.theta[todo]  # (s, K, P), the reference class's row 0
+            start = theta[todo]  # (s, K, P): Newton-CG's certified iterate, any form
             picked = seeds.take(todo) if isinstance(seeds, SplitSeeds) else [seeds[i] for i in todo]
             mcmc = dict(chains=opts["mcmc_chains"], draws=opts["mcmc_draws"],
                         burn_in=opts["mcmc_burn_in"], thin=opts["mcmc_thin"], budget=budget)
@@ -244,5 +280,7 @@ class SoftmaxRegression:
             converged[todo] = refit.converged
         if scale is not None:
             theta = theta_to_original(theta, *scale)
-        sampled = todo if rule == "sample" else np.empty(0, dtype=np.int64)
-        return Fit(theta, sampled, draws, res.separable, n_iter, converged)
+            if quasi.size:
+                directions = theta_to_original(directions, scale[0][quasi], scale[1][quasi])
+        sampled = todo if rule == "sample" else none
+        return Fit(theta, sampled, draws, separable, n_iter, converged, code, quasi, directions)

@@ -2,7 +2,7 @@
 default counts, and the bounds of the counts.
 
 Each model name's options (default, valid values, meaning) are declared once, in its table
-(``naive_bayes.NB_OPTIONS``, ``lr.LR_OPTIONS``); ``registry.resolve_options`` validates a
+(``nb.fit.NB_OPTIONS``, ``lr.entry.LR_OPTIONS``); ``registry.resolve_options`` validates a
 config's options against it once per model, when the config is read, and the fitting code
 then receives a plain dict that holds every option of its family.
 """
@@ -32,8 +32,8 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
 }
 
 
-#: Each sampler's defaults of the ``mcmc_*`` counts (nbvslr.models.hmc and
-#: nbvslr.models.hit_and_run say why).
+#: Each sampler's defaults of the ``mcmc_*`` counts (nbvslr.models.lr.hmc and
+#: nbvslr.models.lr.hit_and_run say why).
 MCMC_DEFAULTS = {
     "hmc": {"mcmc_chains": 1, "mcmc_draws": 2, "mcmc_burn_in": 5, "mcmc_thin": 1},
     "hit-and-run": {"mcmc_chains": 2, "mcmc_draws": 1, "mcmc_burn_in": 150, "mcmc_thin": 50},

@@ -21,7 +21,8 @@ Definitions (over the n_test rows outside a split's training set; y the true cla
 
 Computed as the errors are (``evaluate``): the sum over all N rows, from the U distinct rows
 of the design and how many rows of each class each stands for, minus the sum over the
-split's own training rows, divided by ``N - m``.
+split's own training rows, divided by ``N - m``. Two-class text rules whose ties count half
+(``text_heldout_metrics``): summed over the test rows in the errors' own pass.
 
 A rule with probability 0 in some classes (``evaluate_zeros``): those classes get
 probability exactly 0; a row of probability 0 in every class (the posterior 0 / 0) gets
@@ -194,11 +195,37 @@ def text_scores(design: SparseDesign, theta: np.ndarray) -> np.ndarray:
     return np.moveaxis(z + theta[:, :, -1:], 1, 2)  # (n, N, K)
 
 
+def text_heldout_metrics(design: SparseDesign, theta: np.ndarray, train_idx: np.ndarray
+                         ) -> dict[str, np.ndarray]:
+    """Test 0-1 error, test log-loss, test Brier score and training 0-1 error of two-class
+    text rules (n, V + 1) whose ties count half an error, each (n,), from one pass over the
+    scores (``kernels.text.heldout_metrics``): the error is ``text.entry.text_errors``'
+    own (the same scores, the same counts), the log-loss and Brier score summed over the
+    test rows alone."""
+    from nbvslr.kernels.text import heldout_metrics  # compiled: imported where it runs
+
+    theta = np.ascontiguousarray(theta, dtype=np.float64)
+    idx = np.ascontiguousarray(train_idx, dtype=np.int64)
+    m = idx.shape[1]
+    test = design.n_rows - m
+    Z = design.Z
+    tau = np.maximum(TIE_RTOL * np.abs(theta).sum(axis=1), 1e-300)
+    sign = np.where(np.asarray(design.y) == 1, 1.0, -1.0)
+    out = np.empty((theta.shape[0], 4))
+    heldout_metrics(Z.indptr.astype(np.int64, copy=False),
+                    Z.indices.astype(np.int64, copy=False),
+                    Z.data.astype(np.float64, copy=False), sign, theta, tau, idx,
+                    EPSILON, 1.0 - EPSILON, out)
+    return {"error": out[:, 0] / test, "log_loss": out[:, 1] / test, "brier": out[:, 2] / test,
+            "train_error": out[:, 3] / m}
+
+
 def text_metrics(design: SparseDesign, theta: np.ndarray, train_idx: np.ndarray,
                  ties: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Test log-loss, test Brier score and training 0-1 error of text rules (n, V + 1) or
     (n, K, V + 1) with training rows (n, m); each (n,). The training error counts a tie as
-    the test error does (``text_family.text_errors``)."""
+    the test error does (``text.entry.text_errors``). (Two-class rules whose ties count
+    half: ``text_heldout_metrics``, the error with them in one pass.)"""
     theta = np.asarray(theta, dtype=np.float64)
     idx = np.asarray(train_idx, dtype=np.int64)
     n, m = idx.shape

@@ -13,18 +13,18 @@ from typing import Any
 
 from nbvslr.data.text import TEXT_FEATURES
 from nbvslr.errors import ConfigError, did_you_mean, setting_error
+from nbvslr.models.discriminant.lda import LinearDiscriminant, MulticlassLinearDiscriminant
+from nbvslr.models.discriminant.qda import MulticlassQuadraticDiscriminant, QuadraticDiscriminant
 from nbvslr.models.family import DISCRIMINATIVE, GENERATIVE, Family, Option, defaults
-from nbvslr.models.lda import LinearDiscriminant, MulticlassLinearDiscriminant
-from nbvslr.models.lr import LogisticRegression
+from nbvslr.models.lr.entry import LogisticRegression
 from nbvslr.models.multiclass import (
     MulticlassCategoricalNB,
     MulticlassGaussianNB,
     SoftmaxRegression,
 )
-from nbvslr.models.nb import CategoricalNB, GaussianNB, MixedNB
+from nbvslr.models.nb.entry import CategoricalNB, GaussianNB, MixedNB
 from nbvslr.models.options import DEFAULT_PROFILE, MCMC_DEFAULTS, PROFILES
-from nbvslr.models.qda import MulticlassQuadraticDiscriminant, QuadraticDiscriminant
-from nbvslr.models.text_family import (
+from nbvslr.models.text.entry import (
     TEXT_LR_OPTIONS,
     TEXT_NB_OPTIONS,
     MulticlassTextLR,

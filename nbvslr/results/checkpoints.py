@@ -20,9 +20,11 @@ time writes a task's checkpoints.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import re
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +45,7 @@ from nbvslr.results.layout import (
     DEFAULT_METRICS,
     FINGERPRINT_FILE,
     SEPARATIONS,
+    row_order,
     sort_splits,
     split_columns,
 )
@@ -51,7 +54,7 @@ from nbvslr.results.read import read_bytes
 _CHECKPOINT = re.compile(r"m=(\d+)\.csv\.gz")
 CHECKPOINT_LEVEL = 1
 """gzip's level for checkpoints: they are read back once, by this code, so speed counts
-more than size (the task's splits.csv.gz keeps level 6)."""
+more than size (the task's splits.csv.gz keeps level 6, ``layout.splits_level``)."""
 FIX = "delete it to recompute that size, or rerun with --force"
 """The fix named by every error about a checkpoint."""
 
@@ -143,10 +146,20 @@ class Checkpoints:
 
     def load(self, sizes: Sequence[int]) -> pd.DataFrame:
         """All rows of ``sizes``, in file order, each checkpoint checked."""
-        frames = [self._read(m) for m in sizes]
-        return _named(sort_splits(pd.concat(frames, ignore_index=True)))
+        return self.load_csv(sizes)[0]
+
+    def load_csv(self, sizes: Sequence[int]) -> tuple[pd.DataFrame, bytes | None]:
+        """``load(sizes)``, and the CSV bytes of that table (``files.csv_bytes``) made from
+        the checkpoints' own lines (``joined_csv``): each value formatted once, when its
+        size's checkpoint was written."""
+        read = [self._read_raw(m) for m in sizes]
+        return joined(read)
 
     def _read(self, m: int) -> pd.DataFrame:
+        return self._read_raw(m)[1]
+
+    def _read_raw(self, m: int) -> tuple[bytes, pd.DataFrame]:
+        """The checkpoint of ``m``: its CSV text (decompressed) and its rows, checked."""
         path = self.path(m)
         data = read_bytes(path, FIX)  # a regular file, never a pipe or a link
         recorded = self.digests.get(path.name)
@@ -158,13 +171,57 @@ class Checkpoints:
                 f"{FIX}"
             )
         try:
-            df = read_csv_bytes(data, compression="gzip")
-        except (OSError, EOFError, ValueError) as exc:
+            text = gzip.decompress(data)
+            df = read_csv_bytes(text)
+        except (OSError, EOFError, ValueError, zlib.error) as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise ResultsError(f"{path}: unreadable ({reason}); {FIX}") from None
         if self.expected is not None:
             check_rows(df, path, m, self.expected)
-        return df
+        return text, df
+
+
+def joined(read: Sequence[tuple[bytes, pd.DataFrame]]) -> tuple[pd.DataFrame, bytes | None]:
+    """The checkpoints ``read`` (each its CSV text and the rows read from it) as one table
+    in file order, and that table's CSV bytes (``joined_csv``)."""
+    frames = [df for _, df in read]
+    whole = pd.concat(frames, ignore_index=True)
+    table = _named(sort_splits(whole))
+    return table, joined_csv([text for text, _ in read], frames, whole, table)
+
+
+def joined_csv(texts: Sequence[bytes], frames: Sequence[pd.DataFrame], whole: pd.DataFrame,
+               table: pd.DataFrame) -> bytes | None:
+    """``files.csv_bytes(table)`` from the checkpoints' lines, reordered, without formatting
+    a value again; None where that cannot be vouched for (then the caller formats).
+
+    texts : each checkpoint's CSV bytes; frames : the rows read from each; whole : their
+    concatenation; table : ``whole`` in file order (``sort_splits``).
+
+    A value read back from a checkpoint is the value written (floats as their shortest
+    round-trip text, which pandas' parser reads exactly) and ``csv_bytes`` writes each field
+    from its value and its column's type alone, so the lines are the table's own when every
+    checkpoint has the table's header and columns of the same types (a column of integers
+    in one and of floats in another would be written ``5`` and ``5.0``), and a line per row
+    (no field spanning lines).
+    """
+    if not texts or any(df.dtypes.to_dict() != frames[0].dtypes.to_dict() for df in frames):
+        return None
+    if list(whole.columns) != list(table.columns):
+        return None
+    header = ",".join(map(str, table.columns)).encode("utf-8")
+    lines: list[bytes] = []
+    for text, df in zip(texts, frames, strict=True):
+        split = text.split(b"\n")
+        if split[0] != header or split[-1] != b"" or len(split) != len(df) + 2:
+            return None
+        lines.extend(split[1:-1])
+    order = row_order(whole)
+    if order is None:
+        return None
+    if not (order == np.arange(len(order))).all():
+        lines = [lines[i] for i in order.tolist()]
+    return b"\n".join([header, *lines, b""])
 
 
 def _named(df: pd.DataFrame) -> pd.DataFrame:
@@ -257,3 +314,7 @@ class MemoryCheckpoints:
     def load(self, sizes: Sequence[int]) -> pd.DataFrame:
         frames = [read_csv_bytes(self._data[m], compression="gzip") for m in sizes]
         return _named(sort_splits(pd.concat(frames, ignore_index=True)))
+
+    def load_csv(self, sizes: Sequence[int]) -> tuple[pd.DataFrame, None]:
+        """``load(sizes)``, and no CSV bytes: a run that writes nothing needs none."""
+        return self.load(sizes), None

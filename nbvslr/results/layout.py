@@ -53,7 +53,7 @@ SPLIT_COLUMNS = (
 
 SEPARATIONS = ("overlap", "complete", "quasi")
 """The values of the splits table's ``separation`` column (a two-class unpenalised LR's
-training set: ``nbvslr.models.separation``); empty for a model that does not tell them
+training set: ``nbvslr.models.lr.separation``); empty for a model that does not tell them
 apart, and in a folder written before the column existed."""
 
 STATS_COLUMNS = SPLIT_COLUMNS[: SPLIT_COLUMNS.index("error") + 1]
@@ -81,6 +81,22 @@ def split_columns(metrics: tuple[str, ...] = DEFAULT_METRICS) -> tuple[str, ...]
 def metrics_of(df: pd.DataFrame) -> tuple[str, ...]:
     """The metrics a splits table holds, in ``METRICS`` order (``error`` always first)."""
     return ("error",) + tuple(m for m in EXTRA_METRICS if m in df.columns)
+
+
+SPLITS_LEVEL = 6
+"""gzip's level for ``splits.csv.gz`` of a run measuring the test error alone (its bytes as
+they always were)."""
+METRICS_SPLITS_LEVEL = 4
+"""gzip's level for ``splits.csv.gz`` with other metrics' columns: floats of up to 17
+digits, which level 6 compresses 7% smaller than 4 at 2.4 times the time (pima, 1000
+splits: 879 kB in 0.10 s against 944 kB in 0.04 s; benchmarks/RESULTS.md, "Metrics")."""
+
+
+def splits_level(df: pd.DataFrame) -> int:
+    """gzip's level for the splits file of ``df`` (``SPLITS_LEVEL`` or
+    ``METRICS_SPLITS_LEVEL``)."""
+    return SPLITS_LEVEL if metrics_of(df) == DEFAULT_METRICS else METRICS_SPLITS_LEVEL
+
 
 SUMMARY_COLUMNS = (
     "task", "model", "family", "m", "n_splits",
@@ -124,17 +140,25 @@ def sort_splits(df: pd.DataFrame) -> pd.DataFrame:
     if "separation" not in df.columns:
         df = df.assign(separation="")
     df = df.loc[:, list(split_columns(metrics_of(df)))]
+    order = row_order(df)
+    if order is None:
+        return df.sort_values(["model", "m", "split"], kind="mergesort").reset_index(drop=True)
+    if (order == np.arange(len(order))).all():  # a table in order is kept as is
+        return df.reset_index(drop=True)
+    return df.take(order).reset_index(drop=True)
+
+
+def row_order(df: pd.DataFrame) -> np.ndarray | None:
+    """The rows of ``df`` in file order (model, m, split), as the stable order
+    ``sort_splits`` puts them in: (n,) positions; None when m and split are not integer
+    columns or a model is not a string (``sort_splits`` then sorts by the values)."""
     model = df["model"]
     if (not _integers(df["m"]) or not _integers(df["split"])
             or pd.api.types.infer_dtype(model, skipna=False) != "string"):
-        return df.sort_values(["model", "m", "split"], kind="mergesort").reset_index(drop=True)
-    # the same stable order from integer keys: the models' ranks among their sorted
-    # distinct names (a sort by name), then m, then split; a table in order is kept as is
+        return None
+    # the models' ranks among their sorted distinct names (a sort by name), then m, split
     codes, _ = pd.factorize(model, sort=True)
-    order = np.lexsort((df["split"].to_numpy(), df["m"].to_numpy(), codes))
-    if (order == np.arange(len(order))).all():
-        return df.reset_index(drop=True)
-    return df.take(order).reset_index(drop=True)
+    return np.lexsort((df["split"].to_numpy(), df["m"].to_numpy(), codes))
 
 
 def _integers(column: pd.Series) -> bool:

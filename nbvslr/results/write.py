@@ -25,6 +25,7 @@ import pandas as pd
 from nbvslr.results.files import (
     atomic_write_bytes,
     csv_gz_bytes,
+    gz_bytes,
     json_bytes,
     replace_staged,
     stage_bytes,
@@ -38,6 +39,7 @@ from nbvslr.results.layout import (
     SPLITS_FILE,
     SUMMARY_FILE,
     sort_splits,
+    splits_level,
 )
 
 
@@ -49,17 +51,24 @@ def write_task_outputs(
     summary: pd.DataFrame,
     paired: pd.DataFrame | None = None,
     curve: bytes | None = None,
+    splits_csv: bytes | None = None,
 ) -> dict[str, Path]:
     """Write splits, summary, paired (when given), curve.png (the bytes ``curve``, when
     given) and run.json; return their paths by kind.
 
     The tables are computed by the caller (``nbvslr.runner.outputs``: ``summary`` and
     ``paired`` from ``splits`` in file order, ``sort_splits``); nothing here computes.
+    ``splits_csv``: ``csv_bytes`` of ``splits`` in file order, when the caller has them
+    (a finished run's, from its checkpoints' lines), gzipped as they are.
     """
     folder = Path(folder)
-    splits = sort_splits(splits)
+    level = splits_level(splits)
+    if splits_csv is not None:
+        splits_gz = gz_bytes(splits_csv, level)
+    else:
+        splits_gz = csv_gz_bytes(sort_splits(splits), level)
     files: dict[str, tuple[Path, bytes]] = {
-        "splits": (folder / SPLITS_FILE, csv_gz_bytes(splits)),
+        "splits": (folder / SPLITS_FILE, splits_gz),
         "summary": (folder / SUMMARY_FILE, table_bytes(summary)),
     }
     if paired is not None:

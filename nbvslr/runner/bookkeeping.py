@@ -28,8 +28,8 @@ from nbvslr.analysis.metrics import no_probabilities
 from nbvslr.config import Config
 from nbvslr.data.dataset import Dataset, TaskSpec
 from nbvslr.errors import DataError, ResultsError
+from nbvslr.models.lr.separation import NAMES, NOT_ASSESSED
 from nbvslr.models.registry import lookup
-from nbvslr.models.separation import NAMES, NOT_ASSESSED
 from nbvslr.results.checkpoints import first_bad_error
 from nbvslr.runner.backends import n_workers
 from nbvslr.runner.outputs import Written, task_tables, write_tables
@@ -133,9 +133,9 @@ def code_digest() -> str:
     root = Path(__file__).resolve().parent.parent  # the nbvslr package
     h = hashlib.sha256()
     files = [root / "splits.py", *sorted((root / "kernels").glob("*.py")),
-             *sorted((root / "models").glob("*.py")), *sorted((root / "data").glob("*.py"))]
-    for path in files:
-        h.update(path.name.encode())
+             *sorted((root / "models").rglob("*.py")), *sorted((root / "data").rglob("*.py"))]
+    for path in files:  # sub-packages too: the family folders, the registry of sources
+        h.update(path.relative_to(root).as_posix().encode())
         h.update(path.read_bytes())
     return h.hexdigest()
 
@@ -232,7 +232,7 @@ def work_units(config: Config, tasks: list[_Task]) -> Iterator[Unit]:
 # --------------------------------------------------------------------------- collection
 
 
-#: The splits table's ``separation`` of each code of ``models.separation``, by code + 1.
+#: The splits table's ``separation`` of each code of ``models.lr.separation``, by code + 1.
 SEPARATION_NAMES = np.array([NAMES[c] for c in range(NOT_ASSESSED, len(NAMES) - 1)],
                             dtype=object)
 
@@ -411,12 +411,12 @@ def _versions() -> dict[str, str]:
 def finish(config: Config, task: _Task, started: float) -> Written:
     """The tables of a task whose last size arrived, its files written unless the run
     writes nothing (``config.out`` None)."""
-    splits = task.checkpoints.load(task.grid)
+    splits, text = task.checkpoints.load_csv(task.grid)
     info = _run_info(config, task, started)
     if "log_loss" in config.metrics or "brier" in config.metrics:
         # the splits without class probabilities, and why (NaN in the table)
         info["no_probabilities"] = no_probabilities(splits)
-    tables = task_tables(task.folder, splits, info, config.pairs)
+    tables = task_tables(task.folder, splits, info, config.pairs, splits_csv=text)
     if config.out is not None:
         write_tables(tables)
     return tables

@@ -24,7 +24,7 @@ from pathlib import Path
 from nbvslr.errors import ConfigError
 from nbvslr.models import STACK_COPIES
 from nbvslr.models.budget import DEFAULT_BUDGET
-from nbvslr.models.hmc import GRAM_ROWS, MIN_BLOCK
+from nbvslr.models.lr.hmc import GRAM_ROWS, MIN_BLOCK
 from nbvslr.models.registry import lookup
 from nbvslr.models.stacks import split_chunks
 

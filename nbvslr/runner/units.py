@@ -29,7 +29,7 @@ import nbvslr.runner.lifeline as lifeline
 from nbvslr import models
 from nbvslr.data import absolute_paths, csvsource, load_task
 from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
-from nbvslr.data.sources import is_url
+from nbvslr.data.sources import is_url, sha256_of
 from nbvslr.data.textfolder import folder_sha256
 from nbvslr.errors import DataError
 from nbvslr.models.spec import ModelSpec
@@ -94,7 +94,7 @@ def content_sha256(spec: TaskSpec) -> str | None:
         try:
             if not path.is_file() or not csvsource.fits_in_memory(path.stat().st_size):
                 return None  # the load refuses it, from its kind or its size
-            return csvsource.sha256_of(path)
+            return sha256_of(path)
         except OSError:
             return None
     if isinstance(folder, str):

@@ -99,9 +99,27 @@ def stamp_name(group: str, digest: str | None = None) -> str:
     return f"nbvslr-kernels-{digest or kernels_digest()}-{group}.compiled"
 
 
+def cpu_key() -> str:
+    """The CPU's model and instruction-set flags (the first processor of /proc/cpuinfo on
+    Linux; elsewhere what ``platform`` knows): numba compiles for the CPU it runs on, so
+    loops compiled on another kind of machine (a wheel built elsewhere) are not this one's."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            fields = {}
+            for line in f:
+                if not line.strip():
+                    break  # the first processor's block
+                key, _, value = line.partition(":")
+                fields[key.strip()] = value.strip()
+        model = fields.get("model name") or fields.get("CPU part", "")  # x86, else ARM
+        return f"{model}|{fields.get('flags') or fields.get('Features', '')}"
+    except OSError:
+        return platform.processor()
+
+
 def kernels_digest() -> str:
     """16 hex digits of the digest of the kernels' sources, Python's version, numba's
-    version and the machine's architecture."""
+    version, the machine's architecture and its CPU (``cpu_key``)."""
     digest = hashlib.sha256()
     for path in sorted(KERNELS.glob("*.py")):
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
@@ -109,7 +127,7 @@ def kernels_digest() -> str:
         numba_version = importlib.metadata.version("numba")
     except importlib.metadata.PackageNotFoundError:  # pragma: no cover - numba is required
         numba_version = "?"
-    digest.update(f"{sys.version}|{numba_version}|{platform.machine()}".encode())
+    digest.update(f"{sys.version}|{numba_version}|{platform.machine()}|{cpu_key()}".encode())
     return digest.hexdigest()[:16]
 
 
@@ -136,17 +154,13 @@ def _two_class() -> None:
     from nbvslr.data.dataset import Dataset
     from nbvslr.models.design import get_design
     from nbvslr.models.evaluate import count_mistakes
-    from nbvslr.models.hmc import sample_separating_hmc
-    from nbvslr.models.logistic import fit_newton
+    from nbvslr.models.lr.hmc import sample_separating_hmc
+    from nbvslr.models.lr.newton import fit_newton
     from nbvslr.models.probabilities import dense_losses
 
     data = Dataset(name="t", title="t", X=np.array([[0.0], [1.0]]), y=np.array([0, 1]),
                    kind="continuous")
     count_mistakes(get_design(data, "x"), np.ones((2, 2)), np.array([[0], [1]]))
-    # a one-hot design: the training rows' scores from the non-zeros
-    codes = Dataset(name="c", title="c", X=np.array([[0], [1], [2], [0]]),
-                    y=np.array([0, 1, 1, 0]), kind="discrete", n_values=(3,))
-    count_mistakes(get_design(codes, "onehot"), np.ones((2, 4)), np.array([[0], [1]]))
     dense_losses(get_design(data, "x"), data, np.ones((2, 2)), np.array([[0], [1]]))
     sample_separating_hmc(np.array([[[2.0, 1.0], [1.0, 1.0]]]), np.array([[1.0, -1.0]]),
                           np.array([[1.0, -1.5]]), [np.random.SeedSequence(0)])
@@ -160,15 +174,15 @@ def _k_class() -> None:
     import numpy as np
 
     from nbvslr.data.dataset import Dataset
-    from nbvslr.models.cone_hmc import sample_cone_hmc
     from nbvslr.models.design import get_design
     from nbvslr.models.evaluate_multi import count_mistakes_multi
-    from nbvslr.models.multiclass_nb import fit_gaussian_nb_multi
+    from nbvslr.models.lr.cone_hmc import sample_cone_hmc
+    from nbvslr.models.nb.fit_multi import fit_gaussian_nb_multi
 
     three = Dataset(name="t3", title="t3", X=np.array([[0.0], [0.5], [1.0]]),
                     y=np.array([0, 1, 2]), kind="continuous", classes=("a", "b", "c"))
     count_mistakes_multi(get_design(three, "x"), three, np.ones((1, 3, 2)), np.array([[0, 1, 2]]))
-    # two features: a lone one is summed by numpy (multiclass_nb), not the compiled passes
+    # two features: a lone one is summed by numpy (nb.fit_multi), not the compiled passes
     fit_gaussian_nb_multi(np.array([[[0.0, 1.0], [0.5, 0.5], [1.0, 0.0]]]), np.array([[0, 1, 2]]),
                           3)
     sample_cone_hmc(np.array([[[0.0, 1.0], [0.5, 1.0], [1.0, 1.0]]]), np.array([[0, 1, 2]]), 3,
@@ -181,7 +195,7 @@ def _text() -> None:
     import numpy as np
     import scipy.sparse as sp
 
-    from nbvslr.models.text import fit_lr_text, fit_nb_text, heldout_errors
+    from nbvslr.models.text.fit import fit_lr_text, fit_nb_text, heldout_errors
 
     counts = sp.csr_matrix(np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0], [0.0, 1.0]]))
     labels, rows, keep = np.array([0, 1, 0, 1]), np.array([[0, 1]]), np.ones((1, 2), dtype=bool)

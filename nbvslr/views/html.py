@@ -19,6 +19,7 @@ from typing import Any
 
 import nbvslr.views.plots as plots
 from nbvslr.analysis.crossovers import DEFAULT_N_BOOT
+from nbvslr.analysis.metrics import LABELS, label
 from nbvslr.results.read import PathLike, TaskResults
 from nbvslr.views.report import report_rows, report_table
 
@@ -31,15 +32,15 @@ h2 { font-size: 1.25em; margin-top: 1.8em; border-bottom: 1px solid #ccc; }
 .figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(380px, 1fr));
            gap: 1em; }
 figure { margin: 0; }
-figure img { width: 100%; height: auto; border: 1px solid #eee; }
+figure img { width: 100%; height: auto; border: 1px solid #eee; box-sizing: border-box; }
 table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: left;
          vertical-align: top; }
-td { white-space: nowrap; }
-td code { white-space: normal; word-break: break-all; }
-th { background: #f3f3f3; white-space: nowrap; }
+td.one { white-space: nowrap; }
+td code { word-break: break-all; }
+th { background: #f3f3f3; }
 .wide { overflow-x: auto; }
-.settings td { white-space: normal; }
+.settings td { white-space: normal; overflow-wrap: anywhere; }
 code { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 0.95em; }
 .note { color: #555; font-size: 0.9em; }
 """
@@ -58,6 +59,15 @@ def _cells(line: str) -> list[str]:
     return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", inner)]
 
 
+def _cell(text: str) -> str:
+    """A table cell. Cells of words wrap where they must, so that a table as wide as the
+    report's fits the page (no column cut at its right edge); an estimate's interval breaks
+    off whole (``0.414`` over ``± 0.008``: a no-break space after the ``±``); a cell of one
+    word (a task's name, a range of m) is never broken at its hyphen or dash."""
+    one = "" if " " in text.strip() else ' class="one"'
+    return f"<td{one}>{_inline(text.replace(' ± ', ' ±' + chr(0xA0)))}</td>"
+
+
 def markdown_html(text: str) -> str:
     """The Markdown that ``report_table`` writes, as HTML: blocks apart by blank lines,
     each a table (``|`` rows, the second the rule), a list (``- `` items, indented lines
@@ -68,8 +78,7 @@ def markdown_html(text: str) -> str:
         if lines[0].startswith("|"):
             head, body = _cells(lines[0]), [_cells(x) for x in lines[2:]]
             rows = ["<tr>" + "".join(f"<th>{_inline(c)}</th>" for c in head) + "</tr>"]
-            rows += ["<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>"
-                     for row in body]
+            rows += ["<tr>" + "".join(_cell(c) for c in row) + "</tr>" for row in body]
             parts.append('<div class="wide"><table>\n' + "\n".join(rows) + "\n</table></div>")
         elif lines[0].startswith("- "):
             items: list[str] = []
@@ -91,7 +100,8 @@ def _figure(task: TaskResults, n_boot: int, seed: int) -> str:
     fig = plots.figure_of_tasks([task], n_boot=n_boot, seed=seed)
     png = base64.b64encode(plots.render(fig, "png", dpi=plots.NOTEBOOK_DPI)).decode("ascii")
     name = html.escape(task.name)
-    return (f'<figure id="figure-{name}"><img alt="learning curves of {name}" '
+    what = html.escape(label(task))
+    return (f'<figure id="figure-{name}"><img alt="learning curves ({what}) of {name}" '
             f'src="data:image/png;base64,{png}"></figure>')
 
 
@@ -161,17 +171,25 @@ def html_page(
     paper: bool = True,
     extrapolate: bool = False,
     beyond_reach: bool = False,
-    title: str = "nbvslr report",
+    title: str | None = None,
+    metric: str = "error",
 ) -> str:
     """The page: a figure per task (the panel ``nbvslr plot`` draws for it), the report
-    (``report_table`` with these arguments), then the settings and versions of the runs."""
-    rows = report_rows(results_dirs, n_boot=n_boot, seed=seed, level=level)
+    (``report_table`` with these arguments), then the settings and versions of the runs.
+    ``metric``: the page of that metric (``nbvslr plot --metric``'s figures, ``nbvslr
+    report --metric``'s table), named in its title and headings; ``title`` by default
+    "nbvslr report", followed by the metric's name for another metric than the error."""
+    rows = report_rows(results_dirs, n_boot=n_boot, seed=seed, level=level, metric=metric)
     tasks = list({id(r["_task"]): r["_task"] for r in rows}.values())
     report = report_table(results_dirs, n_boot=n_boot, seed=seed, level=level, notes=notes,
                           paper=paper, rows=rows, extrapolate=extrapolate,
-                          beyond_reach=beyond_reach)
+                          beyond_reach=beyond_reach, metric=metric)
+    if title is None:
+        title = "nbvslr report" + (f": {LABELS[metric]}" if metric != "error" else "")
     figures = "\n".join(_figure(t, n_boot, seed) for t in tasks)
     count = f"{len(tasks)} task{'' if len(tasks) == 1 else 's'}"
+    made = "nbvslr report --format html" + (f" --metric {metric}" if metric != "error" else "")
+    curves = "Learning curves" + (f" ({LABELS[metric]})" if metric != "error" else "")
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -184,8 +202,8 @@ def html_page(
 <body>
 <h1>{html.escape(title)}</h1>
 <p class="note">{count}: {html.escape(", ".join(t.name for t in tasks))}. Made by
-<code>nbvslr report --format html</code> from the saved results alone.</p>
-<h2>Learning curves</h2>
+<code>{html.escape(made)}</code> from the saved results alone.</p>
+<h2>{html.escape(curves)}</h2>
 <div class="figures">
 {figures}
 </div>

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.figure import Figure
 from matplotlib.legend import Legend
 from matplotlib.text import Text
@@ -587,11 +588,57 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | Non
                    clipped=clipped, short=not shared, b_ahead=b_ahead, names=names)
     per_inch = 14 if shared else 17  # characters of the caption's font per inch
     width = fig.get_figwidth()
-    fig.supxlabel("\n".join(textwrap.wrap(text, width=int(per_inch * width))),
-                  fontsize="medium" if shared else "small", ha="left", x=0.01)
+    label = fig.supxlabel("\n".join(textwrap.wrap(text, width=int(per_inch * width))),
+                          fontsize="medium" if shared else "small", ha="left", x=0.01)
     if suptitle:
         fig.suptitle(suptitle)
+    fit_texts(fig, axes[:n], ncols, label, text)
     return fig
+
+
+FIT_MARGIN = 0.01
+"""Share of the figure's width kept clear at its right edge by the caption and the titles."""
+
+
+TITLE_CHECKED = 0.75
+"""A title narrower than this share of its column fits wherever the layout centres it; a
+wider one is measured on the laid-out figure."""
+
+
+def _fits(text: Text, left: float, right: float, renderer: Any) -> bool:
+    box = text.get_window_extent(renderer)
+    return box.x0 >= left and box.x1 <= right
+
+
+def _wrap_to_fit(text: Text, words: str, left: float, right: float, renderer: Any) -> None:
+    """Rewrap ``text`` (the string ``words``) a few characters a line narrower at a time
+    until it lies between ``left`` and ``right`` (pixels)."""
+    chars = max(len(line) for line in text.get_text().split("\n"))
+    while not _fits(text, left, right, renderer) and chars > 10:
+        chars -= 2
+        text.set_text("\n".join(textwrap.wrap(words, width=chars)))
+
+
+def fit_texts(fig: Figure, axes: Sequence[Axes], ncols: int, caption_text: Text,
+              words: str) -> None:
+    """Keep the caption inside the figure and every panel's title inside its column,
+    wrapping them where they would stick out: the caption's characters per inch are only
+    a first guess, and a long title centred over its axes can pass the figure's edge.
+    Measured with the figure's fonts at its dpi; the layout is computed for it only when a
+    title is wide enough to need it (``TITLE_CHECKED``)."""
+    full = fig.bbox.width
+    renderer = RendererAgg(int(full), int(fig.bbox.height), fig.dpi)
+    _wrap_to_fit(caption_text, words, 0.0, full * (1 - FIT_MARGIN), renderer)
+    column = full / max(1, ncols)
+    wide = [(k, ax) for k, ax in enumerate(axes) if ax.title.get_text()
+            and ax.title.get_window_extent(renderer).width > TITLE_CHECKED * column]
+    if not wide:
+        return
+    fig.draw_without_rendering()  # the layout places the titles
+    for k, ax in wide:
+        left = (k % ncols) * column
+        right = left + column - FIT_MARGIN * full
+        _wrap_to_fit(ax.title, ax.title.get_text(), left, right, renderer)
 
 
 def figure1(tasks: Sequence[Any], *, suptitle: str | None = None,

@@ -22,12 +22,12 @@ from nbvslr.analysis.crossovers import (
     crossover_table,
     task_crossovers,
 )
+from nbvslr.analysis.extrapolate import check_extrapolable
 from nbvslr.analysis.fidelity import panel_order
 from nbvslr.analysis.formatting import MISSING, m_text, number
 from nbvslr.analysis.metrics import LABELS, for_metric, missing_counts
 from nbvslr.analysis.stats import task_pairs
 from nbvslr.analysis.winner import winner
-from nbvslr.errors import ConfigError
 from nbvslr.results.read import PathLike, TaskResults, load_results
 from nbvslr.views.naming import GENERIC, family_of, shared_titles, task_label
 
@@ -407,11 +407,10 @@ def report_table(
     its own number of draws), ``beyond_reach`` looks there for crossovers past the reach.
     ``metric``: the table of that metric instead of the test error (a line above the table
     names it, the notes say which splits had no value and why; no comparison with the
-    paper, which plots the test error alone; no extrapolation yet).
+    paper, which plots the test error alone; no extrapolation, ``check_extrapolable``).
     """
-    if metric != "error" and extrapolate:
-        raise ConfigError(f"--extrapolate fits curves of the test error only; drop it with "
-                          f"--metric {metric}")
+    if extrapolate:
+        check_extrapolable(metric)
     if rows is None:
         rows = report_rows(results_dirs, n_boot=n_boot, seed=seed, level=level,
                            metric=metric)

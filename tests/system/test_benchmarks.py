@@ -126,7 +126,7 @@ def test_softmax_dense_newton_peer_reaches_the_newton_cg_fit():
     """benchmarks/softmax_solvers.py's dense Newton solves the same penalised softmax
     problem as Newton-CG: the class probabilities agree to 1e-7 on a small three-class set."""
     from benchmarks.softmax_solvers import dense_newton
-    from nbvslr.models.softmax import fit_softmax
+    from nbvslr.models.lr.softmax import fit_softmax
 
     rng = np.random.default_rng(0)
     y = np.arange(60) % 3

@@ -48,7 +48,7 @@ def test_a_csv_edited_between_two_runs_of_one_process_is_read_again(tmp_path):
 
 def test_a_sealed_run_records_the_sha256_of_the_file_it_fitted(tmp_path):
     """With out= and jobs=2, run.json names the edited file's sha256, not the first one's."""
-    from nbvslr.data.csvsource import sha256_of
+    from nbvslr.data.sources import sha256_of
 
     csv = tmp_path / "toy.csv"
     _csv(csv, seed=0, shift=2.0)
@@ -97,7 +97,7 @@ def test_the_hmc_sampler_on_many_rows_never_holds_their_gram_matrix():
     """HMC on 6,000 separable rows peaks far below the 288 MB an N x N Gram matrix takes."""
     import tracemalloc
 
-    from nbvslr.models.hmc import GRAM_ROWS, sample_separating_hmc
+    from nbvslr.models.lr.hmc import GRAM_ROWS, sample_separating_hmc
 
     Z1, sign, theta0 = _separable_rows(7000)
     assert Z1.shape[1] > GRAM_ROWS
@@ -112,7 +112,7 @@ def test_the_hmc_sampler_on_many_rows_never_holds_their_gram_matrix():
 
 def test_bounces_that_make_their_gram_row_follow_the_held_matrix(monkeypatch):
     """The sampler without the held Gram matrix draws what it draws with it (up to rounding)."""
-    import nbvslr.models.hmc as hmc
+    import nbvslr.models.lr.hmc as hmc
 
     Z1, sign, theta0 = _separable_rows(400, seed=3)
     seeds = [np.random.SeedSequence(7)]

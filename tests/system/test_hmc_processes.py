@@ -28,7 +28,7 @@ def test_compiled_kernel_is_reused_by_later_processes(tmp_path):
 
     code = (
         "import numpy as np\n"
-        "from nbvslr.models.hmc import sample_separating_hmc\n"
+        "from nbvslr.models.lr.hmc import sample_separating_hmc\n"
         "from nbvslr.kernels import hmc as hmc_kernel\n"
         "Z1 = np.array([[[2.0, 1.0], [1.0, 1.0]]])\n"
         "sample_separating_hmc(Z1, np.array([[1.0, -1.0]]), np.array([[1.0, -1.5]]),\n"

@@ -280,3 +280,60 @@ def test_a_numeric_default_target_is_refused_in_one_line(server, tmp_path):
     data = load_task(TaskSpec(name="houses", source={"openml": 42}, target={"column": "y"}),
                      _settings(tmp_path))
     assert data.n_rows == 30 and data.notes["target"] == "y"
+
+
+# --------------------------------------------------------------------------- the size limit
+
+def test_a_file_announced_above_the_limit_names_the_limit_and_the_fix(server, tmp_path):
+    """A 200 MiB file (announced) against the default 64 MiB: one line naming the size, the
+    limit and the option that takes it (--max-download 256), refused before its body is
+    read; nothing cached."""
+    server.routes[DATA] = ("endless", 200 << 20)
+    with pytest.raises(DownloadError) as info:
+        load_task(_spec(), _settings(tmp_path))
+    line = str(info.value)
+    assert "\n" not in line
+    assert line.startswith("download of OpenML dataset 40 refused: ") and DATA in line
+    assert "is 200.0 MiB, more than the download limit of 64 MiB" in line
+    assert line.endswith("raise it with --max-download 256 (or NBVSLR_MAX_DOWNLOAD=256; in "
+                         "Python DataSettings(max_download=256))")
+    assert server.sent < 64 << 20
+    assert not openml.cache_folder(40, _settings(tmp_path)).exists()
+
+
+def test_a_file_streamed_past_the_limit_doubles_the_suggestion(server, tmp_path):
+    """A file sent without its length, past a 1 MiB limit: cut there, one line suggesting
+    twice the limit."""
+    server.routes[DATA] = ("endless", None)
+    with pytest.raises(DownloadError) as info:
+        load_task(_spec(), _settings(tmp_path, max_download=1))
+    line = str(info.value)
+    assert "\n" not in line and "sent more than that without announcing its size" in line
+    assert "more than the download limit of 1 MiB; raise it with --max-download 2 " in line
+
+
+def test_the_limit_is_a_run_option_and_raising_it_reads_the_file(server, tmp_path):
+    """nbvslr run --max-download below the file's size stops with exit 1 and the line; the
+    same run with the limit raised (here: the default) reads the dataset."""
+    from click.testing import CliRunner
+
+    from nbvslr.cli import cli
+
+    config = tmp_path / "c.yaml"
+    config.write_text("tasks: [{name: credit, source: {openml: 40}}]\nsizes: [4]\nsplits: 2\n"
+                      "models: {nb: {}}\n")
+    size = len(server.routes[DATA])
+    limit = f"{size / 2 / (1 << 20):.6f}"  # half the file, in MiB
+    common = ["run", str(config), "--cache", str(tmp_path / "cache"), "--out",
+              str(tmp_path / "out"), "--jobs", "1", "--quiet"]
+    small = CliRunner().invoke(cli, [*common, "--max-download", limit])
+    assert small.exit_code == 1
+    lines = small.output.strip().splitlines()
+    assert len(lines) == 1 and f"more than the download limit of {float(limit):g} MiB" in lines[0]
+    assert DATA in lines[0] and "raise it with --max-download 1 " in lines[0]  # 2 ** 0 MiB
+    assert not openml.cache_folder(40, _settings(tmp_path)).exists()
+    again = CliRunner(env={"NBVSLR_MAX_DOWNLOAD": "1"}).invoke(cli, common)
+    assert again.exit_code == 0, again.output
+    assert (tmp_path / "out" / "credit" / "summary.csv").is_file()
+    zero = CliRunner().invoke(cli, [*common, "--max-download", "0"])
+    assert zero.exit_code == 2 and "--max-download" in zero.output

@@ -415,18 +415,54 @@ def test_a_second_run_on_a_task_folder_in_use_is_refused_and_the_first_is_unharm
     assert _result_bytes(out) == _result_bytes(alone)
 
 
+# The console script, paused after its first checkpoint is saved: it says "saved" on stdout
+# and waits on stdin, holding its task folder's lock, until the test acts. The test then
+# acts on an event, never after a guessed delay: a run that finished (or had not started)
+# before a timed kill would leave the test checking nothing, or waiting in vain.
+_ENTRY_PAUSED = (
+    "import os, sys\n"
+    "from nbvslr.results.checkpoints import Checkpoints\n"
+    "save = Checkpoints.save\n"
+    "def paused(self, m, df):\n"
+    "    save(self, m, df)\n"
+    "    os.write(1, b'saved\\n')\n"
+    "    os.read(0, 1)\n"
+    "Checkpoints.save = paused\n"
+    "from nbvslr.__main__ import main\n"
+    "sys.argv[0] = 'nbvslr'; main()\n")
+
+
+def _start_paused(config: Path, out: Path) -> subprocess.Popen:
+    cmd = [sys.executable, "-c", _ENTRY_PAUSED,
+           "run", str(config), "--out", str(out), "--cache", str(out.parent / "c"),
+           "--offline", "-q", "--jobs", "1"]
+    return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True, cwd=out.parent)
+
+
 def test_a_killed_run_leaves_no_stale_lock(tmp_path):
-    """kill -9 of a run that holds the lock: the next run takes it and finishes, with the
+    """kill -9 of a run that holds the lock (checked, with a checkpoint saved): the lock is
+    free as soon as the process is gone, and the next run takes it and finishes, with the
     bytes of an uninterrupted run."""
     config = _config(tmp_path)
     alone = tmp_path / "alone"
     assert _run(config, alone).exit_code == 0
     out = tmp_path / "out"
-    proc = _start(config, out, "--jobs", "1")
-    assert _wait_until(lambda: list(out.glob("toy/.checkpoints/m=*.csv.gz")), 60)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.communicate(timeout=60)
-    assert (out / "toy" / results.lock.LOCK_FILE).exists()
+    proc = _start_paused(config, out)
+    try:
+        line = proc.stdout.readline()  # the event: its first size is checkpointed
+        assert line == b"saved\n", (line, proc.stderr.read().decode())
+        assert list(out.glob("toy/.checkpoints/m=*.csv.gz"))
+        with pytest.raises(ResultsError, match=f"process {proc.pid}"):
+            with results.TaskLocks([out / "toy"]):  # held by the paused run
+                pass
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate(timeout=600)
+    assert proc.returncode == -signal.SIGKILL
+    with results.TaskLocks([out / "toy"]):  # free at once: the kernel released it
+        pass
+    assert (out / "toy" / results.lock.LOCK_FILE).exists()  # the file stays, not the lock
     assert _run(config, out).exit_code == 0
     assert _result_bytes(out) == _result_bytes(alone)
 

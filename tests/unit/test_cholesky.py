@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from nbvslr.kernels.cholesky import cholesky_solve, row_dots
-from nbvslr.models import logistic
+from nbvslr.models.lr import newton as logistic
 
 
 def _spd(A: int, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -13,10 +13,10 @@ import pytest
 from nbvslr.data import DataSettings, TaskSpec, load_task
 from nbvslr.data.dataset import Dataset
 from nbvslr.models import ModelSpec, resolve_options, score_splits
-from nbvslr.models.cone_hmc import sample_cone_hmc
-from nbvslr.models.hmc import sample_separating_hmc
-from nbvslr.models.softmax import fit_softmax
-from nbvslr.models.sum_zero import basis, centred, to_coordinates, to_weights
+from nbvslr.models.lr.cone_hmc import sample_cone_hmc
+from nbvslr.models.lr.hmc import sample_separating_hmc
+from nbvslr.models.lr.softmax import fit_softmax
+from nbvslr.models.lr.sum_zero import basis, centred, to_coordinates, to_weights
 from nbvslr.splits import draw_train_sets, split_seeds
 
 
@@ -40,7 +40,7 @@ def test_sum_zero_basis_is_orthonormal_and_its_maps_invert(K):
 
 def test_two_classes_give_the_binary_samplers_draws():
     """With K = 2 the K-class sampler is the binary one: from the same start and seeds,
-    ``w_1 - w_0`` of its draws is the binary sampler's (``models.hmc``) draw on the
+    ``w_1 - w_0`` of its draws is the binary sampler's (``models.lr.hmc``) draw on the
     two-class problem up to rounding -- the same law of the two-class decision rule."""
     rng = np.random.default_rng(3)
     S, m, d = 24, 6, 3

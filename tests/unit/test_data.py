@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import nbvslr.data
 from nbvslr.data import (
     BUILTIN_TASKS,
     get_recipe,
@@ -223,33 +224,33 @@ def test_a_line_with_the_wrong_width_is_a_data_error():
         read_rows(b"1,2,3\n1,2\n", "bad.data", Parse(columns=("a", "b", "c")))
 
 
-def test_inline_tasks_are_delegated(monkeypatch, tmp_path):
-    """validate_task/load_task hand a task with a source: to nbvslr.data.inline (its
-    registry parses it, then loads it)."""
+def test_every_task_is_delegated_to_the_registry(monkeypatch, tmp_path):
+    """validate_task/load_task hand every task, built-in or with a source:, to
+    nbvslr.data.registry (its registry parses it, then loads it)."""
     import sys
     import types
 
-    import nbvslr.data
-
     calls = []
-    fake = types.ModuleType("nbvslr.data.inline")
+    fake = types.ModuleType("nbvslr.data.registry")
 
     def parsed(spec, where=None):
         calls.append(("validate", spec.name))
-        if spec.source.get("csv") is None:
+        if spec.source is not None and spec.source.get("csv") is None:
             raise ConfigError("source: csv path missing")
         return spec
 
     fake.parsed = parsed
     fake.load = lambda spec, settings: calls.append(("load", spec.name)) or "dataset"
-    monkeypatch.setitem(sys.modules, "nbvslr.data.inline", fake)
-    monkeypatch.setattr(nbvslr.data, "inline", fake, raising=False)
+    monkeypatch.setitem(sys.modules, "nbvslr.data.registry", fake)
+    monkeypatch.setattr(nbvslr.data, "registry", fake, raising=False)
     spec = TaskSpec("mine", source={"csv": "x.csv"})
     validate_task(spec)
     assert load_task(spec, DataSettings(cache_dir=tmp_path)) == "dataset"
     with pytest.raises(ConfigError, match="csv path missing"):
         validate_task(TaskSpec("mine", source={"csv": None}))
-    assert calls == [("validate", "mine"), ("load", "mine"), ("validate", "mine")]
+    assert load_task(TaskSpec("pima"), DataSettings(cache_dir=tmp_path)) == "dataset"
+    assert calls == [("validate", "mine"), ("load", "mine"), ("validate", "mine"),
+                     ("load", "pima")]
 
 
 def _codes_by_sorting(X, missing):

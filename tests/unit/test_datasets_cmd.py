@@ -69,6 +69,17 @@ def test_unknown_task_exits_2_with_a_suggestion(cache_dir):
     assert list(cache_dir.iterdir()) == []
 
 
+def test_a_misspelt_text_task_is_named_from_the_registry(cache_dir):
+    """fetch checks every name against the registry's built-in tasks, text ones included:
+    '20nws' gets '20news' and the list of text tasks, one line, nothing fetched."""
+    result = _run(["datasets", "fetch", "sms-spam", "20nws", "--cache", str(cache_dir)])
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "did you mean '20news'" in lines[0]
+    assert lines[0].endswith("text tasks: sms-spam, 20news, 20news-crypt-graphics")
+    assert not cache_dir.exists() or list(cache_dir.iterdir()) == []
+
+
 def test_offline_without_mirror_says_how_to_work_offline(cache_dir):
     """--fresh --offline with no mirror: exit 1, one 'error:' line naming NBVSLR_DATA_MIRROR."""
     result = _run(["datasets", "fetch", "sonar", "--offline", "--fresh", "--cache",

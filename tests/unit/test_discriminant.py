@@ -1,4 +1,4 @@
-"""LDA and QDA (models.gaussian_discriminant, the lda and qda entries): scikit-learn's
+"""LDA and QDA (models.discriminant.gaussian, the lda and qda entries): scikit-learn's
 predictions where the covariances are non-singular, batched fits equal to one split at a time,
 the singular-covariance rules, and naive Bayes as full shrinkage."""
 
@@ -14,8 +14,8 @@ from nbvslr.data.dataset import Dataset
 from nbvslr.errors import ConfigError
 from nbvslr.models import ModelSpec, resolve_options
 from nbvslr.models.design import get_design
-from nbvslr.models.gaussian_discriminant import fit_lda, fit_qda, precision, quadratic_terms
-from nbvslr.models.multiclass_nb import fit_gaussian_nb_multi
+from nbvslr.models.discriminant.gaussian import fit_lda, fit_qda, precision, quadratic_terms
+from nbvslr.models.nb.fit_multi import fit_gaussian_nb_multi
 from nbvslr.models.registry import lookup
 from nbvslr.splits import split_seeds
 
@@ -235,3 +235,56 @@ def test_a_feature_constant_in_the_training_rows_ties_no_k_class_prediction(name
     mistakes, _ = count_mistakes_multi(design, data, theta, None)
     scores = _scores(data, name, theta)  # (S, N, K)
     assert np.all(mistakes == (scores.argmax(axis=2) != data.y).sum(axis=1))
+
+
+@pytest.mark.parametrize("K", [2, 3])
+@pytest.mark.parametrize("name", ["lda", "qda"])
+def test_blocks_of_splits_change_no_fit(name, K):
+    """The entry fits its splits in blocks of the cache budget: one split a block gives every
+    split the theta, bit for bit, of the fit of all at once (singular covariances, at m <= d
+    and from a feature constant in some training sets, and non-singular ones alike)."""
+    from nbvslr.models.budget import Budget
+
+    base = _task(120, 6, K, seed=4)
+    X = base.X.copy()
+    X[: 60, 0] = 1.0  # constant in a training set drawn from the first 60 rows
+    data = Dataset(name="b", title="b", X=X, y=base.y, kind="continuous",
+                   classes=base.classes)
+    idx = np.concatenate([_idx(60, 12, 5, K, seed=5), _idx(120, 40, 5, K, seed=6)[:, :12]])
+    opts = resolve_options(name, name, {})
+    entry = lookup(name, "continuous", multiclass=K > 2)
+    design = get_design(data, entry.design(data, opts))
+    whole = entry.fit(data, design, idx, opts, budget=Budget(memory=1e12)).theta
+    alone = entry.fit(data, design, idx, opts, budget=Budget(memory=1.0)).theta
+    np.testing.assert_array_equal(alone, whole)
+
+
+def test_a_failed_factor_leaves_the_others_as_the_stack_makes_them():
+    """A stack holding a matrix that is not positive definite: each other matrix's Cholesky
+    factor is the one the stack's factorisation gives it, the failed one NaN and flagged."""
+    from nbvslr.models.discriminant.gaussian import _cholesky_where
+
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(6, 5, 8))
+    C = A @ np.swapaxes(A, 1, 2)
+    good = np.linalg.cholesky(C)
+    C[2, 0, 0] = -1.0
+    L, ok = _cholesky_where(C)
+    assert ok.tolist() == [True, True, False, True, True, True]
+    np.testing.assert_array_equal(L[ok], good[ok])
+    assert np.isnan(L[2]).all()
+
+
+def test_precision_from_the_factors_is_the_exactly_symmetric_inverse():
+    """``singular: epsilon``'s precision, made from the Cholesky factors: symmetric bit for
+    bit, the inverse of the covariance used (plus epsilon where singular)."""
+    rng = np.random.default_rng(5)
+    A = rng.normal(size=(4, 6, 3))  # rank 3 < 6: singular, epsilon added
+    B = rng.normal(size=(4, 6, 9))
+    cov = np.concatenate([A @ np.swapaxes(A, 1, 2), B @ np.swapaxes(B, 1, 2)])
+    P, _, flag = precision(cov, lambda flat: np.full(flat.shape, 1e-2), "epsilon",
+                           np.array([3] * 4 + [8] * 4))
+    assert flag.tolist() == [True] * 4 + [False] * 4
+    np.testing.assert_array_equal(P, np.swapaxes(P, 1, 2))
+    used = cov + np.where(flag, 1e-2, 0.0)[:, None, None] * np.eye(6)
+    np.testing.assert_allclose(P @ used, np.broadcast_to(np.eye(6), P.shape), atol=1e-8)

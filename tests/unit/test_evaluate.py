@@ -115,31 +115,3 @@ def test_compiled_count_equals_numpy_passes():
     np.testing.assert_array_equal(small[0], whole[0])
     np.testing.assert_array_equal(small[1], whole[1])
     assert (2 * whole[0][2]) % 2 == 1  # exact ties: an odd number of half errors
-
-
-def test_one_hot_training_rows_counted_from_their_non_zeros_as_from_the_dense_rows():
-    """On a one-hot design the training rows' mistakes (from the non-zeros) are the dense
-    loop's exactly: random, zero and integer thetas (exact ties), and a non-finite theta
-    (which takes the dense loop)."""
-    from nbvslr.kernels.steps import train_row_agreement
-    from nbvslr.models.evaluate import _tie_band, count_mistakes, sparse_rows
-
-    rng = np.random.default_rng(5)
-    codes = rng.integers(0, 4, (80, 5))
-    data = Dataset(name="c", title="c", X=codes, y=(rng.random(80) < 0.4).astype(np.int8),
-                   kind="discrete", n_values=(4,) * 5)
-    design = get_design(data, "onehot")
-    assert sparse_rows(design) is not None
-    train = np.stack([rng.choice(80, 9, replace=False) for _ in range(40)])  # (40, 9)
-    theta = rng.standard_normal((40, design.n_params))
-    theta[:10] = 0.0
-    theta[10:20] = np.round(theta[10:20])  # levels that cancel exactly
-    theta[20, 3] = np.inf
-    for ties in (0.0, 1.0, -1.0):
-        with np.errstate(invalid="ignore"):  # the inf row's scores on every row
-            _, train_rows = count_mistakes(design, theta, train, ties)
-        dense = train_row_agreement(design.unique_Z1,
-                                    design.row_to_unique[train].astype(np.int64), theta,
-                                    1.0 / _tie_band(theta), design.sign[train], ties)
-        np.testing.assert_array_equal(train_rows, 0.5 * (9 - dense))
-    assert sparse_rows(get_design(_data(), "x")) is None  # dense rows: the dense loop

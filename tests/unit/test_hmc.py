@@ -10,8 +10,8 @@ from scipy import stats
 from separable_sets import noisy_problem, seeds, separable_stack
 
 from nbvslr.models.budget import Budget
-from nbvslr.models.hit_and_run import sample_separating
-from nbvslr.models.hmc import sample_separating_hmc
+from nbvslr.models.lr.hit_and_run import sample_separating
+from nbvslr.models.lr.hmc import sample_separating_hmc
 
 
 def _cone_by_rejection(F: np.ndarray, n: int, seed: int) -> np.ndarray:
@@ -159,7 +159,7 @@ def test_start_must_separate(sampler):
 def test_capped_chains_end_strictly_inside(monkeypatch):
     """A chain stopped by the bounce cap ends strictly inside the cone, not on a wall: with a
     cap of one event, every draw's smallest margin is still clearly positive."""
-    import nbvslr.models.hmc as hmc
+    import nbvslr.models.lr.hmc as hmc
 
     monkeypatch.setattr(hmc, "MAX_EVENTS", 1)
     F, n = NARROW, 200

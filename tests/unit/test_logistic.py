@@ -9,7 +9,7 @@ import statsmodels.api as sm
 from sklearn.linear_model import LogisticRegression
 
 from nbvslr.models.budget import Budget
-from nbvslr.models.logistic import (
+from nbvslr.models.lr.newton import (
     fit_newton,
     logistic_gradient,
     logistic_hessian,
@@ -126,7 +126,7 @@ def test_row_space_steps_equal_full_steps(monkeypatch):
     """With 2 m <= D + 1 (unpenalised) the Newton steps solved in the row space of the
     training rows give the full (D+1)-dimensional fit: same certificates and step counts,
     same losses, also with repeated rows of both classes (a singular Gram matrix)."""
-    import nbvslr.models.logistic as logistic
+    import nbvslr.models.lr.newton as logistic
 
     rng = np.random.default_rng(5)
     S, m, d = 30, 10, 25
@@ -154,7 +154,7 @@ def test_penalised_row_space_steps_equal_full_steps(monkeypatch):
     """Penalised, with m + 1 well below D + 1: the Newton steps solved in the span of the
     training rows plus the intercept give the full fit (same optimum, step counts and
     convergence), also with a repeated row of both labels; and match sklearn at C = 0.5."""
-    import nbvslr.models.logistic as logistic
+    import nbvslr.models.lr.newton as logistic
 
     rng = np.random.default_rng(6)
     S, m, d = 20, 12, 40

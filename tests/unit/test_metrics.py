@@ -19,6 +19,7 @@ from test_plain_ml_nb import _task as _rare_task
 from text_corpus import DOCS, Y
 
 import nbvslr
+from nbvslr.analysis.metrics import LABELS
 from nbvslr.cli import cli
 from nbvslr.config import parse_config
 from nbvslr.data.dataset import Dataset
@@ -293,15 +294,42 @@ def test_plot_and_report_take_a_metric(tmp_path):
 
 
 def test_metric_report_refuses_extrapolation_and_names_the_metric(tmp_path):
-    """--extrapolate fits the test error only: with another metric it is one line, exit 2;
-    Results.metric(name).report() is headed by the metric's name."""
+    """--extrapolate with another metric than the error: one line giving that metric's
+    reason, exit 2, before any results are read; Results.metric(name).report() is headed
+    by the metric's name."""
     r = nbvslr.run(_cfg(), out=tmp_path, progress=False, metrics=list(ALL))
     assert r.metric("brier").report(notes=False).startswith("Metric: test Brier score")
     assert not r.report(notes=False).startswith("Metric:")
-    out = CliRunner().invoke(cli, ["report", str(tmp_path), "--metric", "brier",
-                                   "--extrapolate"])
-    assert out.exit_code == 2
-    assert "--extrapolate fits curves of the test error only" in out.output
+    reasons = {"log_loss": "log-loss curves need not fall",
+               "brier": "checked on the test error's curves alone",
+               "train_error": "the training error rises with m"}
+    for metric, reason in reasons.items():
+        for fmt in ("markdown", "html"):
+            out = CliRunner().invoke(cli, ["report", str(tmp_path / "nowhere"), "--metric",
+                                           metric, "--extrapolate", "--format", fmt,
+                                           "-o", str(tmp_path / "r")])
+            assert out.exit_code == 2, out.output
+            assert reason in out.output and "extrapolate the test error instead" in out.output
+            assert len(out.output.strip().splitlines()) == 1 and "Traceback" not in out.output
+        assert not (tmp_path / "r").exists()
+
+
+def test_api_refuses_to_extrapolate_another_metric():
+    """Results.metric(name).extrapolation() and .report(extrapolate=True) refuse each
+    metric other than the error with its reason (they used to fit the log-loss or the
+    rising training error with curves that fall to a limit); the error's still works."""
+    sizes = [4, 8, 12, 20, 30, 45]
+    r = nbvslr.run(_cfg(sizes=sizes, splits=8,
+                        models={"nb": {}, "lr2": {"model": "lr", "separable": "l2"}}),
+                   progress=False, metrics=list(ALL))
+    for metric in ("log_loss", "brier", "train_error"):
+        view = r.metric(metric)
+        with pytest.raises(ConfigError, match=f"no extrapolation of the {LABELS[metric]}: "):
+            view.extrapolation()
+        with pytest.raises(ConfigError, match="extrapolate the test error instead"):
+            view.report(extrapolate=True)
+    assert set(r.extrapolation()["model"]) == {"nb", "lr2"}
+    assert set(r.metric("error").extrapolation()["model"]) == {"nb", "lr2"}
 
 
 def test_k_class_text_metrics_in_small_passes_are_the_same(monkeypatch):
@@ -317,3 +345,38 @@ def test_k_class_text_metrics_in_small_passes_are_the_same(monkeypatch):
     parts = score_splits(spec, data, train, _seeds(5), metrics=ALL)
     for key in ALL:
         np.testing.assert_array_equal(whole[key], parts[key])
+
+
+@pytest.mark.parametrize(("family", "options"), [("nb", {}), ("lr", {"C": 1.0})])
+def test_two_class_text_metrics_in_one_pass_are_the_separate_passes(family, options):
+    """Two-class text rules: the one pass that makes each score once
+    (text_heldout_metrics) gives text_errors' errors exactly and text_metrics' log-loss,
+    Brier score and training error (their sums in another order)."""
+    from nbvslr.models.probabilities import text_heldout_metrics, text_metrics
+    from nbvslr.models.text.entry import text_errors
+
+    data = _text(2)
+    spec = _spec(family, **options)
+    entry = lookup(spec.family, data.kind, data.multiclass)
+    design = get_design(data, entry.design(data, spec.options))
+    train = _train(data.y, 6, 9)
+    theta = entry.fit(data, design, train, spec.options, _seeds(9), DEFAULT_BUDGET).theta
+    one = text_heldout_metrics(design, theta, train)
+    np.testing.assert_array_equal(one["error"], text_errors(design, theta, train, 0.0))
+    loss, brier, train_error = text_metrics(design, theta, train, 0.0)
+    np.testing.assert_allclose(one["log_loss"], loss, rtol=1e-12)
+    np.testing.assert_allclose(one["brier"], brier, rtol=1e-12, atol=1e-15)
+    np.testing.assert_array_equal(one["train_error"], train_error)
+    got = score_splits(spec, data, train, _seeds(9), metrics=ALL)
+    np.testing.assert_array_equal(got["log_loss"], one["log_loss"])  # the run's own path
+
+
+def test_splits_file_levels_default_six_metrics_four(tmp_path):
+    """splits.csv.gz is the CSV of the run's table, gzipped at level 6 for the default
+    [error] run (its bytes as before) and at 4 with the metric columns."""
+    from nbvslr.results.files import csv_bytes, gz_bytes
+
+    for name, metrics, level in (("a", None, 6), ("b", list(ALL), 4)):
+        r = nbvslr.run(_cfg(), out=tmp_path / name, progress=False, metrics=metrics)
+        data = (tmp_path / name / "syn/splits.csv.gz").read_bytes()
+        assert data == gz_bytes(csv_bytes(r.splits), level)

@@ -9,7 +9,7 @@ from nbvslr.data.dataset import Dataset
 from nbvslr.errors import ConfigError, DataError, SizeError
 from nbvslr.models import ModelSpec, resolve_options, score_full, score_splits
 from nbvslr.models.design import get_design
-from nbvslr.models.logistic import fit_newton
+from nbvslr.models.lr.newton import fit_newton
 
 
 def _spec(family: str, **options) -> ModelSpec:
@@ -145,7 +145,7 @@ def test_every_name_and_kind_has_one_entry_and_one_table():
     """The registry answers every (model name, task kind) pair; a name's entries share one
     options table, whose defaults are FAMILIES."""
     from nbvslr.models import FAMILIES
-    from nbvslr.models.naive_bayes import NB_OPTIONS
+    from nbvslr.models.nb.fit import NB_OPTIONS
     from nbvslr.models.registry import ENTRIES, OPTIONS, lookup
 
     assert lookup("nb", "continuous").options is lookup("nb", "discrete").options is NB_OPTIONS

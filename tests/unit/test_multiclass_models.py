@@ -15,10 +15,10 @@ from nbvslr.errors import ConfigError
 from nbvslr.models import ModelSpec, resolve_options
 from nbvslr.models.design import get_design
 from nbvslr.models.evaluate_multi import count_mistakes_multi
-from nbvslr.models.multiclass_nb import fit_categorical_nb_multi, fit_gaussian_nb_multi
-from nbvslr.models.naive_bayes import fit_gaussian_nb
+from nbvslr.models.lr.softmax import fit_softmax
+from nbvslr.models.nb.fit import fit_gaussian_nb
+from nbvslr.models.nb.fit_multi import fit_categorical_nb_multi, fit_gaussian_nb_multi
 from nbvslr.models.registry import lookup
-from nbvslr.models.softmax import fit_softmax
 from nbvslr.splits import split_seeds
 
 
@@ -190,9 +190,9 @@ def test_cone_sampler_is_uniform_on_a_small_cone():
     two-sample KS test of each coordinate does not reject at 0.1 %."""
     from scipy.stats import ks_2samp
 
-    from nbvslr.models.cone_hmc import sample_cone_hmc
+    from nbvslr.models.lr.cone_hmc import sample_cone_hmc
+    from nbvslr.models.lr.sum_zero import to_coordinates, to_weights
     from nbvslr.models.multiclass import cone_rows
-    from nbvslr.models.sum_zero import to_coordinates, to_weights
 
     Z1 = np.array([[0.0, 1.0], [0.5, 1.0], [1.0, 1.0]])[None]  # one feature, intercept
     y = np.array([[0, 1, 2]])
@@ -218,10 +218,10 @@ def test_cone_sampler_is_the_binary_sampler_on_the_cone_rows(K, m, d):
     """The K-class sampler, which never forms the cone's rows, takes the binary sampler's
     steps on them (``cone_rows``): the same seeds give the same draws up to rounding, each
     classifying its training rows correctly."""
-    from nbvslr.models.cone_hmc import sample_cone_hmc, separates
-    from nbvslr.models.hmc import sample_separating_hmc
+    from nbvslr.models.lr.cone_hmc import sample_cone_hmc, separates
+    from nbvslr.models.lr.hmc import sample_separating_hmc
+    from nbvslr.models.lr.sum_zero import to_coordinates, to_weights
     from nbvslr.models.multiclass import cone_rows
-    from nbvslr.models.sum_zero import to_coordinates, to_weights
 
     rng = np.random.default_rng(1)
     Z1 = np.concatenate([rng.random((8, m, d)), np.ones((8, m, 1))], axis=2)
@@ -308,7 +308,7 @@ def test_memory_plan_counts_the_k_class_sampler():
     """The paper's rule adds the K-class sampler's holdings per training row to the plan
     (its work arrays and a row of the Gram matrix it may hold), hit-and-run the cone's
     m (K - 1) rows; a penalised fit samples nothing."""
-    from nbvslr.models.cone_hmc import gram_rows, per_row
+    from nbvslr.models.lr.cone_hmc import gram_rows, per_row
 
     rng = np.random.default_rng(4)
     data = _task(rng.random((900, 5)), np.arange(900) % 3, 3)
@@ -327,7 +327,7 @@ def test_short_axis_sums_and_maxima_are_numpys_to_the_last_bit(n):
     # sum_last replaces numpy's per-row reduction over the K classes in the softmax fit;
     # the fits (and so every committed multiclass curve) stay bit for bit the same only if
     # the sums are made in numpy's own order
-    from nbvslr.models.softmax import max_last, sum_last
+    from nbvslr.models.lr.softmax import max_last, sum_last
 
     rng = np.random.default_rng(n)
     x = rng.standard_normal((5, 40, n)) * np.exp(5 * rng.standard_normal((5, 40, n)))

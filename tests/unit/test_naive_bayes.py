@@ -9,7 +9,7 @@ from sklearn.naive_bayes import CategoricalNB, GaussianNB
 
 from nbvslr.errors import DataError
 from nbvslr.models.design import onehot_offsets
-from nbvslr.models.naive_bayes import fit_categorical_nb, fit_gaussian_nb
+from nbvslr.models.nb.fit import fit_categorical_nb, fit_gaussian_nb
 
 
 def _scores_x(theta: np.ndarray, X: np.ndarray) -> np.ndarray:

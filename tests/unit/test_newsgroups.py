@@ -24,7 +24,6 @@ from nbvslr.data import newsgroups as ng
 from nbvslr.data.dataset import DataSettings
 from nbvslr.data.recipes import BASE_URLS
 from nbvslr.data.sources import url_of
-from nbvslr.data.text import TEXT_TASKS, load_sms_spam
 from nbvslr.errors import ConfigError, DataError, DownloadError
 
 
@@ -335,14 +334,21 @@ def test_an_archive_without_posts_is_a_data_error(tmp_path, monkeypatch):
 
 # --------------------------------------------------------------------------- the tasks
 
-def test_the_built_in_tasks_are_registered_with_their_loaders(tmp_path, server):
-    assert TEXT_TASKS["sms-spam"] is load_sms_spam
-    assert TEXT_TASKS["20news"] is ng.load_20news
-    assert TEXT_TASKS["20news-crypt-graphics"] is ng.load_20news_crypt_graphics
+def test_the_built_in_tasks_are_registered_with_their_groups(tmp_path, server):
+    """The registry's 20 Newsgroups source serves both tasks by name: every group, or the
+    pair, in sorted order."""
+    import nbvslr.data.registry as registry
+    from nbvslr.data import load_task
+    from nbvslr.data.dataset import TaskSpec
+
+    assert registry.BUILTIN["20news"] is registry.BUILTIN["20news-crypt-graphics"] is (
+        registry.newsgroups)
+    assert ng.TASKS == {"20news": None, "20news-crypt-graphics": ng.CRYPT_GRAPHICS}
     settings = _settings(tmp_path / "cache")
-    every = TEXT_TASKS["20news"](settings)
+    every = load_task(TaskSpec("20news"), settings)
     assert every.name == "20news" and every.classes == GROUPS
-    pair = TEXT_TASKS["20news-crypt-graphics"](settings)
+    pair = ng.load_newsgroups(settings, ng.TASKS["20news-crypt-graphics"],
+                              name="20news-crypt-graphics")
     assert pair.name == "20news-crypt-graphics"
     assert pair.classes == ("comp.graphics", "sci.crypt")  # sci.crypt is class 1
     data, target, names = _sklearn_all(tmp_path, groups=["comp.graphics", "sci.crypt"])

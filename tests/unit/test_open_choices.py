@@ -11,7 +11,7 @@ from nbvslr.data.dataset import Dataset
 from nbvslr.errors import ConfigError
 from nbvslr.models import ModelSpec, resolve_options, score_splits
 from nbvslr.models.design import get_design
-from nbvslr.models.naive_bayes import fit_categorical_nb, fit_gaussian_nb, theta_to_original
+from nbvslr.models.nb.fit import fit_categorical_nb, fit_gaussian_nb, theta_to_original
 from nbvslr.models.options import PROFILES
 from nbvslr.models.registry import FAMILIES
 

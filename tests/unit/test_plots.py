@@ -426,3 +426,50 @@ def test_the_legend_of_a_short_log_axis_leaves_the_crossovers_m_readable(tmp_pat
     ax = fig.get_axes()[0]
     assert [t for t in ax.texts if t.get_gid() == "crossover-label"]
     assert ax.get_legend().get_bbox_to_anchor() is ax.bbox
+
+
+def _outside(fig, ncols):
+    """The titles that pass their column's edges and a caption that passes the figure's,
+    on the laid-out figure: ``[(text, x0, x1, left, right)]``."""
+    fig.draw_without_rendering()
+    full = fig.bbox.width
+    column = full / ncols
+    found = []
+    placed = [(ax.title, (k % ncols) * column, (k % ncols + 1) * column)
+              for k, ax in enumerate(fig.axes) if ax.title.get_text()]
+    for text, left, right in [*placed, (fig._supxlabel, 0.0, full)]:
+        box = text.get_window_extent()
+        if box.x0 < left or box.x1 > right:
+            found.append((text.get_text(), box.x0, box.x1, left, right))
+    return found
+
+
+@pytest.mark.parametrize("panels", [1, 3])
+def test_long_titles_and_captions_stay_inside_the_figure(tmp_path, panels):
+    """A title longer than its panel is wide and a caption of every note (a start above the
+    axis, a crossover each way) are wrapped inside the figure, as on the page and in
+    curve.png (optdigits-0v1's caption and lenses' title were cut at the right edge)."""
+    steep = {"nb": ("nb", lambda m: 0.07 + 0.9 * (m == 2) + 0.2 * (m >= 24)),
+             "lr": ("lr", lambda m: 0.08 + 0.8 / m)}
+    for k in range(panels):
+        fabricate(tmp_path, task=f"t{k}", curves=steep,
+                  title="a task whose title is far longer than one panel is wide (discrete)")
+    fig = plots.figure_of_tasks(load_results(tmp_path), n_boot=10)
+    caption = fig._supxlabel.get_text()
+    assert "↑" in caption and "crossover" in caption
+    assert _outside(fig, panels) == []
+    fig.set_dpi(150)  # the dpi curve.png is written at
+    assert _outside(fig, panels) == []
+
+
+@pytest.mark.parametrize("name", ["optdigits-0v1", "sick", "lenses"])
+def test_committed_panels_captions_and_titles_inside_the_figure(name):
+    """The reference panels whose caption (optdigits-0v1, sick) or title (lenses) passed
+    the right edge of the HTML page's figure and of curve.png are now inside it."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[2] / "results" / "reference" / name
+    fig = plots.figure_of_tasks(load_results(folder), n_boot=10)
+    assert _outside(fig, 1) == []
+    fig.set_dpi(150)
+    assert _outside(fig, 1) == []

@@ -7,7 +7,7 @@ from scipy import stats
 from separable_sets import noisy_problem, seeds, separable_stack
 
 from nbvslr.models.budget import Budget
-from nbvslr.models.hit_and_run import sample_separating
+from nbvslr.models.lr.hit_and_run import sample_separating
 
 
 def test_every_draw_separates_and_lies_in_the_ball():

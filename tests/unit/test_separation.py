@@ -11,13 +11,13 @@ import pytest
 from scipy.optimize import linprog
 
 import nbvslr.models.evaluate as evaluate
-import nbvslr.models.separation as separation
+import nbvslr.models.lr.separation as separation
 from nbvslr.analysis.stats import summarize
 from nbvslr.data.dataset import Dataset
 from nbvslr.models import ModelSpec, resolve_options, score_full, score_splits
 from nbvslr.models.design import get_design, level_directions
-from nbvslr.models.logistic import fit_newton
-from nbvslr.models.lr import fit_lr
+from nbvslr.models.lr.entry import fit_lr
+from nbvslr.models.lr.newton import fit_newton
 from nbvslr.results.read import read_splits
 
 

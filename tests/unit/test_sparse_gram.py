@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from nbvslr.kernels.sparse_gram import sparse_rows, weighted_gram
-from nbvslr.models import logistic
+from nbvslr.models.lr import newton as logistic
 
 
 def _sparse_stack(A: int, m: int, P: int, seed: int) -> np.ndarray:

@@ -137,3 +137,49 @@ def test_sort_splits_other_tables(change):
     else:
         df["model"] = df["model"].astype("string")
     pd.testing.assert_frame_equal(sort_splits(df), pandas_order(df))
+
+
+def _checkpoint_texts(df: pd.DataFrame, sizes_per_file: int) -> list[tuple[bytes, pd.DataFrame]]:
+    """``df`` cut into checkpoints of a few sizes each, as written and read back."""
+    from nbvslr.results.files import read_csv_bytes
+
+    sizes = np.unique(df["m"])
+    out = []
+    for k in range(0, len(sizes), sizes_per_file):
+        part = df[df["m"].isin(sizes[k:k + sizes_per_file])]
+        text = csv_bytes(sort_splits(part))
+        out.append((text, read_csv_bytes(text)))
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**16), per_file=st.integers(1, 4), nan_share=st.floats(0, 1))
+def test_the_run_s_splits_file_from_its_checkpoints_lines_is_the_formatted_table(
+        seed, per_file, nan_share):
+    """The splits file a finished run writes from its checkpoints' lines (each value
+    formatted once) has the bytes of the table it reads back formatted again, metric
+    columns with missing values included."""
+    from nbvslr.results.checkpoints import joined
+
+    rng = np.random.default_rng(seed)
+    df = splits_like(600, seed).assign(m=rng.choice([2, 5, 10, 20, 40, 80], 600))
+    df = df.assign(split=df.groupby(["model", "m"]).cumcount())
+    df.insert(6, "log_loss", np.where(rng.random(600) < nan_share, np.nan,
+                                      rng.exponential(1.0, 600)))
+    df.insert(7, "brier", rng.random(600) / 3)
+    df.insert(8, "train_error", rng.integers(0, 9, 600) / 9)
+    table, text = joined(_checkpoint_texts(df, per_file))
+    assert text is not None
+    assert text == csv_bytes(table)
+
+
+def test_checkpoints_whose_columns_differ_in_type_are_formatted_again():
+    """A column of integers in one checkpoint and floats in another (written 5 and 5.0)
+    gives no lines to reuse: the caller formats the table."""
+    from nbvslr.results.checkpoints import joined
+
+    df = splits_like(40)
+    read = _checkpoint_texts(df, 100)
+    text, frame = read[0]
+    other = frame.assign(n_iter=frame["n_iter"].astype(float) + 0.5)
+    assert joined([(text, frame), (csv_bytes(other), other)])[1] is None

@@ -9,17 +9,16 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import BernoulliNB, MultinomialNB
 from text_corpus import DOCS, Y
 
-from nbvslr.data import BUILTIN_TASKS
+from nbvslr.data import BUILTIN_TASKS, text_task_names
 from nbvslr.data.text import (
-    TEXT_TASKS,
     count_matrix,
     load_sms_spam,
     parse_sms_spam,
     split_vocabulary,
 )
 from nbvslr.errors import ConfigError, DataError
-from nbvslr.models.text import design_of, fit_lr_text, fit_nb_text, scores
-from nbvslr.models.text_family import fit_nb_text_multi
+from nbvslr.models.text.entry import fit_nb_text_multi
+from nbvslr.models.text.fit import design_of, fit_lr_text, fit_nb_text, scores
 from nbvslr.results.layout import SPLIT_COLUMNS
 
 
@@ -106,7 +105,7 @@ def test_sms_spam_is_shipped_verified_and_out_of_figure_1(tmp_path):
 
     task = load_sms_spam(DataSettings(cache_dir=tmp_path, download=False))
     assert len(task.documents) == 5574 and int(task.y.sum()) == 747
-    assert "sms-spam" in TEXT_TASKS and "sms-spam" not in BUILTIN_TASKS
+    assert "sms-spam" in text_task_names() and "sms-spam" not in BUILTIN_TASKS
 
 
 def test_sms_spam_parse_refuses_a_changed_file():

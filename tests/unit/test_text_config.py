@@ -20,7 +20,7 @@ from nbvslr.data.dataset import DataSettings, TaskSpec
 from nbvslr.errors import ConfigError, DataError
 from nbvslr.models import ModelSpec, resolve_options, score_splits
 from nbvslr.models.registry import lookup
-from nbvslr.models.text_family import PAPER_MAX_FEATURES, MulticlassTextNB, TextLR, TextNB
+from nbvslr.models.text.entry import PAPER_MAX_FEATURES, MulticlassTextNB, TextLR, TextNB
 from nbvslr.splits import draw_train_sets, split_seeds
 
 DOCS = [
@@ -267,7 +267,7 @@ def test_k_class_text_fits_plan_their_class_weights():
     more classes over the same words plan more bytes a split."""
     from nbvslr.data.text import check_text_options, text_dataset
     from nbvslr.data.texttask import TextTask
-    from nbvslr.models.text_family import CLASS_WORD_BYTES, SCORE_BYTES, MulticlassTextLR
+    from nbvslr.models.text.entry import CLASS_WORD_BYTES, SCORE_BYTES, MulticlassTextLR
 
     docs = tuple(f"word{k} other{k % 3} shared" for k in range(12))
 

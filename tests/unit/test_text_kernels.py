@@ -10,7 +10,7 @@ from sklearn.linear_model import LogisticRegression
 from text_corpus import DOCS, Y
 
 from nbvslr.data.text import count_matrix, split_vocabulary
-from nbvslr.models.text import (
+from nbvslr.models.text.fit import (
     GRADIENT_TOL,
     design_of,
     fit_lr_text,

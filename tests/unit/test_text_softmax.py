@@ -12,7 +12,7 @@ from sklearn.linear_model import LogisticRegression
 
 from nbvslr.data.text import count_matrix, split_vocabulary
 from nbvslr.errors import ConfigError
-from nbvslr.models.text import GRADIENT_TOL, fit_lr_text_multi
+from nbvslr.models.text.fit import GRADIENT_TOL, fit_lr_text_multi
 
 TOPICS = {0: "apple pear plum fig", 1: "car bus train tram", 2: "red blue green pink"}
 COMMON = "the of and a to in"

@@ -5,6 +5,9 @@ quiet, and an edited kernel compiles again."""
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
+
+import pytest
 
 from nbvslr.runner import warm
 
@@ -96,7 +99,7 @@ def test_warming_compiles_what_a_k_class_gaussian_fit_runs():
     import numpy as np
 
     from nbvslr.kernels.classes import largest_variance, within_squares
-    from nbvslr.models.multiclass_nb import fit_gaussian_nb_multi
+    from nbvslr.models.nb.fit_multi import fit_gaussian_nb_multi
 
     warm.compile_all(["k-class"])
     built = (list(largest_variance.signatures), list(within_squares.signatures))
@@ -105,3 +108,22 @@ def test_warming_compiles_what_a_k_class_gaussian_fit_runs():
     y = np.stack([rng.permutation(np.arange(12) % 4) for _ in range(3)]).astype(np.int8)
     fit_gaussian_nb_multi(rng.random((3, 12, 5)), y, 4)
     assert (list(largest_variance.signatures), list(within_squares.signatures)) == built
+
+
+def test_loops_compiled_on_another_cpu_are_not_this_machines(tmp_path, monkeypatch):
+    """The stamps name the CPU (a wheel carries the loops of the machine that built it):
+    the same kernels stamped on another kind of CPU compile again here, with the line."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    calls, said = _counting(monkeypatch), []
+    monkeypatch.setattr(warm, "cpu_key", lambda: "the build machine|avx512f")
+    warm.ensure_compiled()
+    monkeypatch.setattr(warm, "cpu_key", lambda: "this machine|sse2")
+    warm.ensure_compiled(said.append)
+    assert calls == [1, 1] and len(said) == 1
+
+
+@pytest.mark.skipif(not Path("/proc/cpuinfo").exists(), reason="Linux's /proc/cpuinfo")
+def test_the_cpu_key_names_the_model_and_its_instruction_sets():
+    """On Linux, the first processor's model and flags (what numba compiles for)."""
+    model, flags = warm.cpu_key().split("|")
+    assert model and len(flags.split()) > 5

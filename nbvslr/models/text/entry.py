@@ -1,6 +1,6 @@
 """The entries of text tasks (``Dataset.kind == "text"``): ``nb`` and ``lr`` on word counts.
 
-The fits are those of ``nbvslr.models.text``, on the task's sparse counts (``SparseDesign``):
+The fits are those of ``nbvslr.models.text.fit``, on the task's sparse counts (``SparseDesign``):
 each split keeps the words its vocabulary options give (``split_vocabulary`` over its
 training documents, or over all of them with ``vocabulary: all``), a word it does not keep
 weighs 0 in its hyperplane, and a held-out document's score is a sparse product. No
@@ -42,10 +42,10 @@ from nbvslr.models.budget import DEFAULT_BUDGET, Budget
 from nbvslr.models.design import Design, SparseDesign
 from nbvslr.models.evaluate import TIE_RTOL
 from nbvslr.models.family import Fit, Option, choice, integer, one_of
-from nbvslr.models.lr import LR_OPTIONS, fit_lr
-from nbvslr.models.naive_bayes import NB_OPTIONS
-from nbvslr.models.nb import TIES
-from nbvslr.models.text import (
+from nbvslr.models.lr.entry import LR_OPTIONS, fit_lr
+from nbvslr.models.nb.entry import TIES
+from nbvslr.models.nb.fit import NB_OPTIONS
+from nbvslr.models.text.fit import (
     EVENTS,
     GRADIENT_TOL,
     fit_lr_text,

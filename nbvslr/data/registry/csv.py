@@ -2,7 +2,7 @@
 
 Keys: ``sep`` (default ``,``; a longer string is a regular expression, ``'\\s+'`` for runs
 of whitespace), ``header`` (default true; false names the columns ``0``, ``1``, ...),
-``missing`` and ``na`` (``nbvslr.data.inline.table``). A relative path in a config file is
+``missing`` and ``na`` (``nbvslr.data.registry.table``). A relative path in a config file is
 read from the config's folder (``nbvslr.config``).
 """
 
@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbvslr.data.csvsource as csvsource
+import nbvslr.data.sources as sources
 from nbvslr.data.csvsource import TableChoices
 from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
-from nbvslr.data.inline.table import MISSING_KEYS, parse_table
+from nbvslr.data.registry.table import MISSING_KEYS, parse_table
 from nbvslr.errors import DataError, setting_error
 
 KEY = "csv"
@@ -73,5 +74,5 @@ def load(spec: Spec, settings: DataSettings) -> Dataset:
         row_label=csvsource.data_row,
         default_target=None,
         default_features=None,
-        notes={"source": "csv", "path": str(path), "sha256": csvsource.sha256_of(path)},
+        notes={"source": "csv", "path": str(path), "sha256": sources.sha256_of(path)},
     )

@@ -54,13 +54,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from scipy.linalg.lapack import dpotri as _potri
+from scipy.linalg.lapack import dpotrs as _potrs
 
 from nbvslr.data.dataset import Dataset
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
 from nbvslr.models.design import Design
 from nbvslr.models.family import Fit, Option, choice, number, one_of
-from nbvslr.models.multiclass_nb import log_prior
-from nbvslr.models.sum_zero import centred
+from nbvslr.models.lr.sum_zero import centred
+from nbvslr.models.nb.fit_multi import log_prior
 
 
 def _fraction(value):
@@ -105,14 +107,24 @@ def _onehot(y: np.ndarray, K: int) -> np.ndarray:
     return Y
 
 
-def _epsilon(X: np.ndarray, var_smoothing: float, var_floor: float, per: int = 1):
+def _epsilon(X: np.ndarray, var_smoothing: float, var_floor: float, per: int = 1,
+             scratch: np.ndarray | None = None):
     """Naive Bayes's epsilon of the splits, ``max(var_smoothing * v_max, var_floor)``, as a
     function of the flat indices ``s * per + k`` of covariances (split s, ``per`` of them a
-    split): computed only for the splits asked for (only a singular covariance needs it)."""
+    split): computed only for the splits asked for (only a singular covariance needs it),
+    each once. ``scratch``: an array of X's shape free by the time epsilon is asked for,
+    where the deviations are made when every split is (no fresh array to page-fault)."""
 
     def eps(flat: np.ndarray) -> np.ndarray:
-        v_max = X[flat // per].var(axis=1).max(axis=1)  # largest total ML variance
-        return np.maximum(var_smoothing * v_max, var_floor)
+        splits, which = np.unique(flat // per, return_inverse=True)  # each split once
+        every = splits.size == X.shape[0]
+        Xs = X if every else X[splits]  # (s, m, d)
+        # numpy's var(axis=1), step by step: the same sums, the deviations in ``scratch``
+        mean = Xs.sum(axis=1, keepdims=True) / Xs.shape[1]
+        dev = np.subtract(Xs, mean, out=scratch if every and scratch is not None else None)
+        np.multiply(dev, dev, out=dev)
+        v_max = (dev.sum(axis=1) / Xs.shape[1]).max(axis=1)  # largest total ML variance
+        return np.maximum(var_smoothing * v_max, var_floor)[which]
 
     return eps
 
@@ -130,16 +142,21 @@ def _shrink(cov: np.ndarray, shrinkage: float) -> np.ndarray:
 
 def _cholesky_where(C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The Cholesky factors of a stack (S, d, d) and which exist (S,) bool: numpy's
-    factorisation of the whole stack, or of its halves in turn when one matrix is not
-    positive definite (a failed factor is NaN)."""
+    factorisation of the whole stack, or, when one matrix is not positive definite, of each
+    in turn (a failed factor is NaN; halving the stack instead factorised each matrix about
+    log2(S) times when many fail, as on optdigits' collinear pixels)."""
     try:
         return np.linalg.cholesky(C), np.ones(C.shape[0], dtype=bool)
     except np.linalg.LinAlgError:
-        if C.shape[0] == 1:
-            return np.full_like(C, np.nan), np.zeros(1, dtype=bool)
-    half = C.shape[0] // 2
-    (L0, ok0), (L1, ok1) = _cholesky_where(C[:half]), _cholesky_where(C[half:])
-    return np.concatenate([L0, L1]), np.concatenate([ok0, ok1])
+        pass
+    L = np.empty_like(C)
+    ok = np.ones(C.shape[0], dtype=bool)
+    for a in range(C.shape[0]):  # one at a time: each factor as in the stack
+        try:
+            L[a] = np.linalg.cholesky(C[a])
+        except np.linalg.LinAlgError:
+            L[a], ok[a] = np.nan, False
+    return L, ok
 
 
 def regularised(cov: np.ndarray, eps, rank_bound: np.ndarray | float
@@ -166,30 +183,73 @@ def regularised(cov: np.ndarray, eps, rank_bound: np.ndarray | float
         ``L_jj^2`` at most ``d * RANK_TOL`` times the largest diagonal entry (numpy's
         factorisation failing included).
     """
+    used, _, logdet, flagged = _factored(cov, eps, rank_bound)
+    return used, logdet, flagged
+
+
+def _factored(cov: np.ndarray, eps, rank_bound: np.ndarray | float
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``regularised``'s ``used``, its lower Cholesky factors (..., d, d), ``logdet`` and
+    ``is_singular``."""
     shape, d = cov.shape[:-2], cov.shape[-1]
     C = cov.reshape(-1, d, d)  # (n, d, d)
+    n = C.shape[0]
     diag = np.einsum("nii->ni", C)  # (n, d)
     top = diag.max(axis=1)  # (n,)
     flagged = (np.broadcast_to(rank_bound, shape).reshape(-1) < d) | (diag.min(axis=1) <= 0.0)
-    L = np.empty_like(C)
     rest = np.flatnonzero(~flagged)
-    if rest.size:
-        L_rest, ok = _cholesky_where(C[rest])
-        pivots = np.einsum("nii->ni", L_rest) ** 2  # (r, d), NaN where failed
-        ok &= ~(pivots.min(axis=1) <= d * RANK_TOL * top[rest])
-        L[rest] = L_rest
-        flagged[rest[~ok]] = True
+    if rest.size == n:  # none flagged yet: no gathered copy
+        L, ok = _cholesky_where(C)
+        ok &= ~(np.einsum("nii->ni", L).min(axis=1) ** 2 <= d * RANK_TOL * top)
+        flagged[~ok] = True
+    else:
+        L = np.empty_like(C)
+        if rest.size:
+            L_rest, ok = _cholesky_where(C[rest])
+            pivots = np.einsum("nii->ni", L_rest) ** 2  # (r, d), NaN where failed
+            ok &= ~(pivots.min(axis=1) <= d * RANK_TOL * top[rest])
+            L[rest] = L_rest
+            flagged[rest[~ok]] = True
     used = C
     bad = np.flatnonzero(flagged)
     if bad.size:
         used = C.copy()
-        used[bad] += eps(bad)[:, None, None] * np.eye(d)
-        L[bad], ok = _cholesky_where(used[bad])
+        flat = used.reshape(n, d * d)  # a view: the diagonals are its columns 0, d + 1, ...
+        flat[bad[:, None], np.arange(0, d * d, d + 1)] += eps(bad)[:, None]
+        if bad.size == n:  # every one (m <= d): no gathered copy
+            L, ok = _cholesky_where(used)
+        else:
+            L[bad], ok = _cholesky_where(used[bad])
         if not ok.all():  # epsilon below the rounding of this covariance's scale
             raise ValueError("a covariance plus epsilon is not positive definite; raise "
                              "var_smoothing or var_floor")
     logdet = 2.0 * np.log(np.einsum("nii->ni", L)).sum(axis=1)
-    return used.reshape(cov.shape), logdet.reshape(shape), flagged.reshape(shape)
+    return (used.reshape(cov.shape), L.reshape(cov.shape), logdet.reshape(shape),
+            flagged.reshape(shape))
+
+
+def _cholesky_inverse(L: np.ndarray) -> np.ndarray:
+    """``(L L')^-1`` of a stack of lower Cholesky factors (n, d, d), exactly symmetric:
+    LAPACK's ``potri`` on each (about 2.5 times quicker than ``numpy.linalg.inv`` of
+    ``L L'`` at d = 34 to 64, which factorises it again by LU)."""
+    n, d, _ = L.shape
+    out = np.empty_like(L)
+    for a in range(n):
+        # L[a].T is the upper factor U = L' in Fortran order (no copy): potri fills the
+        # upper triangle of the inverse, i.e. the lower one of its C-ordered transpose
+        out[a] = _potri(L[a].T, lower=0)[0].T
+    i, j = np.triu_indices(d, 1)
+    out[:, i, j] = out[:, j, i]  # the upper triangle: the mirror of the lower
+    return out
+
+
+def _cholesky_solve(L: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``(L L')^-1 B`` of a stack of lower Cholesky factors (n, d, d) and right-hand sides
+    (n, d, k), by LAPACK's ``potrs`` on each."""
+    out = np.empty(B.shape)
+    for a in range(L.shape[0]):
+        out[a] = _potrs(L[a].T, B[a], lower=0)[0]
+    return out
 
 
 def pseudo_inverse(cov: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -218,8 +278,8 @@ def precision(cov: np.ndarray, eps, singular: str,
     if singular != "epsilon":
         raise ValueError(f"singular must be 'epsilon' or 'pinv', got {singular!r}")
     d = cov.shape[-1]
-    used, logdet, flagged = regularised(cov, eps, d if rank_bound is None else rank_bound)
-    return np.linalg.inv(used), logdet, flagged
+    _, L, logdet, flagged = _factored(cov, eps, d if rank_bound is None else rank_bound)
+    return _cholesky_inverse(L.reshape(-1, d, d)).reshape(cov.shape), logdet, flagged
 
 
 def _rank_bound(rank: np.ndarray | int, shrinkage: float) -> np.ndarray | float:
@@ -234,8 +294,30 @@ def _class_stats(X: np.ndarray, y: np.ndarray, K: int):
     Y = _onehot(y, K)  # (S, m, K)
     n = Y.sum(axis=1)  # (S, K)
     mu = np.matmul(np.swapaxes(Y, 1, 2), X) / n[:, :, None]  # (S, K, d)
-    Xc = X - np.matmul(Y, mu)  # (S, m, d)
+    Xc = np.matmul(Y, mu)  # (S, m, d): each row's own class mean ...
+    np.subtract(X, Xc, out=Xc)  # ... taken from it in place (a fresh array page-faults)
     return Y, n, mu, Xc
+
+
+def _class_scatters(Xc: np.ndarray, y: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Each class's scatter ``sum_i (x_i - mu_k)(x_i - mu_k)'`` over its own rows of each
+    split, (S, K, d, d): the rows sorted by class (stably: in their order within a class),
+    then one symmetric product of each class's rows (BLAS ``syrk``), about m d^2 / 2 a
+    split, where masking the other classes' rows costs K times that."""
+    S, m, d = Xc.shape
+    K = n.shape[1]
+    order = np.argsort(y, axis=1, kind="stable")  # (S, m)
+    Xs = Xc[np.arange(S)[:, None], order]  # (S, m, d): class 0's rows first
+    ends = np.cumsum(n.astype(np.int64), axis=1)  # (S, K)
+    out = np.empty((S, K, d, d))
+    for s in range(S):
+        lo = 0
+        for k in range(K):
+            hi = int(ends[s, k])
+            rows = Xs[s, lo:hi]  # (n_k, d)
+            np.matmul(rows.T, rows, out=out[s, k])
+            lo = hi
+    return out
 
 
 def fit_lda(
@@ -275,13 +357,13 @@ def fit_lda(
     if covariance not in ("ml", "unbiased"):
         raise ValueError(f"covariance must be 'ml' or 'unbiased', got {covariance!r}")
     cov = _shrink(scatter / div, shrinkage)
-    eps = _epsilon(X, var_smoothing, var_floor)
+    eps = _epsilon(X, var_smoothing, var_floor, scratch=Xc)  # Xc not needed after scatter
     if singular == "pinv":
         P, _, _ = pseudo_inverse(cov)  # (S, d, d)
         W = np.matmul(mu, P)  # (S, K, d): rows mu_k' P = (P mu_k)'
     elif singular == "epsilon":
-        used, _, _ = regularised(cov, eps, _rank_bound(m - K, shrinkage))
-        W = np.swapaxes(np.linalg.solve(used, np.swapaxes(mu, 1, 2)), 1, 2)  # (S, K, d)
+        _, L, _, _ = _factored(cov, eps, _rank_bound(m - K, shrinkage))
+        W = np.swapaxes(_cholesky_solve(L, np.swapaxes(mu, 1, 2)), 1, 2)  # (S, K, d)
     else:
         raise ValueError(f"singular must be 'epsilon' or 'pinv', got {singular!r}")
     b = -0.5 * (W * mu).sum(axis=2) + log_prior(n, smoothing, prior)  # (S, K)
@@ -332,12 +414,10 @@ def fit_qda(
         div = np.maximum(n - 1.0, 1.0)
     else:
         raise ValueError(f"covariance must be 'ml' or 'unbiased', got {covariance!r}")
-    cov = np.empty((S, K, d, d))
-    for k in range(K):  # each class's scatter: one batched product over the splits
-        Xk = Xc * Y[:, :, k : k + 1]  # (S, m, d), the other classes' rows zero
-        cov[:, k] = np.matmul(np.swapaxes(Xk, 1, 2), Xk) / div[:, k, None, None]
+    cov = _class_scatters(Xc, y, n)  # (S, K, d, d)
+    cov /= div[:, :, None, None]
     cov = _shrink(cov, shrinkage)
-    eps = _epsilon(X, var_smoothing, var_floor, per=K)
+    eps = _epsilon(X, var_smoothing, var_floor, per=K, scratch=Xc)  # Xc: free from here
     P, logdet, _ = precision(cov, eps, singular, _rank_bound(n - 1, shrinkage))  # (S, K, ..)
     lin = np.matmul(P, mu[..., None])[..., 0]  # (S, K, d)
     i, j = quadratic_terms(d)
@@ -413,9 +493,17 @@ class DiscriminantEntry:
             budget: Budget = DEFAULT_BUDGET) -> Fit:
         """The closed-form fit of the training rows ``idx`` (S, m): theta (S, P), or
         (S, K, P) for K > 2 classes."""
-        X = np.asarray(data.X)[idx]  # (S, m, d)
-        y = np.asarray(data.y)[idx]  # (S, m)
-        theta = self._theta(X, y, max(data.n_classes, 2), opts)  # (S, K, P)
+        S, m = idx.shape
+        K = max(data.n_classes, 2)
+        # in blocks of splits whose stacks fit the cache budget (a few MB): a freed block's
+        # memory is reused by the next instead of fresh arrays page-faulting (2 MB blocks
+        # ran as fast as 8 MB ones and faster than one of all, benchmarks/RESULTS.md);
+        # every split's numbers are its own, whatever the block
+        step = budget.step(budget.cache, 8.0 * m * self._width(data), 1)
+        theta = np.concatenate([
+            self._theta(np.asarray(data.X)[idx[lo:lo + step]],  # (s, m, d)
+                        np.asarray(data.y)[idx[lo:lo + step]], K, opts)  # (s, K, P)
+            for lo in range(0, S, step)])
         if not self.multiclass:
             theta = theta[:, 1] - theta[:, 0]  # the log-odds of class 1: (S, P)
         else:  # the same rule, without the part every class shares (tie band: docstring)

@@ -16,7 +16,7 @@ Gaussian NB (continuous attributes in [0, 1]):
     divided by ``count(k) - 1``, at least 1); linear in ``[x, x^2]``:
     ``theta_k = (mu_k / v_k, -1 / (2 v_k), -sum_j [mu_kj^2 / (2 v_kj) + log(v_kj) / 2]
     + log p(k))``, scikit-learn's ``GaussianNB`` with the same priors.
-  * epsilon as for two classes (``naive_bayes``): ``max(var_smoothing * v_max, var_floor)``
+  * epsilon as for two classes (``fit``): ``max(var_smoothing * v_max, var_floor)``
     with ``v_max`` the largest per-feature ML variance of the split's training X
     (``epsilon_form``, ``epsilon_mode`` and ``rescale`` as there).
 
@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from nbvslr.models.design import onehot_offsets
-from nbvslr.models.naive_bayes import (
+from nbvslr.models.nb.fit import (
     _divisor,
     _epsilon,
     _with_epsilon,

@@ -1,6 +1,6 @@
 """``source: {openml: id}``: any OpenML dataset (dense ARFF), downloaded once into the cache
 and verified against the md5 OpenML publishes (``nbvslr.data.openml``). Keys: ``missing``
-and ``na`` (``nbvslr.data.inline.table``); by default the dataset's default target, and its
+and ``na`` (``nbvslr.data.registry.table``); by default the dataset's default target, and its
 other numeric and nominal columns as continuous and discrete features."""
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ from dataclasses import dataclass
 import nbvslr.data.openml as openml
 from nbvslr.data.csvsource import TableChoices
 from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
-from nbvslr.data.inline.table import MISSING_KEYS, parse_table
-from nbvslr.errors import setting_error
+from nbvslr.data.registry.table import MISSING_KEYS, dataset_id, parse_table
 
 KEY = "openml"
 KEYS = (KEY, *MISSING_KEYS)
@@ -25,13 +24,9 @@ class Spec:
 
 
 def parse(task: TaskSpec) -> Spec:
-    dataset_id = (task.source or {})[KEY]
-    if isinstance(dataset_id, bool) or not isinstance(dataset_id, int) or dataset_id < 1:
-        raise setting_error(
-            "source.openml", "must be an OpenML dataset id (a positive integer)", dataset_id,
-            "find the id in the dataset's address, openml.org/d/<id>, e.g. openml: 31",
-        )
-    return Spec(task.name, dataset_id, parse_table(task, KEY))
+    number = dataset_id(task, KEY, "an OpenML dataset id",
+                        "find the id in the dataset's address, openml.org/d/<id>, e.g. openml: 31")
+    return Spec(task.name, number, parse_table(task, KEY))
 
 
 def load(spec: Spec, settings: DataSettings) -> Dataset:

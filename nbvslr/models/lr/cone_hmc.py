@@ -30,9 +30,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
-from nbvslr.models.hmc import MAX_EVENTS
+from nbvslr.models.lr.hmc import MAX_EVENTS
+from nbvslr.models.lr.sum_zero import basis, centred
 from nbvslr.models.options import MCMC_DEFAULTS
-from nbvslr.models.sum_zero import basis, centred
 from nbvslr.splits import SplitSeeds, each_generator
 
 _DEFAULTS = MCMC_DEFAULTS["hmc"]

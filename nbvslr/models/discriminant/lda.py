@@ -1,11 +1,11 @@
 """The ``lda`` entries: linear discriminant analysis (Gaussian classes with one shared full
 covariance) on continuous tasks of two classes or more, linear in ``x`` (the fit and its
-mathematics: ``gaussian_discriminant``)."""
+mathematics: ``gaussian``)."""
 
 from __future__ import annotations
 
 from nbvslr.data.dataset import Dataset
-from nbvslr.models.gaussian_discriminant import DiscriminantEntry, fit_lda, fit_options
+from nbvslr.models.discriminant.gaussian import DiscriminantEntry, fit_lda, fit_options
 
 
 class LinearDiscriminant(DiscriminantEntry):

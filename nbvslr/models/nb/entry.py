@@ -1,6 +1,6 @@
 """The ``nb`` entries: Gaussian naive Bayes on continuous tasks, categorical naive Bayes on
 discrete ones, both at once on mixed ones (the fits and their mathematics:
-``naive_bayes``). All take the one options table ``naive_bayes.NB_OPTIONS``."""
+``fit``). All take the one options table ``fit.NB_OPTIONS``."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from nbvslr.data.dataset import Dataset
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
 from nbvslr.models.design import Design
 from nbvslr.models.family import Fit
-from nbvslr.models.naive_bayes import NB_OPTIONS, fit_categorical_nb, fit_gaussian_nb
+from nbvslr.models.nb.fit import NB_OPTIONS, fit_categorical_nb, fit_gaussian_nb
 
 #: ``ties``: the predicted sign of a tied score (0: half an error).
 TIES = {"half": 0.0, "positive": 1.0, "negative": -1.0}

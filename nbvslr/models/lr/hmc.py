@@ -51,7 +51,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
-from nbvslr.models.hit_and_run import in_split_blocks
+from nbvslr.models.lr.hit_and_run import in_split_blocks
 from nbvslr.models.options import MCMC_DEFAULTS
 from nbvslr.splits import each_generator
 

@@ -1,7 +1,7 @@
 """The ``lr`` entry: logistic regression by maximum conditional likelihood, with the paper's
 rule for separable training sets.
 
-Newton / IRLS (``logistic.fit_newton``). Continuous tasks use the raw attributes; discrete
+Newton / IRLS (``newton.fit_newton``). Continuous tasks use the raw attributes; discrete
 tasks by default one-hot indicators minus one reference level per attribute (its most
 frequent level), so that the unpenalised Hessian is not singular by construction.
 
@@ -38,10 +38,16 @@ from nbvslr.errors import ConfigError
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
 from nbvslr.models.design import Design, level_directions
 from nbvslr.models.family import Fit, Option, choice, integer, number, one_of
-from nbvslr.models.hit_and_run import sample_separating
-from nbvslr.models.hmc import sample_separating_hmc
-from nbvslr.models.logistic import fit_newton
-from nbvslr.models.naive_bayes import rescale_to_training, theta_to_original
+from nbvslr.models.lr.hit_and_run import sample_separating
+from nbvslr.models.lr.hmc import sample_separating_hmc
+from nbvslr.models.lr.newton import fit_newton
+from nbvslr.models.lr.separation import (
+    COMPLETE,
+    NOT_ASSESSED,
+    QUASI,
+    detect,
+)
+from nbvslr.models.nb.fit import rescale_to_training, theta_to_original
 from nbvslr.models.options import (
     MAX_BURN_IN,
     MAX_CHAINS,
@@ -51,12 +57,6 @@ from nbvslr.models.options import (
     MAX_MCMC_ITERATIONS,
     MAX_THIN,
     MCMC_DEFAULTS,
-)
-from nbvslr.models.separation import (
-    COMPLETE,
-    NOT_ASSESSED,
-    QUASI,
-    detect,
 )
 from nbvslr.splits import SplitSeeds
 

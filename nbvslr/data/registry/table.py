@@ -205,6 +205,15 @@ def _mixed(features: Mapping[str, Any], target: Mapping[str, Any] | None, missin
         )
 
 
+def dataset_id(task: TaskSpec, key: str, what: str, fix: str) -> int:
+    """``source.<key>``: the id of a dataset of a catalogue (UCI, OpenML), a positive
+    integer; ``ConfigError`` naming ``what`` it must be and where to find it (``fix``)."""
+    value = (task.source or {})[key]
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise _error(f"source.{key}", f"must be {what} (a positive integer)", value, fix)
+    return value
+
+
 def no_table(task: TaskSpec, message: str, fix: str) -> None:
     """Refuse ``target:`` and ``features:`` on a source that makes its own."""
     for extra in ("target", "features"):

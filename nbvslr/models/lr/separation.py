@@ -11,7 +11,7 @@ R = ``not Q`` are the *overlap rows*. Albert & Anderson (1984):
 - ``complete`` (Q = every row): the set is linearly separable (LR's separable-set rule);
 - ``quasi`` (otherwise): no maximum-likelihood fit exists, yet no hyperplane separates the
   set: the weights of the directions that separate Q run off to infinity, those of R stay
-  finite (the estimator: ``nbvslr.models.lr``).
+  finite (the estimator: ``nbvslr.models.lr.entry``).
 
 How it is decided (``detect``), exactly and without reading where a solver stopped (first,
 ``FIRST_STEPS`` Newton steps on every row settle most separable and overlapping sets, by the
@@ -23,7 +23,7 @@ certificates of step 2):
    seen in one class only). Repeated on what is left, until no column is pure; a direction
    of the remaining rows plus a large multiple of the earlier directions is a direction of
    all rows, so every peeled row is in Q.
-2. The remaining rows R are fitted by Newton (``logistic.fit_newton``, the peeled rows
+2. The remaining rows R are fitted by Newton (``newton.fit_newton``, the peeled rows
    zeroed). If the remaining rows are separable (Newton's certificate: every margin > 0)
    the whole set is ``complete``. If Newton converged with every ``sigma(-mu_i) >=
    CERTIFICATE_FLOOR`` on R, the weights ``lambda_i = sigma(-mu_i) > 0`` certify (Gordan's
@@ -61,7 +61,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog, nnls
 
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
-from nbvslr.models.logistic import fit_newton, sigmoid_neg
+from nbvslr.models.lr.newton import fit_newton, sigmoid_neg
 
 #: The codes of ``Detected.code`` (and ``Fit.separation``); ``NOT_ASSESSED`` for a fit that
 #: does not ask (naive Bayes, a penalised LR, K classes).
@@ -186,7 +186,7 @@ def detect(
     """Overlap, complete or quasi for S training sets (the module docstring's steps).
 
     Z1 : (S, m, P) training rows, trailing column of ones; sign : (S, m) ``2 y - 1``.
-    ``tol`` and ``max_iter`` are the Newton fits' (``logistic.fit_newton``); ``extra``
+    ``tol`` and ``max_iter`` are the Newton fits' (``newton.fit_newton``); ``extra``
     (P, L) as for ``pure_rows``.
     """
     Z1 = np.asarray(Z1, dtype=np.float64)

@@ -1,13 +1,20 @@
-"""Inline tasks: a dataset the user brings, named in the config rather than built in; the
-registry of their sources.
+"""The registry of sources: every task, built-in or the user's, is read by one module of
+this package, named by one line of ``MODULES``.
 
-A task with a ``source:`` is inline. A source is one module of this package and one line
-of ``MODULES``: its ``KEY`` (the key naming it in ``source:``), ``KEYS`` (every key its
-``source:`` takes), a frozen ``Spec``, ``parse(task) -> Spec`` (every check, one-line
-``ConfigError``s, before any data is read) and ``load(spec, settings) -> Dataset``; and,
-where they apply, ``TEXT = True`` (always a text task) and ``PATH = True`` (``Spec.path``
-is a local path, read from the config's folder). The config parses each task once
-(``parse``, kept in ``TaskSpec.parsed``); ``load`` reads it without checking it again.
+A task named alone (``tasks: [pima]``, ``[sms-spam]``, ``[20news]``) is built in: the module
+whose ``NAMES`` holds its name reads it (``recipe``: Figure 1's panels, adult-mixed and the
+K-class tasks; ``sms``; ``newsgroups``). A task with a ``source:`` is inline: the module whose
+``KEY`` names its source reads it. A module has its ``KEY`` (or None), ``KEYS`` (every key its
+``source:`` takes), ``NAMES`` (the built-in tasks it serves, if any), a frozen ``Spec``,
+``parse(task) -> Spec`` (every check, one-line ``ConfigError``s, before any data is read)
+and ``load(spec, settings) -> Dataset``; and, where they apply, ``TEXT = True`` (always a
+text task), ``PATH = True`` (``Spec.path`` is a local path, read from the config's folder),
+``Spec.sizes`` (the paper's grid, for ``sizes: paper``) and ``fetch(name, settings)`` (fill
+the cache for ``nbvslr datasets fetch``). A source takes no recipe ``overrides:`` unless its
+``parse`` reads them (the registry refuses them for every ``source:``). The config parses
+each task once (``parse``, kept in ``TaskSpec.parsed``); ``load`` reads it without checking
+it again. Adding a source: one module here, its import and its entry in ``MODULES``
+(docs/data.md, "Adding a source").
 
 Some sources::
 
@@ -69,25 +76,48 @@ columns) are in ``nbvslr.data.csvsource``; the synthetic generators in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
 from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
-from nbvslr.data.inline import csv, folder, frame, openml, synthetic, text, uci
-from nbvslr.errors import ConfigError, check_known_keys, setting_error, with_hint
+from nbvslr.data.registry import (
+    csv,
+    folder,
+    frame,
+    newsgroups,
+    openml,
+    recipe,
+    sms,
+    synthetic,
+    text,
+    uci,
+)
+from nbvslr.errors import (
+    ConfigError,
+    check_known_keys,
+    did_you_mean,
+    setting_error,
+    show,
+    with_hint,
+)
 
 #: The sources, in the order their names are listed.
-MODULES: tuple[ModuleType, ...] = (csv, uci, openml, synthetic, frame, text, folder)
+MODULES: tuple[ModuleType, ...] = (recipe, sms, newsgroups, csv, uci, openml, synthetic, frame,
+                                   text, folder)
 
-#: source key -> its module.
-REGISTRY: dict[str, ModuleType] = {m.KEY: m for m in MODULES}
+#: source key -> its module (the inline sources).
+REGISTRY: dict[str, ModuleType] = {m.KEY: m for m in MODULES if m.KEY is not None}
 SOURCES: tuple[str, ...] = tuple(REGISTRY)
+#: built-in task name -> its module.
+BUILTIN: dict[str, ModuleType] = {name: m for m in MODULES for name in getattr(m, "NAMES", ())}
+#: The built-in text tasks (those of a ``TEXT`` module), in the order they are listed.
+TEXT_TASKS: tuple[str, ...] = tuple(n for n, m in BUILTIN.items() if getattr(m, "TEXT", False))
 #: The sources whose tasks are text tasks whatever their ``features:`` say.
-TEXT_SOURCES: tuple[str, ...] = tuple(m.KEY for m in MODULES if getattr(m, "TEXT", False))
+TEXT_SOURCES: tuple[str, ...] = tuple(k for k, m in REGISTRY.items() if getattr(m, "TEXT", False))
 #: The sources that name a local path (``Spec.path``).
-PATH_SOURCES: tuple[str, ...] = tuple(m.KEY for m in MODULES if getattr(m, "PATH", False))
+PATH_SOURCES: tuple[str, ...] = tuple(k for k, m in REGISTRY.items() if getattr(m, "PATH", False))
 
 
 def source_type(source: Any) -> str | None:
@@ -98,8 +128,25 @@ def source_type(source: Any) -> str | None:
     return next((k for k in SOURCES if k in source), None)
 
 
+def module_of(task: TaskSpec) -> ModuleType | None:
+    """The module that reads ``task``: by its source's key, or by its name when it has no
+    ``source:``; None when there is none (``parse`` says why)."""
+    if task.source is None:
+        return BUILTIN.get(task.name)
+    key = source_type(task.source)
+    return REGISTRY[key] if key is not None else None
+
+
+def is_text(task: TaskSpec) -> bool:
+    """Whether ``task`` is a text task: read by a ``TEXT`` module, or ``features: {kind:
+    text}``."""
+    module = module_of(task)
+    features = task.features if isinstance(task.features, Mapping) else {}
+    return bool(getattr(module, "TEXT", False)) or features.get("kind") == "text"
+
+
 def parse(task: TaskSpec, where: str | None = None) -> Any:
-    """The typed spec of an inline task (its source module's ``Spec``), every key checked.
+    """The typed spec of a task (its module's ``Spec``), every key checked.
 
     Raises ``ConfigError`` with one line: ``[where: ]<key>: <problem> (<value>); <fix>``.
     """
@@ -111,8 +158,20 @@ def parse(task: TaskSpec, where: str | None = None) -> Any:
         raise
 
 
+def _unknown(name: str) -> ConfigError:
+    recipes = [n for n in BUILTIN if n not in TEXT_TASKS]
+    return ConfigError(
+        f"{with_hint('unknown task', name, BUILTIN)} ({show(name)}); use a built-in task "
+        f"({', '.join(recipes)}), a text task ({', '.join(TEXT_TASKS)}) or give an inline "
+        "task a source:")
+
+
 def _parse(task: TaskSpec) -> Any:
     source = task.source
+    if source is None:
+        if task.name not in BUILTIN:
+            raise _unknown(task.name)
+        return BUILTIN[task.name].parse(task)
     if not isinstance(source, Mapping) or not source:
         raise setting_error(
             "source", "must name one source", source,
@@ -147,10 +206,30 @@ def parsed(task: TaskSpec, where: str | None = None) -> TaskSpec:
 
 
 def load(task: TaskSpec, settings: DataSettings) -> Dataset:
-    """Read (or generate) an inline task, from its typed spec (parsed once: by the config,
-    or here for a ``TaskSpec`` made by hand).
+    """Read (or generate) a task, from its typed spec (parsed once: by the config, or here
+    for a ``TaskSpec`` made by hand).
 
-    Raises ``DataError`` (or ``DownloadError`` for uci and openml) with a one-line message.
+    Raises ``DataError`` (or ``DownloadError`` for a download) with a one-line message.
     """
     spec = task.parsed if task.parsed is not None else parse(task)
-    return REGISTRY[source_type(task.source)].load(spec, settings)
+    module = module_of(task)
+    assert module is not None  # parsed: a known source or name
+    return module.load(spec, settings)
+
+
+def check_builtin(names: Iterable[str]) -> None:
+    """Refuse the first of ``names`` that is no built-in task: a ``ConfigError`` with the
+    closest name and every built-in task, text tasks too."""
+    for name in names:
+        if name not in BUILTIN:
+            recipes = [n for n in BUILTIN if n not in TEXT_TASKS]
+            raise ConfigError(f"task {name!r} is not a built-in task{did_you_mean(name, BUILTIN)}"
+                              f"; built-in tasks: {', '.join(recipes)}; text tasks: "
+                              f"{', '.join(TEXT_TASKS)}")
+
+
+def fetch(name: str, settings: DataSettings) -> list:
+    """Verified copies in the cache of every file of the built-in task ``name``
+    (``check_builtin`` for any other name)."""
+    check_builtin([name])
+    return list(BUILTIN[name].fetch(name, settings))

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import nbvslr.data.synthetic as synthetic
 from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
-from nbvslr.data.inline.table import no_table
+from nbvslr.data.registry.table import no_table
 from nbvslr.data.symmetric import SymmetricParams
 from nbvslr.data.synthetic import SyntheticParams
 

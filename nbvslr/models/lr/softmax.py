@@ -96,11 +96,14 @@ def _full(W: np.ndarray, K: int) -> np.ndarray:
     return np.concatenate([W, np.zeros((W.shape[0], 1, W.shape[2]))], axis=1)
 
 
-def _scores(Z1: np.ndarray, W: np.ndarray, K: int) -> np.ndarray:
-    """``s`` (S, m, K) of the free weights W (S, F, P)."""
+def _scores(Z1: np.ndarray, W: np.ndarray, K: int, off: np.ndarray | None = None) -> np.ndarray:
+    """``s`` (S, m, K) of the free weights W (S, F, P), plus ``off`` (S, m, K) when given
+    (-inf on barred classes)."""
     s = np.matmul(Z1, W.transpose(0, 2, 1))  # (S, m, F)
     if W.shape[1] < K:
         s = np.concatenate([s, np.zeros(s.shape[:2] + (1,))], axis=2)
+    if off is not None:
+        s += off
     return s
 
 
@@ -138,13 +141,22 @@ def max_last(x: np.ndarray) -> np.ndarray:
     return res
 
 
+def _own(s: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Each row's score of its own class (S, m): ``sum_k s_ik Y_ik``, or, where some
+    scores are -inf (classes a row is barred from, ``fit_softmax``'s ``allowed``), the
+    one entry Y marks (-inf times 0 would be nan)."""
+    if np.isinf(s).any():
+        return sum_last(np.where(Y > 0, s, 0.0))
+    return sum_last(s * Y)
+
+
 def _loss_probs(s: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The summed loss (S,) and the probabilities p (S, m, K) of scores s (S, m, K)."""
     top = max_last(s)[:, :, None]
-    e = np.exp(s - top)
+    e = np.exp(s - top)  # exp(-inf) = 0: a barred class has probability 0
     tot = sum_last(e)[:, :, None]
     lse = np.log(tot) + top  # (S, m, 1)
-    loss = (lse[:, :, 0] - sum_last(s * Y)).sum(axis=1)  # (S,)
+    loss = (lse[:, :, 0] - _own(s, Y)).sum(axis=1)  # (S,)
     return loss, e / tot
 
 
@@ -248,6 +260,9 @@ def fit_softmax(
     tol: float = 1e-10,
     max_iter: int = 100,
     stop_when_separable: bool = False,
+    symmetric: bool = False,
+    allowed: np.ndarray | None = None,
+    theta0: np.ndarray | None = None,
 ) -> SoftmaxResult:
     """Fit softmax LR to S training sets (see the module docstring).
 
@@ -262,6 +277,18 @@ def fit_softmax(
         The penalty (None: unpenalised, with the last class as reference).
     tol, max_iter, stop_when_separable
         The stopping rules.
+    symmetric : bool
+        Unpenalised with all K weight vectors free instead of a reference class: Newton-CG
+        from 0 never leaves the span of the gradients (``sum_i (e_k - e_l) (x) z_i``), so it
+        ends at the one minimiser in that span, the least-norm one, which sums to 0 over
+        the classes and names no class.
+    allowed : ndarray of shape (S, m, K), bool, optional
+        The classes each row's softmax runs over (its own class always among them): the
+        others' scores are -inf, probability 0. The likelihood of a quasi-separated set's
+        overlap part (``separation_multi``).
+    theta0 : ndarray of shape (S, K, P), optional
+        The start (0 by default): a fit stopped after some steps and started again from its
+        iterate takes the same steps as one never stopped (nothing else is carried over).
 
     Returns
     -------
@@ -273,9 +300,11 @@ def fit_softmax(
     y = np.asarray(y, dtype=np.int64)
     Y = np.zeros((S, m, K))
     np.put_along_axis(Y, y[:, :, None], 1.0, axis=2)  # (S, m, K) one-hot labels
-    F = K if C is not None else K - 1
+    F = K if C is not None or symmetric else K - 1
     inv_c = 0.0 if C is None else 1.0 / C
-    W = np.zeros((S, F, P))
+    # -inf on the barred classes (S, m, K), added to every score made
+    off = None if allowed is None else np.where(np.asarray(allowed, dtype=bool), 0.0, -np.inf)
+    W = np.zeros((S, F, P)) if theta0 is None else np.array(theta0[:, :F], dtype=np.float64)
     n_iter = np.zeros(S, dtype=np.int64)
     converged = np.zeros(S, dtype=bool)
     separable = np.zeros(S, dtype=bool)
@@ -289,19 +318,20 @@ def fit_softmax(
         if not act.size:
             break
         if act.size == S:
-            Za, Ya, Wa, Ma = Z1, Y, W.copy(), Minv
+            Za, Ya, Wa, Ma, Oa = Z1, Y, W.copy(), Minv, off
         else:
             Za, Ya, Wa = Z1[act], Y[act], W[act]
             Ma = None if Minv is None else Minv[act]
+            Oa = None if off is None else off[act]
         if kept is None:
-            s = _scores(Za, Wa, K)  # (a, m, K)
+            s = _scores(Za, Wa, K, Oa)  # (a, m, K)
             loss, p = _loss_probs(s, Ya)
             loss += _penalty(Wa, inv_c)
         else:
             s, p, loss, have = kept
             if not have.all():
                 miss = ~have
-                s[miss] = _scores(Za[miss], Wa[miss], K)
+                s[miss] = _scores(Za[miss], Wa[miss], K, None if Oa is None else Oa[miss])
                 loss[miss], p[miss] = _loss_probs(s[miss], Ya[miss])
                 loss[miss] += _penalty(Wa[miss], inv_c)
         g = np.matmul((p - Ya)[:, :, :F].transpose(0, 2, 1), Za)  # (a, F, P)
@@ -310,7 +340,7 @@ def fit_softmax(
         done = np.abs(g).max(axis=(1, 2)) / m <= tol
         converged[act[done]] = True
         if stop_when_separable:
-            own = sum_last(s * Ya)  # (a, m)
+            own = _own(s, Ya)  # (a, m)
             other = max_last(np.where(Ya > 0, -np.inf, s))
             tau = TIE_RTOL * np.abs(Wa).sum(axis=(1, 2))  # (a,)
             sep = (own > other + tau[:, None]).all(axis=1) & ~done
@@ -322,6 +352,7 @@ def fit_softmax(
             act, Za, Ya, Wa = act[keep], Za[keep], Ya[keep], Wa[keep]
             s, p, g, loss = s[keep], p[keep], g[keep], loss[keep]
             Ma = None if Ma is None else Ma[keep]
+            Oa = None if Oa is None else Oa[keep]
         if not act.size:
             break
         d = _cg(Za, p[:, :, :F], g, inv_c, Ma)
@@ -336,7 +367,7 @@ def fit_softmax(
             if moved.all():
                 break
             trial = Wa + step[:, None, None] * d
-            s_try = _scores(Za, trial, K)
+            s_try = _scores(Za, trial, K, Oa)
             new, p_try = _loss_probs(s_try, Ya)
             new += _penalty(trial, inv_c)
             ok = ~moved & (new <= loss + ARMIJO * step * slope)

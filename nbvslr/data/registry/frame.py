@@ -1,6 +1,6 @@
 """``source: {frame: Frame}``: a table in memory (``nbvslr.data.frame.Frame``), made from
 Python by ``nbvslr.Task.from_frame`` / ``from_arrays`` and read by the CSV rules. Keys:
-``missing`` and ``na`` (``nbvslr.data.inline.table``)."""
+``missing`` and ``na`` (``nbvslr.data.registry.table``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import nbvslr.data.frame as frames
 from nbvslr.data.csvsource import TableChoices
 from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
 from nbvslr.data.frame import Frame
-from nbvslr.data.inline.table import MISSING_KEYS, parse_table
+from nbvslr.data.registry.table import MISSING_KEYS, parse_table
 from nbvslr.errors import setting_error
 
 KEY = "frame"

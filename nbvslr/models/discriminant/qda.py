@@ -1,11 +1,11 @@
 """The ``qda`` entries: quadratic discriminant analysis (Gaussian classes, one full
 covariance each) on continuous tasks of two classes or more, linear in ``[x, x_i x_j]`` (the
-fit and its mathematics: ``gaussian_discriminant``)."""
+fit and its mathematics: ``gaussian``)."""
 
 from __future__ import annotations
 
 from nbvslr.data.dataset import Dataset
-from nbvslr.models.gaussian_discriminant import DiscriminantEntry, fit_options, fit_qda
+from nbvslr.models.discriminant.gaussian import DiscriminantEntry, fit_options, fit_qda
 
 
 class QuadraticDiscriminant(DiscriminantEntry):

@@ -1,5 +1,5 @@
 """``source: {uci: id}``: any importable UCI dataset, through ``ucimlrepo``, cached
-(``nbvslr.data.ucisource``). Keys: ``missing`` and ``na`` (``nbvslr.data.inline.table``);
+(``nbvslr.data.ucisource``). Keys: ``missing`` and ``na`` (``nbvslr.data.registry.table``);
 by default the dataset's target and its Feature columns."""
 
 from __future__ import annotations
@@ -9,8 +9,7 @@ from dataclasses import dataclass
 import nbvslr.data.ucisource as ucisource
 from nbvslr.data.csvsource import TableChoices
 from nbvslr.data.dataset import Dataset, DataSettings, TaskSpec
-from nbvslr.data.inline.table import MISSING_KEYS, parse_table
-from nbvslr.errors import setting_error
+from nbvslr.data.registry.table import MISSING_KEYS, dataset_id, parse_table
 
 KEY = "uci"
 KEYS = (KEY, *MISSING_KEYS)
@@ -24,12 +23,8 @@ class Spec:
 
 
 def parse(task: TaskSpec) -> Spec:
-    uci_id = (task.source or {})[KEY]
-    if isinstance(uci_id, bool) or not isinstance(uci_id, int) or uci_id < 1:
-        raise setting_error(
-            "source.uci", "must be a UCI dataset id (a positive integer)", uci_id,
-            "find the id on the dataset's page at archive.ics.uci.edu, e.g. uci: 53",
-        )
+    uci_id = dataset_id(task, KEY, "a UCI dataset id",
+                        "find the id on the dataset's page at archive.ics.uci.edu, e.g. uci: 53")
     return Spec(task.name, uci_id, parse_table(task, KEY))
 
 

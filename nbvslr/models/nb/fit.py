@@ -46,7 +46,7 @@ from nbvslr.models.family import Option, choice, defaults, number, one_of
 from nbvslr.models.stacks import check_both_classes
 
 #: The options of the ``nb`` model name, shared by Gaussian and categorical NB (the entries
-#: of ``nbvslr.models.nb``); the fits below take their defaults from it.
+#: of ``nbvslr.models.nb.entry``); the fits below take their defaults from it.
 NB_OPTIONS: tuple[Option, ...] = (
     Option("smoothing", 1.0, number(0.0, strict=False), "a number >= 0",
            "Laplace smoothing l of the class prior and of every categorical conditional; 0: "
