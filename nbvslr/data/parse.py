@@ -251,10 +251,15 @@ def _encode_discrete(
     kept column, dropped names)."""
     codes, levels = [], []
     for j in range(X.shape[1]):
-        uniq, inverse = np.unique(X[:, j], return_inverse=True)  # (L,), (N,)
-        order = _level_order(uniq.tolist(), missing)
-        rank = np.array([order.index(v) for v in uniq.tolist()], dtype=np.int64)  # (L,)
-        codes.append(rank[inverse.reshape(-1)])
+        # each value's code by first appearance, from a dict (np.unique on strings sorts
+        # every cell: about ten times slower on adult's 48,842 rows)
+        first: dict[str, int] = {}
+        seen = np.array([first.setdefault(v, len(first)) for v in X[:, j]],
+                        dtype=np.int64)  # (N,)
+        order = _level_order(sorted(first), missing)
+        where = {v: i for i, v in enumerate(order)}
+        rank = np.array([where[v] for v in first], dtype=np.int64)  # (L,) by first appearance
+        codes.append(rank[seen])
         levels.append(order)
     keep_cols = np.array(
         [choices.get("constant_columns", "drop") != "drop" or len(lv) > 1 for lv in levels],

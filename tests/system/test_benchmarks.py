@@ -185,3 +185,14 @@ def test_metrics_bench_times_both_variants() -> None:
     assert all(t > 0 for t in row["base_s"] + row["all_s"])
     assert row["median_ratio"] > 0
     assert "| syn | " in metrics_bench.table([row])
+
+
+def test_figure1_parts_times_the_data_and_nb(capsys) -> None:
+    """benchmarks/figure1_parts.py loads the panels it is given and times NB over their
+    grids (a few splits here)."""
+    from benchmarks import figure1_parts
+
+    assert figure1_parts.main(["--splits", "3", "--repeat", "1", "lenses", "voting"]) == 0
+    out = capsys.readouterr().out
+    assert "data load, 2 tasks:" in out
+    assert "nb lenses" in out and "nb voting" in out and "nb, all 2 panels:" in out

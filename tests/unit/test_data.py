@@ -251,3 +251,37 @@ def test_every_task_is_delegated_to_the_registry(monkeypatch, tmp_path):
     assert load_task(TaskSpec("pima"), DataSettings(cache_dir=tmp_path)) == "dataset"
     assert calls == [("validate", "mine"), ("load", "mine"), ("validate", "mine"),
                      ("load", "pima")]
+
+
+def _codes_by_sorting(X, missing):
+    """The level codes as np.unique's sort gives them (how they were made before)."""
+    from nbvslr.data.parse import _level_order
+
+    out = []
+    for j in range(X.shape[1]):
+        uniq, inverse = np.unique(X[:, j], return_inverse=True)
+        order = _level_order(uniq.tolist(), missing)
+        rank = np.array([order.index(v) for v in uniq.tolist()], dtype=np.int64)
+        out.append(rank[inverse.reshape(-1)])
+    return np.column_stack(out)
+
+
+def test_discrete_codes_follow_the_level_order():
+    """Levels coded from a dict keep the codes np.unique's sort gave: text, numbers, '?'."""
+    from nbvslr.data.parse import _encode_discrete
+
+    rng = np.random.default_rng(3)
+    pools = [["b", "a", "?", "c", "aa"], ["10", "2", "-1", "3.5", "?"], ["y", "n"],
+             ["x", "x"], ["B", "a", "A", "_"]]
+    X = np.empty((400, len(pools)), dtype=object)
+    for j, pool in enumerate(pools):
+        X[:, j] = [pool[k] for k in rng.integers(0, len(pool), 400)]
+    names = [f"c{j}" for j in range(len(pools))]
+    for choices in ({}, {"constant_columns": "keep"}):
+        codes, kept, n_values, dropped = _encode_discrete(X, names, choices, "?")
+        expected = _codes_by_sorting(X, "?")
+        keep = [j for j, n in enumerate(names) if n in kept]
+        np.testing.assert_array_equal(codes, expected[:, keep])
+        assert n_values == tuple(int(expected[:, j].max()) + 1 for j in keep)
+    assert dropped == []  # the last loop keeps the one-level column
+    assert _encode_discrete(X, names, {}, "?")[3] == ["c3"]

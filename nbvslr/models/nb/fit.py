@@ -209,9 +209,12 @@ def fit_gaussian_nb(
     mu1 = np.matmul(y1[:, None, :], X)[:, 0, :] / n1[:, None]  # (S, d)
     mu0 = np.matmul(y0[:, None, :], X)[:, 0, :] / n0[:, None]  # (S, d)
     # squared deviations from each row's own class mean (direct, no E[x^2] - E[x]^2 cancellation)
-    dev2 = X - np.where(y1[:, :, None] > 0, mu1[:, None, :], mu0[:, None, :])  # (S, m, d)
+    # (one (S, m, d) temporary: the class means, then the deviations and their squares in it)
+    dev2 = np.where(y1[:, :, None] > 0, mu1[:, None, :], mu0[:, None, :])  # (S, m, d)
+    np.subtract(X, dev2, out=dev2)
     dev2 *= dev2
-    within_ml = dev2.sum(axis=1) / m  # (S, d) pooled within-class ML variance
+    ss = dev2.sum(axis=1)  # (S, d) pooled within-class sums of squares
+    within_ml = ss / m  # (S, d) pooled within-class ML variance
     # epsilon: relative to the largest total variance of the training X, floored at var_floor;
     # total = within + between (the law of total variance: a sum of non-negative terms, no
     # second pass over X)
@@ -220,7 +223,7 @@ def fit_gaussian_nb(
     eps = _epsilon(v_max, var_smoothing, var_floor, epsilon_form)  # (S, 1)
     log_prior = _log_prior_ratio(n1, n0, smoothing, prior)  # (S,)
     if variance == "shared":
-        within = dev2.sum(axis=1) / _divisor(np.full(n1.shape, float(m)), 2, var_estimator)[:, None]
+        within = ss / _divisor(np.full(n1.shape, float(m)), 2, var_estimator)[:, None]
         var = _with_epsilon(within, eps, epsilon_mode)  # (S, d) pooled variance + epsilon
         w = (mu1 - mu0) / var  # (S, d)
         b = ((mu0**2 - mu1**2) / (2.0 * var)).sum(axis=1) + log_prior  # (S,)
