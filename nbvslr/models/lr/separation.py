@@ -64,7 +64,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
-from nbvslr.models.lr.least_distance import KKT_RTOL, least_distance, ldp_matrices
+from nbvslr.models.lr.least_distance import KKT_RTOL, ldp_matrices, least_distance
 from nbvslr.models.lr.newton import fit_newton, sigmoid_neg
 
 #: The codes of ``Detected.code`` (and ``Fit.separation``); ``NOT_ASSESSED`` for a fit that
