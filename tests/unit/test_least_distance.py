@@ -45,9 +45,9 @@ def test_the_check_rejects_a_feasible_point_that_is_not_optimal():
     """``kkt_violation`` fails a feasible point with a positive multiplier on a slack
     constraint and passes the optimum."""
     G = np.array([[1.0, 0.0], [1.0, 1.0]])  # x1 >= 1, x1 + x2 >= 1: optimum (1, 0)
-    assert ld.kkt_violation(G, np.array([0.0, 1.0 / 3.0])) > 0.1  # x = (1, 1), feasible
-    assert ld.kkt_violation(G, np.array([0.5, 0.0])) <= 1e-15
-    assert ld.kkt_violation(G, np.array([0.2, 0.0])) > 0.1  # x = (0.25, 0): infeasible
+    assert ld.kkt_violation(G, np.array([0.0, 1.0 / 3.0]))[1] > 0.1  # x = (1, 1), feasible
+    assert ld.kkt_violation(G, np.array([0.5, 0.0])) == (True, 0.0)
+    assert ld.kkt_violation(G, np.array([0.2, 0.0]))[1] > 0.1  # x = (0.25, 0): infeasible
 
 
 def test_lawson_hanson_is_optimal_and_agrees_with_scipys_lp_and_bvls():
@@ -57,10 +57,10 @@ def test_lawson_hanson_is_optimal_and_agrees_with_scipys_lp_and_bvls():
     for G in _random_problems():
         E, f = ld.ldp_matrices(G)
         y = ld.lawson_hanson(E, f)
-        assert ld.kkt_violation(G, y) <= ld.KKT_RTOL
+        feasible, bad = ld.kkt_violation(G, y)
+        assert bad <= ld.KKT_RTOL
         lp = linprog(np.zeros(G.shape[1]), A_ub=-G, b_ub=-np.ones(G.shape[0]),
                      bounds=[(None, None)] * G.shape[1], method="highs")
-        feasible = (E @ y - f)[-1] < 0
         assert feasible == (lp.status == 0)
         seen[bool(feasible)] += 1
         if feasible:
@@ -75,7 +75,7 @@ def test_nnls_answer_kept_bit_for_bit_where_it_is_optimal():
     for G in _random_problems():
         E, f = ld.ldp_matrices(G)
         y0, _ = nnls(E, f, maxiter=50 * E.shape[1])
-        if ld.kkt_violation(G, y0) <= ld.KKT_RTOL:
+        if ld.kkt_violation(G, y0)[1] <= ld.KKT_RTOL:
             assert np.array_equal(ld.least_distance(G)[0], y0)
 
 
@@ -85,8 +85,8 @@ def test_a_non_optimal_nnls_point_is_repaired(monkeypatch):
     G = np.array([[1.0, 0.0], [1.0, 1.0], [2.0, 0.0]])  # optimum x = (1, 0): ||x||^2 = 1
     monkeypatch.setattr(ld, "nnls", lambda E, f, maxiter: (np.array([0.0, 1.0 / 3.0, 0.0]),
                                                            0.0))
-    y, bad = ld.least_distance(G)
-    assert bad <= ld.KKT_RTOL
+    y, feasible, bad = ld.least_distance(G)
+    assert feasible and bad <= ld.KKT_RTOL
     assert _objective(G, y) == pytest.approx(1.0, rel=1e-12)
 
 
@@ -141,14 +141,19 @@ def test_shipped_splits_where_nnls_stops_early_get_the_optimal_direction(shipped
         for a in range(Z1.shape[0]):
             assert _kkt_in_v(Z1[a], sign[a], q[a], found.direction[a]) <= 1e-8, (task, m, a)
         with monkeypatch.context() as mp:  # the old solver: scipy's nnls point, unchecked
-            mp.setattr(separation, "least_distance",
-                       lambda G, **kw: nnls(*ld.ldp_matrices(G),
-                                            maxiter=50 * (G.shape[0] + 1)))
+            mp.setattr(separation, "least_distance", _unchecked_nnls)
             old, _ = separation.max_margin_direction(Z1, sign, q)
         for a in range(Z1.shape[0]):
             v, v_old = found.direction[a], old[a]
             assert _kkt_in_v(Z1[a], sign[a], q[a], v_old) > 1e-4, (task, m, a)
             assert v[:-1] @ v[:-1] < v_old[:-1] @ v_old[:-1] * (1 - 1e-6), (task, m, a)
+
+
+def _unchecked_nnls(G: np.ndarray, **_knobs) -> tuple[np.ndarray, bool, float]:
+    """The old direction solver: scipy's ``nnls`` point, feasible when ``r[k] < 0``."""
+    E, f = ld.ldp_matrices(G)
+    y, _ = nnls(E, f, maxiter=50 * E.shape[1])
+    return y, bool((E @ y - f)[-1] < 0), 0.0
 
 
 def _signs(design, v: np.ndarray) -> np.ndarray:

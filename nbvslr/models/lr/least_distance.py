@@ -15,8 +15,9 @@ with ``tol_j = rtol * sqrt((1 + ||G_j||^2)(1 + ||x||^2))``, the size of the roun
 gradient ``w = E^T (f - E y) = -r[k] (1 - G x)``, so ``w_j <= 0`` is the first condition and
 ``w_j = 0`` on the support the second). Together they bound the objective's excess by the
 duality gap ``sum_j lam_j s_j`` and the distance to the optimum by ``sqrt(2 gap)``. An
-infeasible answer (``r[k] >= 0``) is certified by Farkas' alternative: ``y >= 0`` with
-``G^T y = 0`` and ``sum y >= 1`` (``||G^T y||_inf <= rtol max_j ||G_j|| sum y``).
+infeasible answer is certified by Farkas' alternative: ``y >= 0`` with ``E y = f`` (``G^T y
+= 0``, ``sum y = 1``), to rounding (``kkt_violation``); the sign of ``r[k]`` alone does not
+decide, since on an infeasible problem it is rounding.
 
 ``least_distance`` first asks scipy's ``nnls`` (fast, and what the committed results were
 computed with; its answer is kept bit for bit whenever it passes the check), and where its
@@ -52,25 +53,36 @@ def ldp_matrices(G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return E, f
 
 
-def kkt_violation(G: np.ndarray, y: np.ndarray) -> float:
-    """The largest violation of the optimality conditions (module docstring) of the NNLS
-    point ``y`` (n,) of the problem of ``G`` (n, k), in units of ``tol_j / rtol``: the point
-    is certified at ``rtol`` when it is ``<= rtol``. ``inf`` for a negative ``y_j``."""
+def kkt_violation(G: np.ndarray, y: np.ndarray,
+                  rtol: float = KKT_RTOL) -> tuple[bool, float]:
+    """Whether the NNLS point ``y`` (n,) of the problem of ``G`` (n, k) says feasible, and
+    the largest violation of the optimality conditions (module docstring) in units of
+    ``tol_j / rtol``: the point is certified when it is ``<= rtol``.
+
+    Infeasible: the residual ``r = E y - f`` is 0 to rounding (``||r||_inf <= rtol sum_j
+    y_j ||E_j||``, floored at ``rtol``), Farkas' certificate (``G^T y = 0``, ``sum y = 1``;
+    a feasible ``x`` would need ``||x|| >= 1 / ||G^T y||``, beyond 1e9 at that size). A
+    point with ``r[k] >= 0`` and a larger residual is not optimal (at the optimum of a
+    feasible problem ``r[k] = -||r||^2``): ``inf``, as for a negative ``y_j``.
+    """
     if (y < 0).any():
-        return np.inf
+        return False, np.inf
     E, f = ldp_matrices(G)
     r = E @ y - f
     k = G.shape[1]
+    size = max(1.0, float(y @ np.sqrt((E * E).sum(axis=0))))  # the rounding scale of E y
+    if np.abs(r).max() <= rtol * size:
+        return False, float(np.abs(r).max() / size)
+    if not r[k] < 0.0:
+        return False, np.inf
     gnorm = np.sqrt((G * G).sum(axis=1))  # (n,)
-    if not r[k] < 0.0:  # infeasible: Farkas' certificate G^T y = 0 with sum y >= 1
-        return float(np.abs(r[:k]).max(initial=0.0) / (max(gnorm.max(), 1.0) * y.sum()))
     x = -r[:k] / r[k]
     s = G @ x - 1.0  # (n,) slacks
     scale = np.sqrt((1.0 + gnorm ** 2) * (1.0 + x @ x))  # (n,)
     worst = np.maximum(-s, 0.0) / scale  # primal feasibility
     on = y > 0
     worst[on] = np.maximum(worst[on], np.abs(s[on]) / scale[on])  # complementary slackness
-    return float(worst.max(initial=0.0))
+    return True, float(worst.max(initial=0.0))
 
 
 def lawson_hanson(E: np.ndarray, f: np.ndarray, *, rtol: float = KKT_RTOL,
@@ -91,6 +103,8 @@ def lawson_hanson(E: np.ndarray, f: np.ndarray, *, rtol: float = KKT_RTOL,
     steps = 0
     while True:
         res = f - E @ y
+        if np.abs(res).max() <= rtol * max(1.0, float(y @ cnorm)):
+            return y  # f in the cone of E's columns, to rounding (an infeasible problem)
         w = E.T @ res  # (n,) minus the gradient of ||E y - f||^2 / 2
         open_ = ~passive & ~refused & (w > rtol * cnorm * np.linalg.norm(res))
         if not open_.any():
@@ -125,21 +139,22 @@ def lawson_hanson(E: np.ndarray, f: np.ndarray, *, rtol: float = KKT_RTOL,
 
 
 def least_distance(G: np.ndarray, *, rtol: float = KKT_RTOL,
-                   max_iter: int | None = None) -> tuple[np.ndarray, float]:
+                   max_iter: int | None = None) -> tuple[np.ndarray, bool, float]:
     """The NNLS point ``y`` (n,) of the least-distance problem of ``G`` (n, k), certified
-    optimal (module docstring), and its ``kkt_violation``: scipy's ``nnls`` point if it
-    passes the check at ``rtol``, else ``lawson_hanson``'s (``rtol``, ``max_iter`` its
-    knobs). Raises ArithmeticError if neither passes (never seen)."""
+    optimal (module docstring), whether the problem is feasible, and the point's
+    ``kkt_violation``: scipy's ``nnls`` point if it passes the check at ``rtol``, else
+    ``lawson_hanson``'s (``rtol``, ``max_iter`` its knobs). Raises ArithmeticError if
+    neither passes (never seen on the shipped data)."""
     E, f = ldp_matrices(G)
     y, _ = nnls(E, f, maxiter=50 * E.shape[1])
-    bad = kkt_violation(G, y)
+    feasible, bad = kkt_violation(G, y, rtol)
     if bad <= rtol:
-        return y, bad
+        return y, feasible, bad
     # lawson_hanson's entry rule at rtol / 4 leaves the slacks well inside the check's rtol
     y = lawson_hanson(E, f, rtol=rtol / 4, max_iter=max_iter)
-    bad = kkt_violation(G, y)
+    feasible, bad = kkt_violation(G, y, rtol)
     if not bad <= rtol:
         raise ArithmeticError(
             f"the least-distance problem ({G.shape[0]} rows, {G.shape[1]} columns) has no "
             f"certified solution: KKT violation {bad:.3g} > {rtol:.3g}")
-    return y, bad
+    return y, feasible, bad

@@ -413,9 +413,9 @@ def max_margin_direction(Z1: np.ndarray, sign: np.ndarray, separated: np.ndarray
         G = np.linalg.solve(L, (AQ @ N).T).T  # (n, k) = A_Q N L^-T
         k = G.shape[1]
         E, f = ldp_matrices(G)
-        y, _ = least_distance(G, rtol=kkt_rtol, max_iter=max_iter)  # certified optimal
+        y, ok, _ = least_distance(G, rtol=kkt_rtol, max_iter=max_iter)  # certified optimal
         r = E @ y - f
-        if not r[k] < 0.0:  # infeasible: some row of Q cannot be separated
+        if not ok:  # infeasible: some row of Q cannot be separated
             feasible[a] = False
             continue
         out[a] = N @ np.linalg.solve(L.T, -r[:k] / r[k])
