@@ -2,7 +2,7 @@
 
 Lawson & Hanson (1974, ch. 23) turn it into a non-negative least squares problem: with
 ``E = [G^T; 1^T]`` ((k + 1, n)) and ``f = e_{k+1}``, let ``y >= 0`` minimise ``||E y - f||``
-and ``r = E y - f``; the problem is feasible exactly when ``r[k] < 0``, and then
+and ``r = E y - f``; the problem is feasible exactly when, at the optimum, ``r[k] < 0``; then
 ``x = -r[:k] / r[k]`` and the multipliers ``lam = y / -r[k]`` satisfy ``x = G^T lam`` by
 construction (stationarity). ``x`` is the optimum if and only if, besides ``lam >= 0``,
 
@@ -22,7 +22,7 @@ decide, since on an infeasible problem it is rounding.
 ``least_distance`` first asks scipy's ``nnls`` (fast, and what the committed results were
 computed with; its answer is kept bit for bit whenever it passes the check), and where its
 point fails the check (scipy 1.17's ``nnls`` sometimes stops at a feasible point whose
-gradient on the support is far from 0: on 0.1-1.5% of the quasi splits of the shipped data)
+gradient on the support is far from 0; how often: benchmarks/RESULTS.md)
 solves the problem again with ``lawson_hanson`` below, written here from the book's
 algorithm with its safeguards, and checks that answer too. Why our own active-set solver
 rather than another of scipy's: ``lsq_linear(method="bvls")`` is an active-set method of
@@ -43,8 +43,8 @@ KKT_RTOL = 1e-9
 #: ``lawson_hanson``'s point is also accepted with a violation up to this many times
 #: ``eps cond(E_P)`` (E_P its passive columns, independent by its safeguard): the rounding of
 #: a least-squares solve on an ill-conditioned problem (a K-class problem with continuous
-#: rows and a small intercept weight: cond 2e5, violation 3e-9). Not for ``nnls``'s point,
-#: whose passive columns can be dependent (cond 1e15 where it stops early).
+#: rows and a small intercept weight). Not for ``nnls``'s point, whose passive columns can
+#: be dependent where it stops early (their cond is then near 1 / eps).
 ROUNDING = 1e3
 #: ``lawson_hanson``'s cap on its inner steps, per column of ``E``.
 ITER_PER_COLUMN = 3
