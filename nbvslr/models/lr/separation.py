@@ -375,7 +375,7 @@ def detect(
 
 # --------------------------------------------------------------------------- the direction
 def max_margin_direction(Z1: np.ndarray, sign: np.ndarray, separated: np.ndarray,
-                         rank_rtol: float = RANK_RTOL, kkt_rtol: float = KKT_RTOL,
+                         rank_rtol: float | None = None, kkt_rtol: float | None = None,
                          max_iter: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The direction in which a quasi set's penalised fit runs off as the penalty vanishes,
     (S, P): ``v* = argmin ||w||^2`` subject to ``A_i v >= 1`` on the separated rows Q and
@@ -387,7 +387,8 @@ def max_margin_direction(Z1: np.ndarray, sign: np.ndarray, separated: np.ndarray
     every row). Returns the directions and whether each problem was feasible (False: some
     row of Q cannot be separated with ``z_i . v = 0`` on the others; its direction is 0).
     ``rank_rtol``: eigenvalues of ``Z_R^T Z_R`` at most ``rank_rtol`` times the largest are 0
-    (``RANK_RTOL``).
+    (None: ``RANK_RTOL``); ``kkt_rtol`` the optimality check's tolerance (None:
+    ``KKT_RTOL``), ``max_iter`` the fallback solver's step cap (``least_distance``).
 
     Exactly, with no step size or stopping tolerance: ``v = N u`` over an orthonormal basis N
     (P, k) of the null space of ``Z_R`` (eigenvectors of ``Z_R^T Z_R``); ``||w||^2 = u^T M u``
@@ -400,6 +401,8 @@ def max_margin_direction(Z1: np.ndarray, sign: np.ndarray, separated: np.ndarray
     ``nnls``, and where its point fails the check at ``kkt_rtol``, our own Lawson-Hanson
     with at most ``max_iter`` steps). A split's repeated rows are one constraint.
     """
+    rank_rtol = RANK_RTOL if rank_rtol is None else rank_rtol  # read at the call
+    kkt_rtol = KKT_RTOL if kkt_rtol is None else kkt_rtol
     S, m, P = Z1.shape
     out = np.zeros((S, P))
     feasible = np.ones(S, dtype=bool)
