@@ -119,8 +119,8 @@ def _fit(data, design, idx, **options):
 
 def test_limit_predictions_do_not_depend_on_any_numerical_knob(monkeypatch):
     """Two settings of each knob (Newton's tol and max_iter, the certificate's floor, the
-    null space's rank tolerance, the zero band of x . v*) give the same prediction on
-    >= 99.9% of the (split, row) pairs of the quasi splits."""
+    null space's rank tolerance, the direction's optimality check, the zero band of x . v*)
+    give the same prediction on >= 99.9% of the (split, row) pairs of the quasi splits."""
     data = _quasi_data()
     design = get_design(data, "onehot_ref")
     idx = _train(data.y, 100, 40)
@@ -131,6 +131,7 @@ def test_limit_predictions_do_not_depend_on_any_numerical_knob(monkeypatch):
         ({"tol": 1e-7}, None), ({"max_iter": 40}, None),
         ({}, (separation, "CERTIFICATE_FLOOR", 1e-4)),
         ({}, (separation, "RANK_RTOL", 1e-13)),
+        ({}, (separation, "KKT_RTOL", 1e-7)), ({}, (separation, "KKT_RTOL", 1e-11)),
         ({}, (evaluate, "DIRECTION_RTOL", 1e-7)),
     ]
     for options, patch in settings:

@@ -61,9 +61,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linprog, nnls
+from scipy.optimize import linprog
 
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
+from nbvslr.models.lr.least_distance import KKT_RTOL, ldp_matrices, least_distance
 from nbvslr.models.lr.newton import fit_newton, sigmoid_neg
 
 #: The codes of ``Detected.code`` (and ``Fit.separation``); ``NOT_ASSESSED`` for a fit that
@@ -374,7 +375,8 @@ def detect(
 
 # --------------------------------------------------------------------------- the direction
 def max_margin_direction(Z1: np.ndarray, sign: np.ndarray, separated: np.ndarray,
-                         rank_rtol: float = RANK_RTOL) -> tuple[np.ndarray, np.ndarray]:
+                         rank_rtol: float | None = None, kkt_rtol: float | None = None,
+                         max_iter: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The direction in which a quasi set's penalised fit runs off as the penalty vanishes,
     (S, P): ``v* = argmin ||w||^2`` subject to ``A_i v >= 1`` on the separated rows Q and
     ``z_i . v = 0`` on the overlap rows R, ``v = (w, b)`` with the intercept b unpenalised
@@ -385,7 +387,8 @@ def max_margin_direction(Z1: np.ndarray, sign: np.ndarray, separated: np.ndarray
     every row). Returns the directions and whether each problem was feasible (False: some
     row of Q cannot be separated with ``z_i . v = 0`` on the others; its direction is 0).
     ``rank_rtol``: eigenvalues of ``Z_R^T Z_R`` at most ``rank_rtol`` times the largest are 0
-    (``RANK_RTOL``).
+    (None: ``RANK_RTOL``); ``kkt_rtol`` the optimality check's tolerance (None:
+    ``KKT_RTOL``), ``max_iter`` the fallback solver's step cap (``least_distance``).
 
     Exactly, with no step size or stopping tolerance: ``v = N u`` over an orthonormal basis N
     (P, k) of the null space of ``Z_R`` (eigenvectors of ``Z_R^T Z_R``); ``||w||^2 = u^T M u``
@@ -394,8 +397,12 @@ def max_margin_direction(Z1: np.ndarray, sign: np.ndarray, separated: np.ndarray
     least-distance problem ``min ||x||`` s.t. ``G x >= 1`` (``G = A_Q N L^-T``) by the
     non-negative least squares of Lawson & Hanson (1974, ch. 23; a finite active-set method):
     ``y >= 0`` minimising ``|| [G^T; 1^T] y - e ||`` has residual ``r``, and ``x = -r[:k] /
-    r[k]``. A split's repeated rows are one constraint.
+    r[k]``, its optimality checked by the KKT conditions (``least_distance``: scipy's
+    ``nnls``, and where its point fails the check at ``kkt_rtol``, our own Lawson-Hanson
+    with at most ``max_iter`` steps). A split's repeated rows are one constraint.
     """
+    rank_rtol = RANK_RTOL if rank_rtol is None else rank_rtol  # read at the call
+    kkt_rtol = KKT_RTOL if kkt_rtol is None else kkt_rtol
     S, m, P = Z1.shape
     out = np.zeros((S, P))
     feasible = np.ones(S, dtype=bool)
@@ -408,12 +415,10 @@ def max_margin_direction(Z1: np.ndarray, sign: np.ndarray, separated: np.ndarray
         AQ = _distinct(sign[a, q, None] * Z1[a, q])[0]  # (n, P)
         G = np.linalg.solve(L, (AQ @ N).T).T  # (n, k) = A_Q N L^-T
         k = G.shape[1]
-        E = np.concatenate([G.T, np.ones((1, G.shape[0]))], axis=0)  # (k + 1, n)
-        f = np.zeros(k + 1)
-        f[k] = 1.0
-        y, _ = nnls(E, f, maxiter=50 * E.shape[1])
+        E, f = ldp_matrices(G)
+        y, ok, _ = least_distance(G, rtol=kkt_rtol, max_iter=max_iter)  # certified optimal
         r = E @ y - f
-        if not r[k] < 0.0:  # infeasible: some row of Q cannot be separated
+        if not ok:  # infeasible: some row of Q cannot be separated
             feasible[a] = False
             continue
         out[a] = N @ np.linalg.solve(L.T, -r[:k] / r[k])

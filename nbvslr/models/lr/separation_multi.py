@@ -55,8 +55,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linprog, nnls
+from scipy.optimize import linprog
 
+from nbvslr.models.lr.least_distance import ldp_matrices, least_distance
 from nbvslr.models.lr.separation import (
     CERTIFICATE_FLOOR,
     COMPLETE,
@@ -278,12 +279,10 @@ def max_margin_direction_multi(
         L = np.linalg.cholesky(M)  # (k, k)
         G = np.linalg.solve(L, (AQ @ N).T).T  # (n, k) = A_Q N L^-T
         k = G.shape[1]
-        E = np.concatenate([G.T, np.ones((1, G.shape[0]))], axis=0)  # (k + 1, n)
-        f = np.zeros(k + 1)
-        f[k] = 1.0
-        z, _ = nnls(E, f, maxiter=50 * E.shape[1])
+        E, f = ldp_matrices(G)
+        z, ok, _ = least_distance(G)  # certified optimal (models/lr/least_distance.py)
         r = E @ z - f
-        if not r[k] < 0.0:  # infeasible: some pair of Q cannot be separated
+        if not ok:  # infeasible: some pair of Q cannot be separated
             feasible[a] = False
             continue
         phi = N @ np.linalg.solve(L.T, -r[:k] / r[k])
