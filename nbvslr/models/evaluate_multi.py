@@ -21,6 +21,7 @@ rows in the order numpy's sum over them would.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 
 import numpy as np
 
@@ -52,6 +53,39 @@ def _band(theta: np.ndarray) -> np.ndarray:
     return np.maximum(TIE_RTOL * np.abs(theta).sum(axis=(1, 2)), 1e-300)
 
 
+def _count(
+    design: Design, data: Dataset, K: int, tau: np.ndarray, train_idx: np.ndarray | None,
+    tile: Callable[[int, int], np.ndarray],
+) -> tuple[np.ndarray, np.ndarray]:
+    """Mistakes of n rules on all rows and on their training rows (n,) each, from their
+    scores on the design's U distinct rows, ``tile(lo, hi)`` (U, hi - lo, K) for the rules
+    ``lo:hi``; tie bands ``tau`` (n,)."""
+    # compiled (numba) where it runs: a process that only plans and writes never loads it
+    from nbvslr.kernels.classes import add_correct, add_train_correct
+
+    n = tau.shape[0]
+    counts = class_counts(design, data.y, K)  # (U, K)
+    U = design.unique_Z1.shape[0]
+    correct = np.zeros(n)
+    train_correct = np.zeros(n)
+    if train_idx is not None:
+        idx = np.asarray(train_idx, dtype=np.int64)  # (n, m)
+        rows = design.row_to_unique[idx].astype(np.int64)  # (n, m) among the U rows
+        labels = np.asarray(data.y, dtype=np.int64)[idx]  # (n, m)
+    cols = max(1, min(n, TILE // max(1, U * K)))
+    for lo in range(0, n, cols):
+        hi = min(n, lo + cols)
+        s = tile(lo, hi)
+        add_correct(s, counts, tau[lo:hi], correct[lo:hi])
+        if train_idx is not None:
+            add_train_correct(s, rows[lo:hi], labels[lo:hi], tau[lo:hi], train_correct[lo:hi])
+    all_rows = design.n_rows - correct
+    train_rows = np.zeros(n)
+    if train_idx is not None:
+        train_rows = idx.shape[1] - train_correct
+    return all_rows, train_rows
+
+
 def count_mistakes_multi(
     design: Design, data: Dataset, theta: np.ndarray, train_idx: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -70,33 +104,12 @@ def count_mistakes_multi(
     all_rows, train_rows : ndarray of shape (n,)
         Ties count as the module docstring says.
     """
-    # compiled (numba) where it runs: a process that only plans and writes never loads it
-    from nbvslr.kernels.classes import add_correct, add_train_correct
-
     theta = np.asarray(theta, dtype=np.float64)
     n, K, P = theta.shape
-    counts = class_counts(design, data.y, K)  # (U, K)
     Zu = design.unique_Z1  # (U, P)
     U = Zu.shape[0]
-    tau = _band(theta)
-    correct = np.zeros(n)
-    train_correct = np.zeros(n)
-    if train_idx is not None:
-        idx = np.asarray(train_idx, dtype=np.int64)  # (n, m)
-        rows = design.row_to_unique[idx].astype(np.int64)  # (n, m) among the U rows
-        labels = np.asarray(data.y, dtype=np.int64)[idx]  # (n, m)
-    cols = max(1, min(n, TILE // max(1, U * K)))
-    for lo in range(0, n, cols):
-        hi = min(n, lo + cols)
-        s = (Zu @ theta[lo:hi].reshape(-1, P).T).reshape(U, hi - lo, K)  # (U, c, K)
-        add_correct(s, counts, tau[lo:hi], correct[lo:hi])
-        if train_idx is not None:
-            add_train_correct(s, rows[lo:hi], labels[lo:hi], tau[lo:hi], train_correct[lo:hi])
-    all_rows = design.n_rows - correct
-    train_rows = np.zeros(n)
-    if train_idx is not None:
-        train_rows = idx.shape[1] - train_correct
-    return all_rows, train_rows
+    return _count(design, data, K, _band(theta), train_idx,
+                  lambda lo, hi: (Zu @ theta[lo:hi].reshape(-1, P).T).reshape(U, hi - lo, K))
 
 
 def heldout_errors_multi(
@@ -123,36 +136,20 @@ def count_mistakes_multi_lex(
     below the candidates' largest by more than the tie band, so the counts of
     ``count_mistakes_multi`` read the lexicographic rule.
     """
-    from nbvslr.kernels.classes import add_correct, add_train_correct
-
     theta = np.asarray(theta, dtype=np.float64)
     directions = np.asarray(directions, dtype=np.float64)
     n, K, P = theta.shape
-    counts = class_counts(design, data.y, K)  # (U, K)
     Zu = design.unique_Z1  # (U, P)
     U = Zu.shape[0]
     tau = _band(theta)  # (n,)
     tau_v = np.maximum(DIRECTION_RTOL * np.abs(directions).sum(axis=(1, 2)), 1e-300)
-    correct = np.zeros(n)
-    train_correct = np.zeros(n)
-    if train_idx is not None:
-        idx = np.asarray(train_idx, dtype=np.int64)  # (n, m)
-        rows = design.row_to_unique[idx].astype(np.int64)  # (n, m)
-        labels = np.asarray(data.y, dtype=np.int64)[idx]  # (n, m)
-    cols = max(1, min(n, TILE // max(1, U * K)))
-    for lo in range(0, n, cols):
-        hi = min(n, lo + cols)
+
+    def tile(lo: int, hi: int) -> np.ndarray:
         sv = (Zu @ directions[lo:hi].reshape(-1, P).T).reshape(U, hi - lo, K)
         s = (Zu @ theta[lo:hi].reshape(-1, P).T).reshape(U, hi - lo, K)  # (U, c, K)
         cand = sv >= sv.max(axis=2, keepdims=True) - tau_v[None, lo:hi, None]
         top = np.where(cand, s, -np.inf).max(axis=2, keepdims=True)  # (U, c, 1)
         # below the candidates' largest by more than the band: never a top class
-        s = np.where(cand, s, top - 2.0 * tau[None, lo:hi, None] - (1.0 + np.abs(top)))
-        add_correct(s, counts, tau[lo:hi], correct[lo:hi])
-        if train_idx is not None:
-            add_train_correct(s, rows[lo:hi], labels[lo:hi], tau[lo:hi], train_correct[lo:hi])
-    all_rows = design.n_rows - correct
-    train_rows = np.zeros(n)
-    if train_idx is not None:
-        train_rows = idx.shape[1] - train_correct
-    return all_rows, train_rows
+        return np.where(cand, s, top - 2.0 * tau[None, lo:hi, None] - (1.0 + np.abs(top)))
+
+    return _count(design, data, K, tau, train_idx, tile)
