@@ -87,12 +87,12 @@ def disagreement(winners: pd.DataFrame, metric: str) -> list[Disagreement]:
     one ``Disagreement`` per pair that the error compares."""
     out = []
     for (a, b), rows in winners.groupby(["model_a", "model_b"], sort=False):
-        rows = rows[rows["error"].notna()]
+        rows = rows[rows["error"].notna()]  # None or NaN: no paired row of that metric
         if rows.empty:
             continue
         opposite, one_side, missing, same = [], [], [], 0
         for m, on_error, on_metric in zip(rows["m"], rows["error"], rows[metric], strict=True):
-            if on_metric is None:
+            if on_metric is None or pd.isna(on_metric):
                 missing.append(int(m))
             elif on_error == on_metric:
                 same += 1

@@ -229,7 +229,8 @@ def html_page(
 
 
 def every_metric_page(
-    results_dirs: PathLike | Iterable[PathLike] | Sequence[TaskResults],
+    results_dirs: PathLike | Iterable[PathLike] | Sequence[TaskResults]
+    | every_metric.EveryMetric,
     *,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int = 0,
@@ -244,8 +245,10 @@ def every_metric_page(
     metric, each metric's numbers those of ``nbvslr report --metric``) and where the
     log-loss's or the Brier score's winner differs from the test error's; then the notes
     and the settings. Runs that measured the test error alone get the test error's page
-    (``html_page``) with ``every_metric.ERROR_ALONE`` under its title."""
-    every = every_metric.every_metric(results_dirs, n_boot=n_boot, seed=seed, level=level)
+    (``html_page``) with ``every_metric.ERROR_ALONE`` under its title. ``results_dirs``
+    may be the rows already made (``every_metric.every_metric`` of the same arguments)."""
+    every = results_dirs if isinstance(results_dirs, every_metric.EveryMetric) else \
+        every_metric.every_metric(results_dirs, n_boot=n_boot, seed=seed, level=level)
     made = f"nbvslr report --format html --metric {every_metric.ALL}"
     if every.error_alone:
         return html_page(list(every.tasks), n_boot=n_boot, seed=seed, level=level,
