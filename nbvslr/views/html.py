@@ -6,6 +6,10 @@ Figure 1 and the section past the grid, when there are any) turned into HTML her
 run's settings and versions come from each task's ``run.json``. No script, no stylesheet or
 font from elsewhere: the file reads the same offline, in any browser. Made from saved
 results only.
+
+``every_metric_page`` is the page of every metric the runs measured (``--metric all``):
+per task a figure with a panel per metric, the table of every metric and where the
+winners differ (``views.every_metric``).
 """
 
 from __future__ import annotations
@@ -98,15 +102,17 @@ def markdown_html(text: str) -> str:
     return "\n".join(parts)
 
 
-def _figure(task: TaskResults, n_boot: int, seed: int, ident: str | None = None) -> str:
-    """A task's panel (``nbvslr plot``'s, of the task's metric) as an inline PNG, in a
-    ``figure`` of id ``figure-<ident>`` (by default the task's name)."""
-    fig = plots.figure_of_tasks([task], n_boot=n_boot, seed=seed)
-    png = base64.b64encode(plots.render(fig, "png", dpi=plots.NOTEBOOK_DPI)).decode("ascii")
+def _png(fig) -> str:
+    """A figure as the base64 of its PNG, at the notebook's resolution."""
+    return base64.b64encode(plots.render(fig, "png", dpi=plots.NOTEBOOK_DPI)).decode("ascii")
+
+
+def _figure(task: TaskResults, n_boot: int, seed: int) -> str:
+    """A task's panel (``nbvslr plot``'s, of the task's metric) as an inline PNG."""
+    png = _png(plots.figure_of_tasks([task], n_boot=n_boot, seed=seed))
     name = html.escape(task.name)
     what = html.escape(label(task))
-    return (f'<figure id="figure-{html.escape(ident or task.name)}"><img '
-            f'alt="learning curves ({what}) of {name}" '
+    return (f'<figure id="figure-{name}"><img alt="learning curves ({what}) of {name}" '
             f'src="data:image/png;base64,{png}"></figure>')
 
 
@@ -214,8 +220,7 @@ def html_page(
 <h1>{html.escape(title)}</h1>
 <p class="note">{count}: {html.escape(", ".join(t.name for t in tasks))}. Made by
 <code>{html.escape(made)}</code> from the saved results alone.</p>
-{markdown_html(lead) if lead else ""}
-<h2>{html.escape(curves)}</h2>
+{markdown_html(lead) + chr(10) if lead else ""}<h2>{html.escape(curves)}</h2>
 <div class="figures">
 {figures}
 </div>
@@ -262,9 +267,7 @@ def every_metric_page(
         name = every_metric.heading(every, task)
         views = [every.view(task, m) for m in every.metrics
                  if m in every.measured[every_metric.key(task)]]
-        fig = plots.figure_of_metrics(views, n_boot=n_boot, seed=seed)
-        png = base64.b64encode(plots.render(fig, "png", dpi=plots.NOTEBOOK_DPI)
-                               ).decode("ascii")
+        png = _png(plots.figure_of_metrics(views, n_boot=n_boot, seed=seed))
         what = html.escape(", ".join(label(v) for v in views))
         figures = (f'<figure id="figure-{html.escape(task.name)}"><img alt="learning curves '
                    f'({what}) of {html.escape(task.name)}" '

@@ -153,6 +153,37 @@ def test_the_winners_that_differ_are_the_paired_winners(run):
             assert ("**opposite winners**" in line[0]) == bool(opposite), line[0]
 
 
+def test_one_figure_per_task_has_a_panel_per_metric(run):
+    """The page's figure of a task: a panel per metric in METRICS order, each titled by
+    its metric and with its own axis label (the metrics' scales differ)."""
+    from nbvslr.analysis.metrics import for_metric
+    from nbvslr.views.plots import figure_of_metrics
+
+    task = nbvslr.load(run)["syn"].tasks[0]
+    fig = figure_of_metrics([for_metric(task, m) for m in METRICS], n_boot=20)
+    axes = [ax for ax in fig.axes if ax.get_title()]
+    assert [ax.get_title() for ax in axes] == ["Test error", "Test log-loss",
+                                               "Test Brier score", "Training error"]
+    assert [ax.get_ylabel() for ax in axes] == [f"mean {LABELS[m]}" for m in METRICS]
+
+
+def test_runs_that_measured_different_metrics_share_one_page(run, tmp_path):
+    """A run of every metric beside one of the error alone: each task shows the metrics it
+    measured, the second only its test error, with a line that says why nothing is set
+    against it."""
+    nbvslr.run({"tasks": [{"name": "plain", "source": {"synthetic": {}}}], "sizes": [4, 12],
+                "splits": 4}, out=tmp_path, progress=False)
+    result = CliRunner().invoke(cli, ["report", str(run), str(tmp_path / "plain"),
+                                      "--metric", "all", *BOOT])
+    assert result.exit_code == 0, result.output
+    plain = result.output.split("\nplain:\n")[1].split("\nNotes:\n")[0]
+    assert [x.split(" | ")[0] for x in plain.splitlines()
+            if x.startswith("| ") and not x.startswith("| metric")] == ["| test error"]
+    assert "this task measured neither" in plain
+    syn = result.output.split("\nsyn:\n")[1].split("\nwide:\n")[0]
+    assert all(f"| {LABELS[m]} |" in syn for m in METRICS)
+
+
 def test_a_run_of_the_error_alone_gets_the_error_page_said_so(tmp_path):
     """`--metric all` on a run that measured the test error alone: the test error's page
     (its figure, table and title) with the line that says why, not an error."""
