@@ -29,7 +29,7 @@ from nbvslr.analysis.metric_winners import (
     disagreement,
     winners_by_m,
 )
-from nbvslr.analysis.metrics import LABELS, measured
+from nbvslr.analysis.metrics import LABELS, measured, missing_counts
 from nbvslr.analysis.winner import NEITHER
 from nbvslr.results.layout import METRICS
 from nbvslr.results.read import PathLike, TaskResults
@@ -38,7 +38,6 @@ from nbvslr.views.report import (
     csv_text,
     header,
     markdown_cells,
-    missing_note,
     notes_text,
     report_rows,
     report_table,
@@ -233,9 +232,7 @@ def notes_markdown(every: EveryMetric, *, level: float, n_boot: int, notes: bool
                  "(`nbvslr report --metric log_loss` has each alone); the asymptotic and "
                  "majority-class errors, of the test error alone, are in `nbvslr report`.\n")
         text += row_notes(rows, names)
-        for metric in every.metrics:
-            if metric != "error":
-                text += missing_note(every.rows[metric], metric)
+        text += missing_lines(every)
     text += separation_lines(list(every.tasks))
     if paper:
         panels = fidelity.compare_tasks(list(every.tasks), strict=False)
@@ -243,6 +240,28 @@ def notes_markdown(every: EveryMetric, *, level: float, n_boot: int, notes: bool
             text += ("\nAgainst the paper's Figure 1:\n\n"
                      + fidelity.markdown(panels, notes=notes))
     return text
+
+
+def missing_lines(every: EveryMetric) -> str:
+    """``report.missing_note`` of every metric, a line per task and model: the metrics
+    with the same splits missing named together (the log-loss and the Brier score are
+    missing on the same splits: those without class probabilities)."""
+    lines = []
+    for task in every.tasks:
+        found: dict[tuple[str, int], list[str]] = {}
+        for metric in every.metrics:
+            if metric == "error" or metric not in every.measured[key(task)]:
+                continue
+            view = every.view(task, metric)  # its error column is the metric
+            for model, count in missing_counts(view.splits(), "error").items():
+                found.setdefault((model, count), []).append(metric)
+        why = task.run_info.get("no_probabilities") or {}
+        for (model, count), metrics in found.items():
+            reason = (why.get(model) or {}).get("reason") or "no value"
+            lines.append(f"- {task.name}: {count} splits of {model} have no "
+                         f"{' or '.join(metrics)} ({reason}); the means and paired "
+                         "differences leave them out.")
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 def every_metric_table(

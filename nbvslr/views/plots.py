@@ -35,6 +35,7 @@ from nbvslr.analysis.crossovers import DEFAULT_N_BOOT, Crossovers, crossovers, t
 from nbvslr.analysis.fidelity import PAPER_PAIR, panel_order, paper_curve
 from nbvslr.analysis.metrics import label as metric_label
 from nbvslr.analysis.metrics import metric_of
+from nbvslr.analysis.stats import task_paired
 from nbvslr.data.recipes import RECIPES
 from nbvslr.errors import ConfigError, ResultsError
 from nbvslr.models.family import DISCRIMINATIVE, GENERATIVE
@@ -414,9 +415,11 @@ def _mark_crossover(ax: Axes, loc: float, interval: Sequence[float] | None,
 # Many tasks
 # --------------------------------------------------------------------------------------
 
-def _crossover_of_task(task: Any, n_boot: int, seed: int) -> Crossovers | None:
-    """The task's crossovers with the report's bootstrap interval when the folder has
-    ``splits.csv.gz``; from ``paired.csv`` alone otherwise; None without either."""
+def _crossover_of_task(task: Any, n_boot: int, seed: int,
+                       pair: tuple[str, str] | None = None) -> Crossovers | None:
+    """The task's crossovers (of ``pair``, by default its first) with the report's
+    bootstrap interval when the folder has ``splits.csv.gz``; from ``paired.csv`` alone
+    otherwise; None without either."""
     if not isinstance(task, TaskResults):
         getter = getattr(task, "saved_paired", None)
         paired = getter() if callable(getter) else None
@@ -428,7 +431,7 @@ def _crossover_of_task(task: Any, n_boot: int, seed: int) -> Crossovers | None:
     elif paired is None:
         return None  # no paired table and no splits: the curves without the mark
     try:
-        return task_crossovers(task, n_boot=n_boot, seed=seed)[1]
+        return task_crossovers(task, pair, n_boot=n_boot, seed=seed)[1]
     except ResultsError:  # nothing to compare (one model family): the curves without the mark
         return None
 
@@ -539,7 +542,7 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | Non
                     panel_size: tuple[float, float] = PANEL_SIZE, paper: bool = False,
                     n_boot: int = DEFAULT_N_BOOT, seed: int = 0, log_m: bool | None = None,
                     titles: Sequence[str] | None = None, what: str | None = None,
-                    legend_cols: int = 6) -> Figure:
+                    legend_cols: int = 6, pair: tuple[str, str] | None = None) -> Figure:
     """One panel per task, in the given order, ``ncols`` panels a row.
 
     ``tasks`` are objects with ``name``, ``summary`` and ``run_info`` (e.g.
@@ -552,7 +555,8 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | Non
     when every panel's has the same two families. ``titles``: each panel's title instead
     of its task's, and an axis label on every panel (panels of one task's metrics,
     ``figure_of_metrics``); ``what``: the caption's words for what is drawn;
-    ``legend_cols``: the most entries a row of the shared legend.
+    ``legend_cols``: the most entries a row of the shared legend; ``pair``: the pair whose
+    crossover every panel marks (by default each task's first).
     """
     n = len(tasks)
     if n == 0:
@@ -565,7 +569,7 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | Non
                                panel_size[1] * nrows + (0.9 if shared else 0.8)),
                       dpi=100, layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
-    crosses = [_crossover_of_task(task, n_boot, seed) for task in tasks]
+    crosses = [_crossover_of_task(task, n_boot, seed, pair) for task in tasks]
     crossed = [c for c in crosses if c is not None and c.first_crossover is not None]
     names = shared_titles(
         (family_of(t, c.model_a), family_of(t, c.model_b))
@@ -657,14 +661,21 @@ def figure_of_metrics(views: Sequence[Any], *, n_boot: int = DEFAULT_N_BOOT, see
     """One task's learning curves of several metrics, a panel per metric (``views``: the
     task seen through each, ``analysis.metrics.for_metric``; each panel ``nbvslr plot
     --metric``'s), titled by its metric, two panels a row for four, one legend above them
-    (the page's heading names the task)."""
+    (the page's heading names the task). Every panel marks the crossover of one pair: the
+    first that every metric compares (a metric without class probabilities on some model
+    compares fewer pairs), so that the panels' marks can be set against each other."""
     n = len(views)
+    pairs = [list(dict.fromkeys(zip(p["model_a"].astype(str), p["model_b"].astype(str),
+                                    strict=True)))
+             for p in (task_paired(v) for v in views)]
+    pair = next((q for q in pairs[0] if all(q in other for other in pairs[1:])), None)
     return figure_of_tasks(views, ncols=2 if n == 4 else 3, panel_size=panel_size,
                            n_boot=n_boot, seed=seed,
                            titles=[metric_label(v)[0].upper() + metric_label(v)[1:]
                                    for v in views],
                            what="value of each panel's metric",
-                           legend_cols=3 if n == 4 else 6)  # as wide as two panels
+                           legend_cols=3 if n == 4 else 6,  # as wide as two panels
+                           pair=pair)
 
 
 def figure1(tasks: Sequence[Any], *, suptitle: str | None = None,

@@ -153,6 +153,24 @@ def test_the_winners_that_differ_are_the_paired_winners(run):
             assert ("**opposite winners**" in line[0]) == bool(opposite), line[0]
 
 
+def test_the_splits_without_a_value_are_those_of_each_metrics_report(run):
+    """The note on the splits without a log-loss or Brier score: per task and model the
+    count of each metric's own report, metrics missing on the same splits named together."""
+    every = CliRunner().invoke(cli, ["report", str(run), "--metric", "all", *BOOT])
+    assert every.exit_code == 0, every.output
+    seen = 0
+    for metric in ("log_loss", "brier"):
+        own = CliRunner().invoke(cli, ["report", str(run), "--metric", metric, *BOOT])
+        for line in own.output.splitlines():
+            found = re.match(rf"- (\S+): (\d+) splits of (\S+) have no {metric} ", line)
+            if found:
+                task, count, model = found.groups()
+                assert re.search(rf"- {task}: {count} splits of {model} have no "
+                                 rf"(\S+ or )?{metric}( or \S+)? \(", every.output), line
+                seen += 1
+    assert seen  # the paper's LR has no probabilities on separable training sets
+
+
 def test_one_figure_per_task_has_a_panel_per_metric(run):
     """The page's figure of a task: a panel per metric in METRICS order, each titled by
     its metric and with its own axis label (the metrics' scales differ)."""
