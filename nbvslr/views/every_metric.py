@@ -64,13 +64,15 @@ class EveryMetric:
     ``tasks``: the tasks, in the report's order (``fidelity.panel_order``); ``metrics``:
     the metrics any of them measured, in ``METRICS`` order; ``rows``: per metric, its
     ``report_rows`` over the tasks that measured it; ``measured``: per task (``key``),
-    its metrics.
+    its metrics; ``differ``: per task, the log-loss and the Brier score against the test
+    error (``metric_winners.disagreement``), by pair, then metric.
     """
 
     tasks: tuple[TaskResults, ...]
     metrics: tuple[str, ...]
     rows: Mapping[str, list[dict[str, Any]]]
     measured: Mapping[tuple[str, str], tuple[str, ...]]
+    differ: Mapping[tuple[str, str], list[Disagreement]]
 
     @property
     def error_alone(self) -> bool:
@@ -115,7 +117,20 @@ def every_metric(
                            level=level, metric=m) for m in metrics}
     order = list(dict.fromkeys(key(r["_task"]) for r in rows["error"]))
     by_key = {key(t): t for t in tasks}
-    return EveryMetric(tuple(by_key[k] for k in order), metrics, rows, got)
+    return EveryMetric(tuple(by_key[k] for k in order), metrics, rows, got,
+                       {key(t): _disagreements(t, got[key(t)]) for t in tasks})
+
+
+def _disagreements(task: TaskResults, metrics: Sequence[str]) -> list[Disagreement]:
+    """The log-loss and the Brier score (those of ``metrics``) against the test error, by
+    pair, then metric."""
+    mine = [m for m in AGAINST_ERROR if m in metrics]
+    if not mine:
+        return []
+    winners = winners_by_m(task, ["error", *mine])
+    found = [d for m in mine for d in disagreement(winners, m)]
+    pairs = list(dict.fromkeys((d.model_a, d.model_b) for d in found))
+    return [d for pair in pairs for d in found if (d.model_a, d.model_b) == pair]
 
 
 # --------------------------------------------------------------------------------------
@@ -181,15 +196,33 @@ def winners_markdown(every: EveryMetric, task: TaskResults) -> str:
     if not mine:
         return ("The test error's winner is set against the log-loss's and the Brier "
                 "score's where a run measured them; this task measured neither.\n")
-    winners = winners_by_m(task, ["error", *mine])
-    found = [d for m in mine for d in disagreement(winners, m)]
-    pairs = list(dict.fromkeys((d.model_a, d.model_b) for d in found))
-    lines = [disagreement_line(d) for pair in pairs for d in found
-             if (d.model_a, d.model_b) == pair]
+    lines = [disagreement_line(d) for d in every.differ[key(task)]]
     if not lines:
         return ""
     return ("Against the test error, by m (each metric's winner at m from its paired 95% "
             "interval, as in the table's winner columns).\n\n" + "\n".join(lines) + "\n")
+
+
+def opposite_markdown(every: EveryMetric) -> str:
+    """Above the tasks: every pair, metric and sizes where the log-loss or the Brier score
+    names the other model than the test error (``Disagreement.opposite``); a line saying
+    there is none when so; "" when no task measured either."""
+    if not any(m in AGAINST_ERROR for m in every.metrics):
+        return ""
+    lines = []
+    for task in every.tasks:
+        for d in every.differ[key(task)]:
+            for (on_error, on_metric), ms in _grouped(d.opposite).items():
+                lines.append(f"- {heading(every, task)} ({d.model_a} vs {d.model_b}): "
+                             f"m = {_ranges(ms, list(d.sizes))}, {on_error} on the test error, "
+                             f"{on_metric} on the {_short(d.metric)}")
+    if not lines:
+        return ("The log-loss and the Brier score never name the other model than the test "
+                "error at the same m (where they differ, one of them is a tie: see each "
+                "task).\n")
+    return ("Opposite winners: where the test error names one model and the log-loss or "
+            "the Brier score the other, at the same m (paired 95% intervals).\n\n"
+            + "\n".join(lines) + "\n")
 
 
 # --------------------------------------------------------------------------------------
@@ -281,6 +314,9 @@ def every_metric_table(
                                                    seed=seed, level=level, notes=notes,
                                                    paper=paper, rows=every.rows["error"])
     text = intro(every) + "\n"
+    opposite = opposite_markdown(every)
+    if opposite:
+        text += "\n" + opposite
     for task in every.tasks:
         text += f"\n{heading(every, task)}:\n\n" + task_markdown(every, task)
     tail = notes_markdown(every, level=level, n_boot=n_boot, notes=notes, paper=paper)

@@ -280,6 +280,7 @@ def every_metric_page(
     tail = every_metric.notes_markdown(every, level=level, n_boot=n_boot, notes=notes,
                                        paper=paper)
     body = "\n".join(sections)
+    opposite = every_metric.opposite_markdown(every)
     if tail:
         body += "\n" + ("<h2>Notes</h2>\n" if notes else "") + markdown_html(tail)
     return f"""<!DOCTYPE html>
@@ -296,6 +297,7 @@ def every_metric_page(
 <p class="note">{count}: {html.escape(", ".join(t.name for t in tasks))}. Made by
 <code>{html.escape(made)}</code> from the saved results alone.</p>
 {markdown_html(every_metric.intro(every))}
+{markdown_html(opposite) if opposite else ""}
 {body}
 <h2>Settings and versions</h2>
 {settings_html(list(tasks))}

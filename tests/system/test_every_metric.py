@@ -151,6 +151,10 @@ def test_the_winners_that_differ_are_the_paired_winners(run):
             line = [x for x in section.splitlines() if x.startswith(f"- {a} vs {b}, {what}:")]
             assert len(line) == 1, section
             assert ("**opposite winners**" in line[0]) == bool(opposite), line[0]
+            top = result.output.split("\nsyn:\n")[0]  # the list above the tasks
+            listed = [x for x in top.splitlines() if x.startswith(f"- {task} ({a} vs {b}): ")
+                      and x.endswith(f"on the {what}")]
+            assert bool(listed) == bool(opposite), (listed, opposite)
 
 
 def test_the_splits_without_a_value_are_those_of_each_metrics_report(run):

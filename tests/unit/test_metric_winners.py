@@ -44,3 +44,22 @@ def test_agreement_everywhere_is_said_once():
     (d,) = disagreement(table, "log_loss")
     assert not d.differs
     assert disagreement_line(d) == "- nb vs lr, log-loss: the same winner at every m."
+
+
+def test_the_list_above_the_tasks_names_each_opposite_winner():
+    """The page's first list: a line per task, pair and direction of the opposite winners,
+    and a line saying there are none when the metrics only tie against the error."""
+    from types import SimpleNamespace
+
+    from nbvslr.views.every_metric import EveryMetric, opposite_markdown
+
+    task = SimpleNamespace(name="pima", folder="runs/pima")
+    (d,) = disagreement(_winners(), "log_loss")
+    every = EveryMetric((task,), ("error", "log_loss"), {}, {}, {("pima", "runs/pima"): [d]})
+    assert opposite_markdown(every).splitlines()[2:] == [
+        "- pima (nb vs lr): m = 2–4, nb on the test error, lr on the log-loss"]
+    (same,) = disagreement(_winners().assign(log_loss=["nb", "nb", "lr", "nb", "lr", "lr"]),
+                           "log_loss")
+    assert same.tie_one_side and not same.opposite
+    quiet = EveryMetric((task,), ("error", "log_loss"), {}, {}, {("pima", "runs/pima"): [same]})
+    assert opposite_markdown(quiet).startswith("The log-loss and the Brier score never name")
