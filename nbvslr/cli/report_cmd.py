@@ -106,8 +106,8 @@ def report(results_dirs, output, fmt, n_boot, seed, notes, paper, brief,
                           "-o report.html")
     if metric == ALL:
         if extrapolate:
-            raise ConfigError("--extrapolate adds a section of one metric; use it with "
-                              "--metric error, not all")
+            raise ConfigError("--extrapolate adds a section of one metric; give one --metric, "
+                              "not all")
         _every_metric(results_dirs, output, fmt, n_boot, seed, notes, paper, brief)
         return
     if extrapolate:

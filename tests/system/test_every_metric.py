@@ -239,7 +239,7 @@ def test_bad_metrics_and_options_are_one_line_errors(run, tmp_path):
     cases = [
         (["--metric", "log-loss"], 2, "'log-loss' is not one of 'error', 'log_loss', 'brier', "
                                       "'train_error', 'all'"),
-        (["--metric", "all", "--extrapolate"], 2, "use it with --metric error, not all"),
+        (["--metric", "all", "--extrapolate"], 2, "give one --metric, not all"),
     ]
     for args, code, words in cases:
         result = CliRunner().invoke(cli, ["report", str(run), "--format", "html", "-o",
