@@ -206,8 +206,8 @@ def winners_markdown(every: EveryMetric, task: TaskResults) -> str:
 def opposite_markdown(every: EveryMetric) -> str:
     """Above the tasks: every pair, metric and sizes where the log-loss or the Brier score
     names the other model than the test error (``Disagreement.opposite``); a line saying
-    there is none when so; "" when no task measured either."""
-    if not any(m in AGAINST_ERROR for m in every.metrics):
+    there is none when so; "" when no task measured either, or has a pair to compare."""
+    if not any(every.differ.values()):  # no such metric, or no pair to compare
         return ""
     lines = []
     for task in every.tasks:
@@ -217,9 +217,10 @@ def opposite_markdown(every: EveryMetric) -> str:
                              f"m = {_ranges(ms, list(d.sizes))}, {on_error} on the test error, "
                              f"{on_metric} on the {_short(d.metric)}")
     if not lines:
-        return ("The log-loss and the Brier score never name the other model than the test "
-                "error at the same m (where they differ, one of them is a tie: see each "
-                "task).\n")
+        named = " and the ".join(_short(m) for m in AGAINST_ERROR if m in every.metrics)
+        return (f"The {named} never name{'s' if ' and ' not in named else ''} the other "
+                "model than the test error at the same m (where they differ, one of them is "
+                "a tie: see each task).\n")
     return ("Opposite winners: where the test error names one model and the log-loss or "
             "the Brier score the other, at the same m (paired 95% intervals).\n\n"
             + "\n".join(lines) + "\n")

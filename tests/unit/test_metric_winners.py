@@ -62,4 +62,4 @@ def test_the_list_above_the_tasks_names_each_opposite_winner():
                            "log_loss")
     assert same.tie_one_side and not same.opposite
     quiet = EveryMetric((task,), ("error", "log_loss"), {}, {}, {("pima", "runs/pima"): [same]})
-    assert opposite_markdown(quiet).startswith("The log-loss and the Brier score never name")
+    assert opposite_markdown(quiet).startswith("The log-loss never names the other model")
