@@ -206,6 +206,19 @@ def test_runs_that_measured_different_metrics_share_one_page(run, tmp_path):
     assert all(f"| {LABELS[m]} |" in syn for m in METRICS)
 
 
+def test_a_run_of_one_model_shows_its_metrics_without_a_comparison(tmp_path):
+    """A run of naive Bayes alone measuring the log-loss: a row per metric of that model, no
+    winners and no list of opposite winners (no pair to compare)."""
+    nbvslr.run({"tasks": [{"name": "solo", "source": {"synthetic": {}}}], "sizes": [4, 12],
+                "splits": 4, "models": {"nb": {}}}, out=tmp_path, progress=False,
+               metrics=["error", "log_loss"])
+    result = CliRunner().invoke(cli, ["report", str(tmp_path), "--metric", "all", *BOOT])
+    assert result.exit_code == 0, result.output
+    rows = [x.split(" | ")[:2] for x in result.output.splitlines() if x.startswith("| test")]
+    assert rows == [["| test error", "nb only"], ["| test log-loss", "nb only"]]
+    assert "Opposite winners" not in result.output and "never name" not in result.output
+
+
 def test_a_run_of_the_error_alone_gets_the_error_page_said_so(tmp_path):
     """`--metric all` on a run that measured the test error alone: the test error's page
     (its figure, table and title) with the line that says why, not an error."""
