@@ -863,6 +863,8 @@ def task_extrapolation(task, pair: tuple[str, str] | None = None, *,
                          rows["error_mean"].to_numpy(dtype=float),
                          rows["error_sem"].to_numpy(dtype=float))
         n_splits.append(rows["n_splits"].to_numpy(dtype=float))
+        if metric != "error":
+            check_complete(task, model, rows)
     common = np.intersect1d(curves[pair[0]][0], curves[pair[1]][0])
     keep = {k: np.isin(v[0], common) for k, v in curves.items()}
     curves = {k: tuple(x[keep[k]] for x in v) for k, v in curves.items()}
@@ -885,6 +887,24 @@ def task_extrapolation(task, pair: tuple[str, str] | None = None, *,
                            upper=upper_of(metric, task.run_info), metric=metric)
     except ValueError as err:
         raise ResultsError(f"{task.name}: {err}") from None
+
+
+def check_complete(task, model: str, rows) -> None:
+    """``ResultsError`` when ``model`` lacks a value of the task's metric on some split of
+    some size (``rows``: its summary rows): its mean there is over the splits with a value
+    (the paper's LR: the non-separable training sets), a subset that changes with m, not a
+    learning curve to extrapolate (docs/extrapolation.md, "The Brier score")."""
+    splits = int(task.run_info.get("splits") or 0)
+    counts = rows["n_splits"].to_numpy(dtype=float)
+    short = counts < splits if splits else np.zeros(counts.size, dtype=bool)
+    if short.any():
+        m = rows["m"].to_numpy()[short]
+        raise ResultsError(
+            f"{task.folder}: {model} has no {LABELS[metric_of(task)]} on some splits at "
+            f"{short.sum()} of its {counts.size} sizes (m = {', '.join(map(str, m[:3]))}"
+            f"{', ...' if m.size > 3 else ''}; why: run.json's no_probabilities): its mean "
+            "there is over the other splits, a subset that changes with m, not a learning "
+            "curve to extrapolate")
 
 
 def floors(task, pair: Sequence[str]) -> dict[str, float]:

@@ -65,6 +65,26 @@ def _curves(task, pair):
     return {mo: tuple(x[np.isin(c[0], common)] for x in c) for mo, c in curves.items()}
 
 
+def _complete(task, model):
+    """The sizes (m,) where ``model`` has a value on every split of ``task``."""
+    rows = task.summary[task.summary["model"] == model]
+    splits = int(task.run_info.get("splits") or 0)
+    return rows["m"].to_numpy(dtype=float)[rows["n_splits"].to_numpy() >= splits]
+
+
+def _skip(task, pair):
+    """Why ``task``'s curves of ``pair`` are not extrapolated (a model without a value on
+    some split: ``extrapolate.check_complete``), or None."""
+    if (task.run_info.get("metric") or "error") == "error":
+        return None
+    for mo in pair:
+        try:
+            ex.check_complete(task, mo, task.summary[task.summary["model"] == mo])
+        except ex.ResultsError as err:
+            return str(err).split(": ", 1)[-1]
+    return None
+
+
 def _load(paths, metric):
     return [for_metric(t, metric) for t in load_results(paths)]
 
@@ -89,6 +109,8 @@ def held(lo, hi, value, sem):
 
 def cut_points(task, *, ratio, n_sem, shape, n_boot, seed=0, pair=("nb", "lr")):
     """Rows (model, k, ratio m / m_k, covered, width) for every cut k and size past it."""
+    if _skip(task, pair):
+        return []
     curves = _curves(task, pair)
     m = curves[pair[0]][0]
     dsem = _diff_sem(task, pair, m)
@@ -120,6 +142,11 @@ def cut_points(task, *, ratio, n_sem, shape, n_boot, seed=0, pair=("nb", "lr")):
 def cut_main(args) -> int:
     tasks = _load(args.results, args.metric)
     pair = tuple(args.pair)
+    for t in tasks:
+        if why := _skip(t, pair):
+            print(f"- {t.name}: left out: {why}")
+    used = [t.name for t in tasks if not _skip(t, pair)]
+    print(f"\nTasks: {', '.join(used)} ({len(used)}).\n")
     settings = [(r, s, k) for r in args.ratio for s in args.n_sem for k in args.shape]
     print("| ratio, n_sem, shape | model | " + " | ".join(
         f"{lo:g}-{hi:g}×" for lo, hi in zip(BINS[:-1], BINS[1:], strict=True))
@@ -252,21 +279,29 @@ def long_main(args) -> int:
         lm = lcurves[pair[0]][0]
         for mo in pair:
             p = e.predict(mo, lm, beyond=True)
+            full = _complete(lg, mo)
             for j, size in enumerate(lm):
                 y, s = lcurves[mo][1][j], lcurves[mo][2][j]
                 ok = held(p["low"][j], p["high"][j], y, s)
                 within = bool(p["within_reach"][j])
-                key = mo if within else "beyond"
-                tally[key][0] += ok
-                tally[key][1] += 1
-                tally[key][2] += bool(p["low"][j] <= y <= p["high"][j])
+                if size not in full:  # a mean over a subset of the splits: not a check
+                    ok = None
+                else:
+                    key = mo if within else "beyond"
+                    tally[key][0] += ok
+                    tally[key][1] += 1
+                    tally[key][2] += bool(p["low"][j] <= y <= p["high"][j])
                 pts_rows.append((name, mo, int(size), size / e.last_m, within,
                                  p["predicted"][j], p["low"][j], p["high"][j], y, s, ok))
             # the limit: between the floor and the error at the largest long m
             lo, hi = e.asymptote_interval[mo] or (math.nan, math.nan)
-            y_end, s_end = lcurves[mo][1][-1], lcurves[mo][2][-1]
+            last = np.flatnonzero(np.isin(lm, full))  # the largest m with every split
+            if not last.size:
+                continue
+            j = last[-1]
+            y_end, s_end = lcurves[mo][1][j], lcurves[mo][2][j]
             ok = lo <= y_end + Z * s_end
-            limit_rows.append((name, mo, e.asymptote[mo], lo, hi, e.floor[mo], int(lm[-1]),
+            limit_rows.append((name, mo, e.asymptote[mo], lo, hi, e.floor[mo], int(lm[j]),
                                y_end, s_end, ok))
         # the crossover: the grid's last size, then the long curve
         gm = _curves(g, pair)[pair[0]][0]
@@ -322,8 +357,10 @@ def _print_long(pts_rows, limit_rows, cross_rows, tally, pair):
     print("|---|---|---|---|---|---|---|")
     for (name, mo, size, r, within, pred, lo, hi, y, s, ok) in pts_rows:
         mark = "" if within else " (beyond reach)"
+        verdict = ("not counted (some splits without a value)" if ok is None
+                   else "yes" if ok else "**no**")
         print(f"| {name} | {mo} | {size} | {r:.1f}{mark} | {_fmt(pred, lo, hi)} | "
-              f"{y:.3f} ± {s:.3f} | {'yes' if ok else '**no**'} |")
+              f"{y:.3f} ± {s:.3f} | {verdict} |")
     print()
     for key, label in ((pair[0], f"{pair[0]}, within reach"),
                        (pair[1], f"{pair[1]}, within reach"),

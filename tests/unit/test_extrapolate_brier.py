@@ -189,3 +189,16 @@ def test_log_loss_and_training_error_are_still_not_extrapolated():
         ex.check_extrapolable("train_error")
     ex.check_extrapolable("error")
     ex.check_extrapolable("brier")
+
+
+def test_a_brier_curve_missing_splits_is_not_extrapolated(tmp_path):
+    """The paper's LR has no Brier score on separable training sets: its Brier curve is a
+    mean over the other splits, a subset changing with m, and its extrapolation is refused
+    naming the model and the sizes (the report keeps the reason in the task's row)."""
+    r = nbvslr.run(_cfg(models={"nb": {}, "lr": {}}), out=tmp_path, progress=False,
+                   metrics=["error", "brier"])
+    assert r.metric("brier").summary.query("model == 'lr'")["n_splits"].min() < 8
+    with pytest.raises(ResultsError, match="lr has no test Brier score on some splits at"):
+        r.metric("brier").extrapolation(n_boot=10)
+    assert "not a learning curve to extrapolate" in r.metric("brier").report(extrapolate=True)
+    assert set(r.extrapolation(n_boot=10)["model"]) == {"nb", "lr"}
