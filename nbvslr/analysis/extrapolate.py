@@ -30,9 +30,15 @@ weight).
 
 The floor (``floor_of``): a model's limit is not below its error when trained on all the
 task's rows and scored on them (run.json's ``asymptotic_error``), less ``FLOOR_Z`` of that
-error's binomial standard errors. Fits are constrained to limits in [floor, 1]; where the
-unconstrained limit falls below the floor the fit is the least-squares curve with its limit
-on the floor.
+error's binomial standard errors. Fits are constrained to limits in [floor, upper] (upper
+1); where the unconstrained limit falls below the floor the fit is the least-squares curve
+with its limit on the floor.
+
+The Brier score's curves are extrapolated the same way (``EXTRAPOLATED``), the floor its
+all-rows Brier score (run.json's ``asymptotic_brier``) less ``FLOOR_Z`` of its own standard
+errors over the rows (``floor_of_brier``), upper 2 for K > 2 classes (``upper_of``), and
+only for a model with a value on every split of every size (``check_complete``); the
+log-loss and the training error are not (``NOT_EXTRAPOLATED``).
 
 Choosing families by how they extrapolate (``choose``): each family is fitted to the first
 ``FIT_SHARE`` of the sizes and scored by the mean absolute error of its predictions at the

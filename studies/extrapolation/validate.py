@@ -85,6 +85,34 @@ def _skip(task, pair):
     return None
 
 
+def _usable(task, pair):
+    """The models of ``pair`` whose curves may be extrapolated on ``task``."""
+    return [mo for mo in pair if not _skip(task, (mo,))]
+
+
+ALONE = " (alone)"  # the stand-in partner of a model whose partner is left out
+
+
+def _alone(curves, mo):
+    """The curves of a pair made of ``mo`` and a copy of it: each model's intervals are
+    drawn and fitted from its own curve alone (``draw_means``: a's draws do not depend on
+    b's), so a model whose partner is left out is still checked."""
+    return {mo: curves[mo], mo + ALONE: curves[mo]}, (mo, mo + ALONE)
+
+
+def _solo_extrapolation(task, mo, *, n_boot, seed, beyond=False):
+    """``task_extrapolation`` of ``mo`` alone (``_alone``)."""
+    curves, pair = _alone(_curves(task, (mo,)), mo)
+    floor = {**ex.floors(task, (mo,))}
+    floor[mo + ALONE] = floor[mo]
+    rows = int((task.run_info.get("task") or {}).get("rows") or 0)
+    m = curves[mo][0]
+    return ex.extrapolate(curves, pair, rows or int(m[-1]) * 100,
+                          rng=task_rng(seed, task.name), n_boot=n_boot, floor=floor,
+                          beyond=beyond, upper=ex.upper_of(task.run_info.get("metric")
+                                                           or "error", task.run_info))
+
+
 def _load(paths, metric):
     return [for_metric(t, metric) for t in load_results(paths)]
 
@@ -108,13 +136,18 @@ def held(lo, hi, value, sem):
 
 
 def cut_points(task, *, ratio, n_sem, shape, n_boot, seed=0, pair=("nb", "lr")):
-    """Rows (model, k, ratio m / m_k, covered, width) for every cut k and size past it."""
-    if _skip(task, pair):
+    """Rows (model, k, ratio m / m_k, covered, width) for every cut k and size past it; a
+    model whose partner is left out is checked alone (``_alone``)."""
+    models = _usable(task, pair)
+    if not models:
         return []
-    curves = _curves(task, pair)
+    curves = _curves(task, models)
+    floor, rows = _floors(task, models)
+    if len(models) == 1:
+        curves, pair = _alone(curves, models[0])
+        floor[pair[1]] = floor[pair[0]]
     m = curves[pair[0]][0]
     dsem = _diff_sem(task, pair, m)
-    floor, rows = _floors(task, pair)
     upper = ex.upper_of(task.run_info.get("metric") or "error", task.run_info)
     out = []
     for k in range(6, m.size - 2):
@@ -129,7 +162,7 @@ def cut_points(task, *, ratio, n_sem, shape, n_boot, seed=0, pair=("nb", "lr")):
             continue
         finally:
             ex.ACCEPT_RATIO, ex.ACCEPT_SEM, ex.SHAPE_K = saved
-        for mo in pair:
+        for mo in models:
             p = e.predict(mo, m[k:], beyond=True)
             for j, size in enumerate(m[k:]):
                 y, s = curves[mo][1][k + j], curves[mo][2][k + j]
@@ -143,10 +176,13 @@ def cut_main(args) -> int:
     tasks = _load(args.results, args.metric)
     pair = tuple(args.pair)
     for t in tasks:
-        if why := _skip(t, pair):
-            print(f"- {t.name}: left out: {why}")
-    used = [t.name for t in tasks if not _skip(t, pair)]
-    print(f"\nTasks: {', '.join(used)} ({len(used)}).\n")
+        for mo in pair:
+            if why := _skip(t, (mo,)):
+                print(f"- {t.name}, {mo}: left out: {why}")
+    for mo in pair:
+        used = [t.name for t in tasks if mo in _usable(t, pair)]
+        print(f"\n{mo}: {', '.join(used)} ({len(used)} tasks).")
+    print()
     settings = [(r, s, k) for r in args.ratio for s in args.n_sem for k in args.shape]
     print("| ratio, n_sem, shape | model | " + " | ".join(
         f"{lo:g}-{hi:g}×" for lo, hi in zip(BINS[:-1], BINS[1:], strict=True))
@@ -270,14 +306,23 @@ def long_main(args) -> int:
     tally = {pair[0]: [0, 0, 0], pair[1]: [0, 0, 0], "beyond": [0, 0, 0]}
     for name in names:
         g, lg = grid[name], long[name]
-        try:
-            e = ex.task_extrapolation(g, pair, n_boot=args.n_boot, seed=args.seed)
-        except ex.ResultsError as err:
-            print(f"<!-- {name}: not extrapolated: {err} -->")
+        models = _usable(g, pair)
+        if len(models) < 2:
+            for mo in pair:
+                if why := _skip(g, (mo,)):
+                    print(f"- {name}, {mo}: left out: {why}")
+        if not models:
             continue
-        lcurves = _curves(lg, pair)
-        lm = lcurves[pair[0]][0]
-        for mo in pair:
+        if len(models) == 2:
+            e = ex.task_extrapolation(g, pair, n_boot=args.n_boot, seed=args.seed)
+            exs = {mo: e for mo in pair}
+        else:
+            exs = {models[0]: _solo_extrapolation(g, models[0], n_boot=args.n_boot,
+                                                  seed=args.seed)}
+        lcurves = _curves(lg, models)
+        lm = lcurves[models[0]][0]
+        for mo in models:
+            e = exs[mo]
             p = e.predict(mo, lm, beyond=True)
             full = _complete(lg, mo)
             for j, size in enumerate(lm):
@@ -303,12 +348,17 @@ def long_main(args) -> int:
             ok = lo <= y_end + Z * s_end
             limit_rows.append((name, mo, e.asymptote[mo], lo, hi, e.floor[mo], int(lm[j]),
                                y_end, s_end, ok))
-        # the crossover: the grid's last size, then the long curve
+        if len(models) < 2:
+            continue
+        # the crossover: the grid's last size, then the long curve (at the sizes where
+        # both models have a value on every split)
         gm = _curves(g, pair)[pair[0]][0]
         paired = _pair_rows(lg, pair)
-        rows = paired[np.isin(paired["m"].to_numpy(dtype=float), lm)].sort_values("m")
+        both = np.intersect1d(_complete(lg, pair[0]), _complete(lg, pair[1]))
+        rows = paired[np.isin(paired["m"].to_numpy(dtype=float), both)].sort_values("m")
         gp = _pair_rows(g, pair)
         gp = gp[np.isin(gp["m"].to_numpy(dtype=float), gm)].sort_values("m")
+        lm = np.concatenate([gm[-1:], both])
         m_all = np.concatenate([[gm[-1]], rows["m"].to_numpy(dtype=float)])
         d_all = np.concatenate([[gp["diff_mean"].iloc[-1]], rows["diff_mean"].to_numpy()])
         s_all = np.concatenate([[gp["diff_sem"].iloc[-1]], rows["diff_sem"].to_numpy()])
@@ -332,14 +382,10 @@ def long_main(args) -> int:
 
 
 def _pair_rows(task, pair):
-    """The paired rows of ``pair`` on ``task``, computed from its splits when paired.csv
-    does not hold them."""
+    """The paired rows of ``pair`` on ``task`` (the run must have compared them: the
+    configs of runs.py compare nb with lr and with lr-l2)."""
     paired = task_paired(task)
-    rows = paired[(paired["model_a"] == pair[0]) & (paired["model_b"] == pair[1])]
-    if rows.empty:
-        from nbvslr.analysis.stats import paired_differences
-        rows = paired_differences(task.splits(), [pair])
-    return rows
+    return paired[(paired["model_a"] == pair[0]) & (paired["model_b"] == pair[1])]
 
 
 def _m(x):
@@ -369,6 +415,22 @@ def _print_long(pts_rows, limit_rows, cross_rows, tally, pair):
         if n:
             print(f"- {label}: {k} of {n} held ({k / n:.0%}); the measured mean itself inside "
                   f"the interval: {strict} of {n} ({strict / n:.0%})")
+    print()
+    print("By distance past the grid's end (m / largest m of the grid), held of counted:")
+    print()
+    print("| model | " + " | ".join(f"{lo:g}-{hi:g}×" for lo, hi in zip(BINS[:-1], BINS[1:],
+                                                                    strict=True))
+          + " | all | mean width within reach |")
+    print("|---|" + "---|" * (len(BINS) + 1))
+    for mo in pair:
+        pts = [r for r in pts_rows if r[1] == mo and r[10] is not None]
+        cells = []
+        for lo, hi in zip(BINS[:-1], BINS[1:], strict=True):
+            sel = [r[10] for r in pts if lo < r[3] <= hi]
+            cells.append(f"{sum(sel)} of {len(sel)}" if sel else "–")
+        width = [r[7] - r[6] for r in pts if r[4]]
+        print(f"| {mo} | " + " | ".join(cells) + f" | {sum(r[10] for r in pts)} of "
+              f"{len(pts)} | {np.mean(width) if width else math.nan:.3f} |")
     print()
     print("| task | model | limit [95%] | floor | measured at the largest m | "
           "interval reaches it |")
