@@ -840,7 +840,8 @@ def task_extrapolation(task, pair: tuple[str, str] | None = None, *,
                        level: float = 0.95, beyond: bool = False) -> Extrapolation:
     """``extrapolate`` one task's saved results (``results.TaskResults``).
 
-    ``pair`` is ``(model_a, model_b)``, by default the task's first pair (the figure's).
+    ``pair`` is ``(model_a, model_b)``, by default the task's first pair (the figure's;
+    for another metric, the first pair whose curves have a value on every split, if any).
     Reads summary.csv and the pair's paired standard errors (paired.csv, or the splits when
     it is missing): the intervals come from ``draw_means``, so a committed run without its
     splits gets the same table as the run that kept them. The horizon is the task's rows
@@ -857,7 +858,11 @@ def task_extrapolation(task, pair: tuple[str, str] | None = None, *,
     if pair is None:
         if paired.empty:
             raise ResultsError(f"{task.folder}: no pair of models to extrapolate")
-        pair = (str(paired["model_a"].iloc[0]), str(paired["model_b"].iloc[0]))
+        pairs = list(dict.fromkeys(zip(paired["model_a"].astype(str),
+                                       paired["model_b"].astype(str), strict=True)))
+        pair = pairs[0]
+        if metric != "error":  # the first pair whose curves are both complete, if any
+            pair = next((p for p in pairs if _complete(task, p)), pair)
     summary = task.summary
     curves = {}
     n_splits = []
@@ -893,6 +898,16 @@ def task_extrapolation(task, pair: tuple[str, str] | None = None, *,
                            upper=upper_of(metric, task.run_info), metric=metric)
     except ValueError as err:
         raise ResultsError(f"{task.name}: {err}") from None
+
+
+def _complete(task, pair: Sequence[str]) -> bool:
+    """Whether every model of ``pair`` passes ``check_complete`` on ``task``."""
+    try:
+        for model in pair:
+            check_complete(task, model, task.summary[task.summary["model"] == model])
+    except ResultsError:
+        return False
+    return True
 
 
 def check_complete(task, model: str, rows) -> None:

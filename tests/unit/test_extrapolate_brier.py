@@ -202,3 +202,9 @@ def test_a_brier_curve_missing_splits_is_not_extrapolated(tmp_path):
         r.metric("brier").extrapolation(n_boot=10)
     assert "not a learning curve to extrapolate" in r.metric("brier").report(extrapolate=True)
     assert set(r.extrapolation(n_boot=10)["model"]) == {"nb", "lr"}
+    both = nbvslr.run(_cfg(models={"nb": {}, "lr": {}, "lr2": {"model": "lr",
+                                                               "separable": "l2"}},
+                           compare=[["nb", "lr"], ["nb", "lr2"]]),
+                      progress=False, metrics=["error", "brier"])
+    # by default the first pair whose Brier curves are complete
+    assert set(both.metric("brier").extrapolation(n_boot=10)["model"]) == {"nb", "lr2"}
