@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 from sklearn.metrics import brier_score_loss
-from test_metrics import _continuous, _discrete, _probabilities, _spec
+from test_metrics import _continuous, _discrete, _probabilities, _spec, _text
 
 import nbvslr
 from nbvslr.analysis import extrapolate as ex
@@ -33,12 +33,13 @@ def _all_rows_reference(spec, data):
 @pytest.mark.parametrize(("make", "K", "family", "options"), [
     (_continuous, 2, "nb", {}), (_continuous, 2, "lr", {"C": 1.0}), (_discrete, 2, "nb", {}),
     (_continuous, 3, "nb", {}), (_discrete, 3, "lr", {"C": 1.0}),
+    (_text, 2, "nb", {}), (_text, 3, "lr", {"C": 1.0}),
 ])
 def test_all_rows_brier_is_sklearns_with_the_rows_standard_error(make, K, family, options):
     """full_scores' Brier score is scikit-learn's on the all-rows fit's probabilities (K
     classes: the squared distance to the one-hot label, in [0, 2]) and its standard error
     the rows' standard deviation over sqrt(N); the error is score_full's."""
-    data = make(K=K)
+    data = make(K)
     spec = _spec(family, **options)
     seed = np.random.SeedSequence(0)
     got = full_scores(spec, data, seed, metrics=("error", "brier"))
