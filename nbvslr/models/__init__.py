@@ -44,6 +44,7 @@ rows, from the counts the test error already makes).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -283,7 +284,7 @@ FULL_NO_PROBABILITIES = {
 
 
 def full_scores(spec: ModelSpec, data: Dataset, seed: np.random.SeedSequence,
-                metrics: Sequence[str] = DEFAULT_METRICS) -> dict:
+                metrics: Sequence[str] = DEFAULT_METRICS) -> dict[str, Any]:
     """Fit ``spec`` on all rows and score it on all rows.
 
     Returns ``{"error": float}`` (``score_full``), and with ``"brier"`` in ``metrics`` also
@@ -298,13 +299,14 @@ def full_scores(spec: ModelSpec, data: Dataset, seed: np.random.SeedSequence,
     entry = lookup(spec.family, data.kind, data.multiclass)
     design = get_design(data, entry.design(data, opts))
     fit = entry.fit(data, design, idx, opts, [seed], DEFAULT_BUDGET)
-    out: dict = {"error": _full_error(design, data, fit, idx, entry.ties(opts))}
+    out: dict[str, Any] = {"error": _full_error(design, data, fit, idx, entry.ties(opts))}
     if "brier" in metrics:
         out["brier"] = _full_brier(design, data, fit)
     return out
 
 
 def _full_brier(design: Design | SparseDesign, data: Dataset, fit: Fit) -> dict:
+    """``full_scores``' ``brier`` of the all-rows ``fit`` (one rule)."""
     if no_probabilities(fit, 1)[0]:
         if fit.quasi is not None and np.asarray(fit.quasi).size:
             cause = "quasi"

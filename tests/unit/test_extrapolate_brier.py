@@ -9,12 +9,14 @@ import math
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from sklearn.metrics import brier_score_loss
 from test_metrics import _continuous, _discrete, _probabilities, _spec, _text
 
 import nbvslr
 from nbvslr.analysis import extrapolate as ex
 from nbvslr.analysis.metrics import for_metric
+from nbvslr.cli import cli
 from nbvslr.data.dataset import Dataset
 from nbvslr.errors import ConfigError, ResultsError
 from nbvslr.models import full_scores, score_full
@@ -209,3 +211,25 @@ def test_a_brier_curve_missing_splits_is_not_extrapolated(tmp_path):
                       progress=False, metrics=["error", "brier"])
     # by default the first pair whose Brier curves are complete
     assert set(both.metric("brier").extrapolation(n_boot=10)["model"]) == {"nb", "lr2"}
+
+
+def test_the_cli_extrapolates_the_brier_score_in_markdown_and_html(tmp_path):
+    """nbvslr report --extrapolate --metric brier: exit 0, the section past the grid with
+    the all-rows Brier score in Markdown and in the HTML page; --metric log_loss is still
+    one line and exit 2."""
+    nbvslr.run(_cfg(), out=tmp_path / "r", progress=False, metrics=["error", "brier"])
+    runner = CliRunner()
+    out = runner.invoke(cli, ["report", str(tmp_path / "r"), "--metric", "brier",
+                              "--extrapolate", "--n-boot", "20", "--no-paper"])
+    assert out.exit_code == 0, out.output
+    assert "Beyond the grid" in out.output
+    assert "below the test Brier score when trained and scored on all rows" in out.output
+    page = tmp_path / "r.html"
+    out = runner.invoke(cli, ["report", str(tmp_path / "r"), "--metric", "brier",
+                              "--extrapolate", "--n-boot", "20", "--format", "html",
+                              "-o", str(page)])
+    assert out.exit_code == 0, out.output
+    assert "Beyond the grid" in page.read_text()
+    out = runner.invoke(cli, ["report", str(tmp_path / "r"), "--metric", "log_loss",
+                              "--extrapolate"])
+    assert out.exit_code == 2 and len(out.output.strip().splitlines()) == 1
