@@ -66,7 +66,8 @@ Examples:
                    "the largest m, with intervals that count the choice of the curve family "
                    f"({DRAWS} draws of the mean curves, from summary.csv and paired.csv), up to "
                    "the reach the validation supports (docs/extrapolation.md). Not with csv; "
-                   "of the test error alone (with another --metric: refused, with why).")
+                   "of the test error, or with --metric brier of the Brier score (the "
+                   "log-loss and the training error: refused, with why).")
 @click.option("--beyond-reach", is_flag=True,
               help="With --extrapolate: look for the crossover up to the task's rows, past "
                    f"the validated reach ({REACH:g}x the largest m).")

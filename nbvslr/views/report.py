@@ -433,7 +433,8 @@ def report_table(
     its own number of draws), ``beyond_reach`` looks there for crossovers past the reach.
     ``metric``: the table of that metric instead of the test error (a line above the table
     names it, the notes say which splits had no value and why; no comparison with the
-    paper, which plots the test error alone; no extrapolation, ``check_extrapolable``).
+    paper, which plots the test error alone; the extrapolation only of the metrics
+    ``check_extrapolable`` allows).
     """
     if extrapolate:
         check_extrapolable(metric)
