@@ -107,26 +107,36 @@ def _onehot(y: np.ndarray, K: int) -> np.ndarray:
     return Y
 
 
-def _epsilon(X: np.ndarray, var_smoothing: float, var_floor: float, per: int = 1,
-             scratch: np.ndarray | None = None):
+def _epsilon(X: np.ndarray, var_smoothing: float, var_floor: float, per: int = 1):
     """Naive Bayes's epsilon of the splits, ``max(var_smoothing * v_max, var_floor)``, as a
     function of the flat indices ``s * per + k`` of covariances (split s, ``per`` of them a
-    split): computed only for the splits asked for (only a singular covariance needs it),
-    each once. ``scratch``: an array of X's shape free by the time epsilon is asked for,
-    where the deviations are made when every split is (no fresh array to page-fault)."""
+    split): computed when first asked for (only a singular covariance needs it), for every
+    split of the block at once (``v_max``: numpy's ``X.var(axis=1).max(axis=1)``, by naive
+    Bayes's compiled pass where it is the same to the last bit, d > 1)."""
+    v_max: list[np.ndarray] = []
 
     def eps(flat: np.ndarray) -> np.ndarray:
-        splits, which = np.unique(flat // per, return_inverse=True)  # each split once
-        every = splits.size == X.shape[0]
-        Xs = X if every else X[splits]  # (s, m, d)
-        # numpy's var(axis=1), step by step: the same sums, the deviations in ``scratch``
-        mean = Xs.sum(axis=1, keepdims=True) / Xs.shape[1]
-        dev = np.subtract(Xs, mean, out=scratch if every and scratch is not None else None)
-        np.multiply(dev, dev, out=dev)
-        v_max = (dev.sum(axis=1) / Xs.shape[1]).max(axis=1)  # largest total ML variance
-        return np.maximum(var_smoothing * v_max, var_floor)[which]
+        if not v_max:
+            v_max.append(_largest_variance(X))
+        return np.maximum(var_smoothing * v_max[0][flat // per], var_floor)
 
     return eps
+
+
+def _largest_variance(X: np.ndarray) -> np.ndarray:
+    """The largest total ML variance of a feature in each split's rows, (S,): X (S, m, d)."""
+    if X.shape[2] > 1 and X.flags.c_contiguous:
+        # compiled (numba) where it runs: a process that only plans and writes never loads it
+        from nbvslr.kernels.classes import largest_variance
+
+        out = np.empty(X.shape[0])
+        largest_variance(X, out)  # numpy's sums in numpy's order, one pass per split
+        return out
+    # one feature: numpy sums its column pairwise (the compiled pass adds row by row)
+    mean = X.sum(axis=1, keepdims=True) / X.shape[1]
+    dev = X - mean
+    np.multiply(dev, dev, out=dev)
+    return (dev.sum(axis=1) / X.shape[1]).max(axis=1)
 
 
 def _shrink(cov: np.ndarray, shrinkage: float) -> np.ndarray:
@@ -140,11 +150,23 @@ def _shrink(cov: np.ndarray, shrinkage: float) -> np.ndarray:
     return out
 
 
+#: numpy's Cholesky factorisation of a stack as ``numpy.linalg.cholesky`` calls it (LAPACK's
+#: ``potrf`` on each matrix), without the check that raises when one is not positive definite:
+#: its factor is then NaN. None where numpy has no such function (then one matrix at a time).
+_CHOLESKY_LO = getattr(getattr(np.linalg, "_umath_linalg", None), "cholesky_lo", None)
+
+
 def _cholesky_where(C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The Cholesky factors of a stack (S, d, d) and which exist (S,) bool: numpy's
-    factorisation of the whole stack, or, when one matrix is not positive definite, of each
-    in turn (a failed factor is NaN; halving the stack instead factorised each matrix about
-    log2(S) times when many fail, as on optdigits' collinear pixels)."""
+    """The lower Cholesky factors of a stack (S, d, d) and which exist (S,) bool (a failed
+    factor is NaN): numpy's factorisation of the whole stack, a matrix that is not positive
+    definite left NaN (each factor as ``numpy.linalg.cholesky`` makes it, alone or in a
+    stack; factorising one matrix at a time after a failure cost a Python call each, and
+    halving the stack instead factorised each matrix about log2(S) times when many fail,
+    as on optdigits' collinear pixels)."""
+    if _CHOLESKY_LO is not None:
+        with np.errstate(invalid="ignore"):  # a failed factor: NaN, no error
+            L = _CHOLESKY_LO(C, signature="d->d")
+        return L, ~np.isnan(L).all(axis=(1, 2))
     try:
         return np.linalg.cholesky(C), np.ones(C.shape[0], dtype=bool)
     except np.linalg.LinAlgError:
@@ -229,18 +251,17 @@ def _factored(cov: np.ndarray, eps, rank_bound: np.ndarray | float
 
 
 def _cholesky_inverse(L: np.ndarray) -> np.ndarray:
-    """``(L L')^-1`` of a stack of lower Cholesky factors (n, d, d), exactly symmetric:
-    LAPACK's ``potri`` on each (about 2.5 times quicker than ``numpy.linalg.inv`` of
-    ``L L'`` at d = 34 to 64, which factorises it again by LU)."""
-    n, d, _ = L.shape
-    out = np.empty_like(L)
-    for a in range(n):
-        # L[a].T is the upper factor U = L' in Fortran order (no copy): potri fills the
-        # upper triangle of the inverse, i.e. the lower one of its C-ordered transpose
-        out[a] = _potri(L[a].T, lower=0)[0].T
-    i, j = np.triu_indices(d, 1)
-    out[:, i, j] = out[:, j, i]  # the upper triangle: the mirror of the lower
-    return out
+    """``(L L')^-1`` of a stack of lower Cholesky factors (n, d, d), exactly symmetric,
+    written over L (returned): LAPACK's ``potri`` on each (about 2.5 times quicker than
+    ``numpy.linalg.inv`` of ``L L'`` at d = 34 to 64, which factorises it again by LU)."""
+    from nbvslr.kernels.gaussian import mirror_lower
+
+    for a in range(L.shape[0]):
+        # L[a].T is the upper factor U = L' in Fortran order (no copy): potri overwrites it
+        # with the upper triangle of the inverse, i.e. the lower one of L[a]
+        _potri(L[a].T, lower=0, overwrite_c=1)
+    mirror_lower(L)  # the upper triangle: the mirror of the lower
+    return L
 
 
 def _cholesky_solve(L: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -279,7 +300,8 @@ def precision(cov: np.ndarray, eps, singular: str,
         raise ValueError(f"singular must be 'epsilon' or 'pinv', got {singular!r}")
     d = cov.shape[-1]
     _, L, logdet, flagged = _factored(cov, eps, d if rank_bound is None else rank_bound)
-    return _cholesky_inverse(L.reshape(-1, d, d)).reshape(cov.shape), logdet, flagged
+    L = np.ascontiguousarray(L.reshape(-1, d, d))  # inverted in place: L is not kept
+    return _cholesky_inverse(L).reshape(cov.shape), logdet, flagged
 
 
 def _rank_bound(rank: np.ndarray | int, shrinkage: float) -> np.ndarray | float:
@@ -288,26 +310,29 @@ def _rank_bound(rank: np.ndarray | int, shrinkage: float) -> np.ndarray | float:
     return np.inf if shrinkage > 0.0 else np.asarray(rank, dtype=np.float64)
 
 
-def _class_stats(X: np.ndarray, y: np.ndarray, K: int):
-    """Indicators Y (S, m, K), counts n (S, K), means mu (S, K, d), and each row's
-    deviation from its own class mean Xc (S, m, d)."""
+def _class_stats(X: np.ndarray, y: np.ndarray, K: int, by_class: bool = False):
+    """Counts n (S, K), means mu (S, K, d), labels as int64 (S, m), and each row's
+    deviation from its own class mean Xc (S, m, d): in the rows' order, or, ``by_class``,
+    sorted by class (stably: class 0's rows first, in their order)."""
+    from nbvslr.kernels.gaussian import class_deviations
+
+    y = np.ascontiguousarray(y, dtype=np.int64)
     Y = _onehot(y, K)  # (S, m, K)
     n = Y.sum(axis=1)  # (S, K)
     mu = np.matmul(np.swapaxes(Y, 1, 2), X) / n[:, :, None]  # (S, K, d)
-    Xc = np.matmul(Y, mu)  # (S, m, d): each row's own class mean ...
-    np.subtract(X, Xc, out=Xc)  # ... taken from it in place (a fresh array page-faults)
-    return Y, n, mu, Xc
+    Xc = np.empty_like(X)
+    # X - Y @ mu (exactly: Y's one 1 a row picks its class's mean) in one pass
+    class_deviations(X, y, mu, by_class, Xc)
+    return n, mu, y, Xc
 
 
-def _class_scatters(Xc: np.ndarray, y: np.ndarray, n: np.ndarray) -> np.ndarray:
+def _class_scatters(Xs: np.ndarray, n: np.ndarray) -> np.ndarray:
     """Each class's scatter ``sum_i (x_i - mu_k)(x_i - mu_k)'`` over its own rows of each
-    split, (S, K, d, d): the rows sorted by class (stably: in their order within a class),
-    then one symmetric product of each class's rows (BLAS ``syrk``), about m d^2 / 2 a
-    split, where masking the other classes' rows costs K times that."""
-    S, m, d = Xc.shape
+    split, (S, K, d, d), from the deviations sorted by class (``_class_stats``'s
+    ``by_class``): one symmetric product of each class's rows (BLAS ``syrk``), about
+    m d^2 / 2 a split, where masking the other classes' rows costs K times that."""
+    S, m, d = Xs.shape
     K = n.shape[1]
-    order = np.argsort(y, axis=1, kind="stable")  # (S, m)
-    Xs = Xc[np.arange(S)[:, None], order]  # (S, m, d): class 0's rows first
     ends = np.cumsum(n.astype(np.int64), axis=1)  # (S, K)
     out = np.empty((S, K, d, d))
     for s in range(S):
@@ -351,13 +376,13 @@ def fit_lda(
     X = np.asarray(X, dtype=np.float64)
     S, m, d = X.shape
     K = int(n_classes)
-    _, n, mu, Xc = _class_stats(X, y, K)
+    n, mu, _, Xc = _class_stats(X, y, K)
     scatter = np.matmul(np.swapaxes(Xc, 1, 2), Xc)  # (S, d, d)
     div = float(m) if covariance == "ml" else float(max(m - K, 1))
     if covariance not in ("ml", "unbiased"):
         raise ValueError(f"covariance must be 'ml' or 'unbiased', got {covariance!r}")
     cov = _shrink(scatter / div, shrinkage)
-    eps = _epsilon(X, var_smoothing, var_floor, scratch=Xc)  # Xc not needed after scatter
+    eps = _epsilon(X, var_smoothing, var_floor)
     if singular == "pinv":
         P, _, _ = pseudo_inverse(cov)  # (S, d, d)
         W = np.matmul(mu, P)  # (S, K, d): rows mu_k' P = (P mu_k)'
@@ -407,23 +432,28 @@ def fit_qda(
     X = np.asarray(X, dtype=np.float64)
     S, m, d = X.shape
     K = int(n_classes)
-    Y, n, mu, Xc = _class_stats(X, y, K)
+    n, mu, _, Xs = _class_stats(X, y, K, by_class=True)
     if covariance == "ml":
         div = n
     elif covariance == "unbiased":
         div = np.maximum(n - 1.0, 1.0)
     else:
         raise ValueError(f"covariance must be 'ml' or 'unbiased', got {covariance!r}")
-    cov = _class_scatters(Xc, y, n)  # (S, K, d, d)
+    cov = _class_scatters(Xs, n)  # (S, K, d, d)
     cov /= div[:, :, None, None]
     cov = _shrink(cov, shrinkage)
-    eps = _epsilon(X, var_smoothing, var_floor, per=K, scratch=Xc)  # Xc: free from here
+    eps = _epsilon(X, var_smoothing, var_floor, per=K)
     P, logdet, _ = precision(cov, eps, singular, _rank_bound(n - 1, shrinkage))  # (S, K, ..)
+    from nbvslr.kernels.gaussian import quadratic_weights
+
+    theta = np.empty((S, K, d + d * (d + 1) // 2 + 1))
     lin = np.matmul(P, mu[..., None])[..., 0]  # (S, K, d)
-    i, j = quadratic_terms(d)
-    quad = np.where(i == j, -0.5, -1.0) * P[:, :, i, j]  # (S, K, d (d + 1) / 2)
-    b = -0.5 * (lin * mu).sum(axis=2) - 0.5 * logdet + log_prior(n, smoothing, prior)
-    return np.concatenate([lin, quad, b[:, :, None]], axis=2)
+    theta[:, :, :d] = lin
+    # the weights of x_i x_j, (S, K, d (d + 1) / 2): -P[i, i] / 2, -P[i, j] (i < j)
+    quadratic_weights(P.reshape(S * K, d, d), theta.reshape(S * K, -1), d)
+    theta[:, :, -1] = -0.5 * (lin * mu).sum(axis=2) - 0.5 * logdet + log_prior(n, smoothing,
+                                                                               prior)
+    return theta
 
 
 # --------------------------------------------------------------------------- the entries
