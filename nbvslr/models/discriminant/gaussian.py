@@ -100,13 +100,6 @@ RANK_TOL = float(np.finfo(np.float64).eps)
 times d (numpy's ``matrix_rank`` threshold)."""
 
 
-def _onehot(y: np.ndarray, K: int) -> np.ndarray:
-    """Labels (S, m) as float64 indicators (S, m, K)."""
-    Y = np.zeros(y.shape + (K,))
-    np.put_along_axis(Y, np.asarray(y, dtype=np.int64)[..., None], 1.0, axis=-1)
-    return Y
-
-
 def _epsilon(X: np.ndarray, var_smoothing: float, var_floor: float, per: int = 1):
     """Naive Bayes's epsilon of the splits, ``max(var_smoothing * v_max, var_floor)``, as a
     function of the flat indices ``s * per + k`` of covariances (split s, ``per`` of them a
@@ -313,16 +306,17 @@ def _rank_bound(rank: np.ndarray | int, shrinkage: float) -> np.ndarray | float:
 def _class_stats(X: np.ndarray, y: np.ndarray, K: int, by_class: bool = False):
     """Counts n (S, K), means mu (S, K, d), labels as int64 (S, m), and each row's
     deviation from its own class mean Xc (S, m, d): in the rows' order, or, ``by_class``,
-    sorted by class (stably: class 0's rows first, in their order)."""
-    from nbvslr.kernels.gaussian import class_deviations
+    sorted by class (stably: class 0's rows first, in their order). One compiled pass
+    (``kernels.gaussian.class_stats``) instead of a one-hot matrix, its products with the
+    rows and the means, and an argsort gather."""
+    from nbvslr.kernels.gaussian import class_stats
 
     y = np.ascontiguousarray(y, dtype=np.int64)
-    Y = _onehot(y, K)  # (S, m, K)
-    n = Y.sum(axis=1)  # (S, K)
-    mu = np.matmul(np.swapaxes(Y, 1, 2), X) / n[:, :, None]  # (S, K, d)
+    S, m, d = X.shape
+    n = np.empty((S, K))
+    mu = np.empty((S, K, d))
     Xc = np.empty_like(X)
-    # X - Y @ mu (exactly: Y's one 1 a row picks its class's mean) in one pass
-    class_deviations(X, y, mu, by_class, Xc)
+    class_stats(np.ascontiguousarray(X), y, n, mu, by_class, Xc)
     return n, mu, y, Xc
 
 
