@@ -319,13 +319,20 @@ def test_compiled_class_stats_are_the_numpy_steps_to_the_last_bit(K):
 @pytest.mark.parametrize("d", [1, 6])
 def test_epsilon_variance_is_numpys_to_the_last_bit(d):
     """The largest feature variance behind epsilon equals numpy's ``var(axis=1).max(1)`` bit
-    for bit, the compiled pass (d > 1) and numpy's own pairwise sum (one feature) alike."""
-    from nbvslr.models.discriminant.gaussian import _epsilon
+    for bit, from the stacked rows or from the data's rows and their indices, the compiled
+    pass (d > 1) and numpy's own pairwise sum (one feature) alike."""
+    from nbvslr.models.discriminant.gaussian import _class_stats, _epsilon
 
     rng = np.random.default_rng(12)
-    X = rng.normal(size=(4, 300, d)) * 1e3 + 7.0
-    eps = _epsilon(X, 1.0, 1e-300, per=2)
-    np.testing.assert_array_equal(eps(np.arange(8)), np.repeat(X.var(axis=1).max(axis=1), 2))
+    data = rng.normal(size=(500, d)) * 1e3 + 7.0
+    rows = np.stack([rng.choice(500, 300, replace=False) for _ in range(4)])
+    y = np.stack([rng.permutation(np.arange(300) % 2) for _ in range(4)])
+    expect = data[rows].var(axis=1).max(axis=1)
+    for X, r in ((data[rows], None), (data, rows)):
+        _, _, v_max, _ = _class_stats(X, y, 2, rows=r)
+        np.testing.assert_array_equal(v_max, expect)
+        eps = _epsilon(v_max, 1.0, 1e-300, per=2)
+        np.testing.assert_array_equal(eps(np.arange(8)), np.repeat(expect, 2))
 
 
 def test_compiled_precision_steps_are_numpys_fancy_indexing():

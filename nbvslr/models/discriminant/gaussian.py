@@ -100,36 +100,16 @@ RANK_TOL = float(np.finfo(np.float64).eps)
 times d (numpy's ``matrix_rank`` threshold)."""
 
 
-def _epsilon(X: np.ndarray, var_smoothing: float, var_floor: float, per: int = 1):
+def _epsilon(v_max: np.ndarray, var_smoothing: float, var_floor: float, per: int = 1):
     """Naive Bayes's epsilon of the splits, ``max(var_smoothing * v_max, var_floor)``, as a
     function of the flat indices ``s * per + k`` of covariances (split s, ``per`` of them a
-    split): computed when first asked for (only a singular covariance needs it), for every
-    split of the block at once (``v_max``: numpy's ``X.var(axis=1).max(axis=1)``, by naive
-    Bayes's compiled pass where it is the same to the last bit, d > 1)."""
-    v_max: list[np.ndarray] = []
+    split); ``v_max`` (S,): the largest total ML variance of a feature in each split's rows
+    (``_class_stats``)."""
 
     def eps(flat: np.ndarray) -> np.ndarray:
-        if not v_max:
-            v_max.append(_largest_variance(X))
-        return np.maximum(var_smoothing * v_max[0][flat // per], var_floor)
+        return np.maximum(var_smoothing * v_max[flat // per], var_floor)
 
     return eps
-
-
-def _largest_variance(X: np.ndarray) -> np.ndarray:
-    """The largest total ML variance of a feature in each split's rows, (S,): X (S, m, d)."""
-    if X.shape[2] > 1 and X.flags.c_contiguous:
-        # compiled (numba) where it runs: a process that only plans and writes never loads it
-        from nbvslr.kernels.classes import largest_variance
-
-        out = np.empty(X.shape[0])
-        largest_variance(X, out)  # numpy's sums in numpy's order, one pass per split
-        return out
-    # one feature: numpy sums its column pairwise (the compiled pass adds row by row)
-    mean = X.sum(axis=1, keepdims=True) / X.shape[1]
-    dev = X - mean
-    np.multiply(dev, dev, out=dev)
-    return (dev.sum(axis=1) / X.shape[1]).max(axis=1)
 
 
 def _shrink(cov: np.ndarray, shrinkage: float) -> np.ndarray:
@@ -303,21 +283,33 @@ def _rank_bound(rank: np.ndarray | int, shrinkage: float) -> np.ndarray | float:
     return np.inf if shrinkage > 0.0 else np.asarray(rank, dtype=np.float64)
 
 
-def _class_stats(X: np.ndarray, y: np.ndarray, K: int, by_class: bool = False):
-    """Counts n (S, K), means mu (S, K, d), labels as int64 (S, m), and each row's
-    deviation from its own class mean Xc (S, m, d): in the rows' order, or, ``by_class``,
-    sorted by class (stably: class 0's rows first, in their order). One compiled pass
-    (``kernels.gaussian.class_stats``) instead of a one-hot matrix, its products with the
-    rows and the means, and an argsort gather."""
+def _class_stats(X: np.ndarray, y: np.ndarray, K: int, by_class: bool = False,
+                 rows: np.ndarray | None = None):
+    """Counts n (S, K), means mu (S, K, d), the largest total ML variance of a feature
+    v_max (S,) (numpy's ``var(axis=1).max(axis=1)`` of the rows, to the last bit), and each
+    row's deviation from its own class mean Xc (S, m, d): in the rows' order, or,
+    ``by_class``, sorted by class (stably: class 0's rows first, in their order). The rows:
+    X (S, m, d), or X (N, d) and their indices ``rows`` (S, m). One compiled pass
+    (``kernels.gaussian.class_stats``) instead of a gathered copy, a one-hot matrix, its
+    products with the rows and the means, an argsort gather and a variance."""
     from nbvslr.kernels.gaussian import class_stats
 
     y = np.ascontiguousarray(y, dtype=np.int64)
-    S, m, d = X.shape
+    S, m = y.shape
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    if rows is None:  # the stack's rows, in order
+        X = X.reshape(S * m, -1)
+        rows = np.arange(S * m).reshape(S, m)
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    d = X.shape[1]
     n = np.empty((S, K))
     mu = np.empty((S, K, d))
-    Xc = np.empty_like(X)
-    class_stats(np.ascontiguousarray(X), y, n, mu, by_class, Xc)
-    return n, mu, y, Xc
+    Xc = np.empty((S, m, d))
+    v_max = np.empty(S if d > 1 else 0)
+    class_stats(X, rows, y, n, mu, by_class, Xc, v_max)
+    if d == 1:  # one feature: numpy sums its column pairwise (the compiled pass row by row)
+        v_max = X[rows].var(axis=1).max(axis=1)
+    return n, mu, v_max, Xc
 
 
 def _class_scatters(Xs: np.ndarray, n: np.ndarray) -> np.ndarray:
@@ -351,12 +343,15 @@ def fit_lda(
     singular: str = "epsilon",
     var_smoothing: float = 1e-9,
     var_floor: float = 1e-12,
+    rows: np.ndarray | None = None,
 ) -> np.ndarray:
     """LDA of K classes fitted to S training sets.
 
     Parameters
     ----------
-    X : ndarray of shape (S, m, d)
+    X : ndarray of shape (S, m, d), or (N, d) with ``rows``
+        The training rows of each split, or the data's rows, of which ``rows`` (S, m)
+        are each split's (no gathered copy: the same fit).
     y : ndarray of shape (S, m)
         Labels ``0 .. K - 1``, every class present in every split.
     n_classes : int
@@ -367,16 +362,15 @@ def fit_lda(
     theta : ndarray of shape (S, K, d + 1)
         Class k's score is ``[x, 1] @ theta[s, k]``.
     """
-    X = np.asarray(X, dtype=np.float64)
-    S, m, d = X.shape
     K = int(n_classes)
-    n, mu, _, Xc = _class_stats(X, y, K)
+    n, mu, v_max, Xc = _class_stats(X, y, K, rows=rows)
+    S, m, d = Xc.shape
     scatter = np.matmul(np.swapaxes(Xc, 1, 2), Xc)  # (S, d, d)
     div = float(m) if covariance == "ml" else float(max(m - K, 1))
     if covariance not in ("ml", "unbiased"):
         raise ValueError(f"covariance must be 'ml' or 'unbiased', got {covariance!r}")
     cov = _shrink(scatter / div, shrinkage)
-    eps = _epsilon(X, var_smoothing, var_floor)
+    eps = _epsilon(v_max, var_smoothing, var_floor)
     if singular == "pinv":
         P, _, _ = pseudo_inverse(cov)  # (S, d, d)
         W = np.matmul(mu, P)  # (S, K, d): rows mu_k' P = (P mu_k)'
@@ -407,12 +401,15 @@ def fit_qda(
     singular: str = "epsilon",
     var_smoothing: float = 1e-9,
     var_floor: float = 1e-12,
+    rows: np.ndarray | None = None,
 ) -> np.ndarray:
     """QDA of K classes fitted to S training sets.
 
     Parameters
     ----------
-    X : ndarray of shape (S, m, d)
+    X : ndarray of shape (S, m, d), or (N, d) with ``rows``
+        The training rows of each split, or the data's rows, of which ``rows`` (S, m)
+        are each split's (no gathered copy: the same fit).
     y : ndarray of shape (S, m)
         Labels ``0 .. K - 1``, every class present in every split.
     n_classes : int
@@ -423,10 +420,9 @@ def fit_qda(
     theta : ndarray of shape (S, K, d + d (d + 1) / 2 + 1)
         Class k's score is ``[x, x_i x_j (i <= j, quadratic_terms), 1] @ theta[s, k]``.
     """
-    X = np.asarray(X, dtype=np.float64)
-    S, m, d = X.shape
     K = int(n_classes)
-    n, mu, _, Xs = _class_stats(X, y, K, by_class=True)
+    n, mu, v_max, Xs = _class_stats(X, y, K, by_class=True, rows=rows)
+    S, m, d = Xs.shape
     if covariance == "ml":
         div = n
     elif covariance == "unbiased":
@@ -436,7 +432,7 @@ def fit_qda(
     cov = _class_scatters(Xs, n)  # (S, K, d, d)
     cov /= div[:, :, None, None]
     cov = _shrink(cov, shrinkage)
-    eps = _epsilon(X, var_smoothing, var_floor, per=K)
+    eps = _epsilon(v_max, var_smoothing, var_floor, per=K)
     P, logdet, _ = precision(cov, eps, singular, _rank_bound(n - 1, shrinkage))  # (S, K, ..)
     from nbvslr.kernels.gaussian import quadratic_weights
 
@@ -524,9 +520,10 @@ class DiscriminantEntry:
         # ran as fast as 8 MB ones and faster than one of all, benchmarks/RESULTS.md);
         # every split's numbers are its own, whatever the block
         step = budget.step(budget.cache, 8.0 * m * self._width(data), 1)
+        X = np.ascontiguousarray(data.X, dtype=np.float64)  # (N, d): each block reads its rows
         theta = np.concatenate([
-            self._theta(np.asarray(data.X)[idx[lo:lo + step]],  # (s, m, d)
-                        np.asarray(data.y)[idx[lo:lo + step]], K, opts)  # (s, K, P)
+            self._theta(X, idx[lo:lo + step], np.asarray(data.y)[idx[lo:lo + step]], K,
+                        opts)  # (s, K, P)
             for lo in range(0, S, step)])
         if not self.multiclass:
             theta = theta[:, 1] - theta[:, 0]  # the log-odds of class 1: (S, P)
@@ -534,6 +531,8 @@ class DiscriminantEntry:
             theta = centred(theta)
         return closed_form(theta)
 
-    def _theta(self, X: np.ndarray, y: np.ndarray, K: int,
+    def _theta(self, X: np.ndarray, rows: np.ndarray, y: np.ndarray, K: int,
                opts: Mapping[str, Any]) -> np.ndarray:
+        """The rule (s, K, P) of the training rows ``rows`` (s, m) of X (N, d), labels y
+        (s, m)."""
         raise NotImplementedError
