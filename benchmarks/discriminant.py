@@ -26,6 +26,13 @@ the peer's time split into ``fit`` and ``predict``, its prediction's products (L
 ``2 n_test d`` a split, times K for K classes; QDA ``2 n_test d^2`` a class) and their
 rate; and the machine's float64 matmul rate on one core (``harness.matmul_peak``).
 
+``--float32`` measures whether scoring in float32 could stand in for float64: per row, the
+share of the held-out scores (row, split; K classes: row, rule, certified when one class
+is above every other by more than the bounds and the tie band) whose float64 prediction a
+float32 product certifies, by the rigorous bound ``|s32 - s64| <= ((P + 3) u32 + (P + 1)
+u64) sum_j |z_j theta_j|`` (exact, costing a second product as large as the scores') and by
+a cheap one (``max |z_j|`` times ``sum |theta_j|`` over groups of 8 columns).
+
 Nothing here asserts a timing.
 """
 
@@ -272,13 +279,71 @@ def arithmetic_section(n_splits: int, peer_splits: int) -> list[dict[str, Any]]:
     return rows
 
 
+def float32_certified(data: Dataset, m: int, n_splits: int, spec: ModelSpec
+                      ) -> dict[str, Any]:
+    """The share of held-out scores whose float64 prediction float32 certifies (exact and
+    grouped bound)."""
+    from nbvslr.models.design import get_design
+    from nbvslr.models.evaluate import TIE_RTOL
+    from nbvslr.models.registry import lookup
+
+    draw, seeds = split_seeds(SEED, data.name, m, range(n_splits))
+    idx = draw_train_sets(np.asarray(data.y), m, draw)
+    entry = lookup(spec.family, data.kind, data.multiclass)
+    design = get_design(data, entry.design(data, spec.options))
+    theta = entry.fit(data, design, idx, spec.options, seeds).theta
+    Z = design.unique_Z1  # (U, P)
+    U, P = Z.shape
+    flat = theta.reshape(-1, P)  # (n or n K, P)
+    s64 = Z @ flat.T
+    s32 = (Z.astype(np.float32) @ flat.T.astype(np.float32)).astype(np.float64)
+    c = (P + 3) * 2.0**-24 / (1 - (P + 3) * 2.0**-24) + (P + 1) * 2.0**-53
+    exact = np.abs(Z) @ np.abs(flat).T
+    g = 8
+    G = -(-P // g)
+    pad = G * g - P
+    zmax = np.pad(np.abs(Z), ((0, 0), (0, pad))).reshape(U, G, g).max(axis=2)
+    tsum = np.pad(np.abs(flat), ((0, 0), (0, pad))).reshape(-1, G, g).sum(axis=2)
+    out = {"task": data.name, "m": m, "model": spec.name, "splits": n_splits,
+           "err_over_bound": float((np.abs(s64 - s32) / np.maximum(c * exact, 1e-300)).max())}
+    for name, bound in (("exact", c * exact), ("grouped", c * (zmax @ tsum.T))):
+        B = 1.01 * bound
+        if theta.ndim == 2:  # two classes: the sign against the tie band tau
+            tau = TIE_RTOL * np.abs(theta).sum(axis=1)
+            sure = np.abs(np.abs(s32) - tau) > B + 1e-12 * tau
+        else:  # K classes: one class surely above every other by more than the band
+            K = theta.shape[1]
+            tau = (TIE_RTOL * np.abs(theta).sum(axis=(1, 2)))[None, :]
+            S3, B3 = s32.reshape(U, -1, K), B.reshape(U, -1, K)
+            top = S3.argmax(axis=2)[..., None]  # (U, n, 1)
+            lo_top = np.take_along_axis(S3 - B3, top, axis=2)[..., 0]
+            hi = S3 + B3
+            np.put_along_axis(hi, top, -np.inf, axis=2)
+            sure = lo_top > hi.max(axis=2) + tau * (1 + 1e-12)
+        out[name] = float(sure.mean())
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--splits", type=int)
     ap.add_argument("--arithmetic", action="store_true",
                     help="where the time goes (fit, count, products and their rates)")
+    ap.add_argument("--float32", action="store_true",
+                    help="the share of scores whose prediction a float32 product certifies")
     args = ap.parse_args(argv)
+    if args.float32:
+        print("| task | m | model | certified, exact bound | certified, grouped bound "
+              "| max error / bound |\n|---|---|---|---|---|---|")
+        for task, sizes in FULL_PLAN:
+            data = load_task(TaskSpec(task), DataSettings())
+            for m in sizes:
+                for spec in specs().values():
+                    r = float32_certified(data, m, args.splits or 200, spec)
+                    print(f"| {task} | {m} | {spec.name} | {r['exact']:.4f} "
+                          f"| {r['grouped']:.4f} | {r['err_over_bound']:.3f} |", flush=True)
+        return 0
     if args.arithmetic:
         arithmetic_section(args.splits or 1000, 20)
         return 0
