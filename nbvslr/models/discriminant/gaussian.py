@@ -182,10 +182,12 @@ def regularised(cov: np.ndarray, eps, rank_bound: np.ndarray | float
     return used, logdet, flagged
 
 
-def _factored(cov: np.ndarray, eps, rank_bound: np.ndarray | float
+def _factored(cov: np.ndarray, eps, rank_bound: np.ndarray | float,
+              overwrite: bool = False
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``regularised``'s ``used``, its lower Cholesky factors (..., d, d), ``logdet`` and
-    ``is_singular``."""
+    ``is_singular``; ``overwrite``: ``used`` is written over ``cov`` (a C-ordered stack the
+    caller no longer needs), not a copy."""
     shape, d = cov.shape[:-2], cov.shape[-1]
     C = cov.reshape(-1, d, d)  # (n, d, d)
     n = C.shape[0]
@@ -208,13 +210,17 @@ def _factored(cov: np.ndarray, eps, rank_bound: np.ndarray | float
     used = C
     bad = np.flatnonzero(flagged)
     if bad.size:
-        used = C.copy()
-        flat = used.reshape(n, d * d)  # a view: the diagonals are its columns 0, d + 1, ...
-        flat[bad[:, None], np.arange(0, d * d, d + 1)] += eps(bad)[:, None]
         if bad.size == n:  # every one (m <= d): no gathered copy
+            used = C if overwrite and C.flags.c_contiguous else C.copy()
+            # a view: the diagonals are the columns 0, d + 1, ... of the flattened matrices
+            used.reshape(n, d * d)[:, ::d + 1] += eps(bad)[:, None]
             L, ok = _cholesky_where(used)
         else:
-            L[bad], ok = _cholesky_where(used[bad])
+            Cb = C[bad]  # (b, d, d) a gathered copy
+            Cb.reshape(-1, d * d)[:, ::d + 1] += eps(bad)[:, None]
+            L[bad], ok = _cholesky_where(Cb)
+            used = C if overwrite and C.flags.c_contiguous else C.copy()
+            used[bad] = Cb
         if not ok.all():  # epsilon below the rounding of this covariance's scale
             raise ValueError("a covariance plus epsilon is not positive definite; raise "
                              "var_smoothing or var_floor")
@@ -262,17 +268,19 @@ def pseudo_inverse(cov: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 def precision(cov: np.ndarray, eps, singular: str,
-              rank_bound: np.ndarray | int | None = None
+              rank_bound: np.ndarray | int | None = None, overwrite: bool = False
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The inverse of each covariance of a stack (..., d, d) by ``singular``'s rule
     (``regularised`` or ``pseudo_inverse``), ``log|Sigma|`` of the covariance used (the
-    pseudo-determinant's for ``pinv``) and which were singular."""
+    pseudo-determinant's for ``pinv``) and which were singular; ``overwrite``: ``cov`` may
+    be written over (``singular: epsilon``)."""
     if singular == "pinv":
         return pseudo_inverse(cov)
     if singular != "epsilon":
         raise ValueError(f"singular must be 'epsilon' or 'pinv', got {singular!r}")
     d = cov.shape[-1]
-    _, L, logdet, flagged = _factored(cov, eps, d if rank_bound is None else rank_bound)
+    _, L, logdet, flagged = _factored(cov, eps, d if rank_bound is None else rank_bound,
+                                      overwrite)
     L = np.ascontiguousarray(L.reshape(-1, d, d))  # inverted in place: L is not kept
     return _cholesky_inverse(L).reshape(cov.shape), logdet, flagged
 
@@ -375,7 +383,7 @@ def fit_lda(
         P, _, _ = pseudo_inverse(cov)  # (S, d, d)
         W = np.matmul(mu, P)  # (S, K, d): rows mu_k' P = (P mu_k)'
     elif singular == "epsilon":
-        _, L, _, _ = _factored(cov, eps, _rank_bound(m - K, shrinkage))
+        _, L, _, _ = _factored(cov, eps, _rank_bound(m - K, shrinkage), overwrite=True)
         W = np.swapaxes(_cholesky_solve(L, np.swapaxes(mu, 1, 2)), 1, 2)  # (S, K, d)
     else:
         raise ValueError(f"singular must be 'epsilon' or 'pinv', got {singular!r}")
@@ -433,7 +441,8 @@ def fit_qda(
     cov /= div[:, :, None, None]
     cov = _shrink(cov, shrinkage)
     eps = _epsilon(v_max, var_smoothing, var_floor, per=K)
-    P, logdet, _ = precision(cov, eps, singular, _rank_bound(n - 1, shrinkage))  # (S, K, ..)
+    P, logdet, _ = precision(cov, eps, singular, _rank_bound(n - 1, shrinkage),
+                             overwrite=True)  # (S, K, d, d)
     from nbvslr.kernels.gaussian import quadratic_weights
 
     theta = np.empty((S, K, d + d * (d + 1) // 2 + 1))
@@ -521,14 +530,17 @@ class DiscriminantEntry:
         # every split's numbers are its own, whatever the block
         step = budget.step(budget.cache, 8.0 * m * self._width(data), 1)
         X = np.ascontiguousarray(data.X, dtype=np.float64)  # (N, d): each block reads its rows
-        theta = np.concatenate([
-            self._theta(X, idx[lo:lo + step], np.asarray(data.y)[idx[lo:lo + step]], K,
-                        opts)  # (s, K, P)
-            for lo in range(0, S, step)])
-        if not self.multiclass:
-            theta = theta[:, 1] - theta[:, 0]  # the log-odds of class 1: (S, P)
-        else:  # the same rule, without the part every class shares (tie band: docstring)
-            theta = centred(theta)
+        y = np.asarray(data.y)
+        theta = None
+        for lo in range(0, S, step):
+            block = self._theta(X, idx[lo:lo + step], y[idx[lo:lo + step]], K, opts)  # (s, K, P)
+            if theta is None:
+                theta = np.empty((S, *block.shape[1:]) if self.multiclass
+                                 else (S, block.shape[2]))
+            if not self.multiclass:  # the log-odds of class 1: (s, P)
+                np.subtract(block[:, 1], block[:, 0], out=theta[lo:lo + step])
+            else:  # the same rule, without the part every class shares (tie band: docstring)
+                theta[lo:lo + step] = centred(block)
         return closed_form(theta)
 
     def _theta(self, X: np.ndarray, rows: np.ndarray, y: np.ndarray, K: int,
