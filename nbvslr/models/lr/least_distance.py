@@ -21,8 +21,9 @@ decide, since on an infeasible problem it is rounding.
 
 ``least_distance`` first asks scipy's ``nnls`` (fast, and what the committed results were
 computed with; its answer is kept bit for bit whenever it passes the check), and where its
-point fails the check (scipy 1.17's ``nnls`` sometimes stops at a feasible point whose
-gradient on the support is far from 0; how often: benchmarks/RESULTS.md)
+point fails the check (scipy 1.17's ``nnls`` sometimes stops at a point whose gradient
+on the support is far from 0, feasible or with a negative slack; how often:
+benchmarks/RESULTS.md)
 solves the problem again with ``lawson_hanson`` below, written here from the book's
 algorithm with its safeguards, and checks that answer too. Why our own active-set solver
 rather than another of scipy's: ``lsq_linear(method="bvls")`` is an active-set method of
