@@ -1,6 +1,6 @@
 """The compiled loops (numba), together: ``jit`` (the settings every loop is compiled with),
 ``draws`` (the training-set draws), ``hmc`` (the exact-HMC bounces), ``steps`` (the pass
-that counts mistakes), ``sparse_gram`` (LR's one-hot Newton products), ``cholesky`` (LR's Newton
+that counts mistakes), ``pooled`` (Gaussian NB's pooled sums of squares), ``sparse_gram`` (LR's one-hot Newton products), ``cholesky`` (LR's Newton
 systems), ``text`` (the text
 models' class sums, per-split Newton-CG and held-out counts), and for K > 2 classes
 ``hmc_multi`` (the bounces on the K-class cone) and ``classes`` (the counts of K-class

@@ -134,3 +134,23 @@ def test_one_class_training_set_is_rejected(kind):
             fit_gaussian_nb(np.zeros((2, 3, 2)), y)
         else:
             fit_categorical_nb(np.zeros((2, 3, 2), dtype=int), y, (2, 2))
+
+
+def test_pooled_squares_pass_equals_numpy_passes():
+    """The compiled pooled sums of squares are numpy's four passes bit for bit (d > 1; a
+    lone column, which numpy sums pairwise, keeps numpy)."""
+    from nbvslr.kernels.pooled import pooled_squares
+
+    rng = np.random.default_rng(5)
+    for S, m, d in [(3, 5, 2), (10, 300, 64), (4, 1000, 6), (6, 37, 3)]:
+        X = rng.random((S, m, d))
+        y1 = np.zeros((S, m))
+        y1[:, : m // 3] = 1.0
+        y1 = rng.permuted(y1, axis=1)
+        n1 = y1.sum(axis=1)
+        mu1 = np.matmul(y1[:, None, :], X)[:, 0, :] / n1[:, None]
+        mu0 = np.matmul((1.0 - y1)[:, None, :], X)[:, 0, :] / (m - n1)[:, None]
+        dev2 = np.where(y1[:, :, None] > 0, mu1[:, None, :], mu0[:, None, :])
+        np.subtract(X, dev2, out=dev2)
+        dev2 *= dev2
+        np.testing.assert_array_equal(pooled_squares(X, y1, mu1, mu0), dev2.sum(axis=1))

@@ -209,11 +209,16 @@ def fit_gaussian_nb(
     mu1 = np.matmul(y1[:, None, :], X)[:, 0, :] / n1[:, None]  # (S, d)
     mu0 = np.matmul(y0[:, None, :], X)[:, 0, :] / n0[:, None]  # (S, d)
     # squared deviations from each row's own class mean (direct, no E[x^2] - E[x]^2 cancellation)
-    # (one (S, m, d) temporary: the class means, then the deviations and their squares in it)
-    dev2 = np.where(y1[:, :, None] > 0, mu1[:, None, :], mu0[:, None, :])  # (S, m, d)
-    np.subtract(X, dev2, out=dev2)
-    dev2 *= dev2
-    ss = dev2.sum(axis=1)  # (S, d) pooled within-class sums of squares
+    if variance == "shared" and X.shape[2] > 1:  # one compiled pass, the same sums
+        from nbvslr.kernels.pooled import pooled_squares  # numba, loaded where it runs
+
+        ss = pooled_squares(np.ascontiguousarray(X), y1, mu1, mu0)  # (S, d)
+    else:
+        # (one (S, m, d) temporary: the class means, then the deviations and their squares)
+        dev2 = np.where(y1[:, :, None] > 0, mu1[:, None, :], mu0[:, None, :])  # (S, m, d)
+        np.subtract(X, dev2, out=dev2)
+        dev2 *= dev2
+        ss = dev2.sum(axis=1)  # (S, d) pooled within-class sums of squares
     within_ml = ss / m  # (S, d) pooled within-class ML variance
     # epsilon: relative to the largest total variance of the training X, floored at var_floor;
     # total = within + between (the law of total variance: a sum of non-negative terms, no
