@@ -174,7 +174,7 @@ def loaded(spec: TaskSpec, settings: DataSettings,
 class Handover:
     """The data this process loaded for ``units``, handed to each worker process as it
     starts (loky's initializer, ``start_worker``): a worker then reads no data file and
-    parses nothing for those tasks (Figure 1's 15 tasks: about 0.8 s of CPU per worker).
+    parses nothing for those tasks (what that saves: benchmarks/RESULTS.md).
 
     Holds ``(key, data, data_digest, content_sha256)`` of every task of the units that this
     process has loaded with the digest the units carry (the data the run fingerprinted),
@@ -187,8 +187,13 @@ class Handover:
 
     def __init__(self, units: Sequence[Unit]) -> None:
         entries: dict[str, tuple[Dataset, str, str | None]] = {}
+        seen: set[tuple[int, int, str | None]] = set()
         with _CACHE_LOCK:
             for unit in units:
+                # the units of a task share its settings' objects: one key made per task
+                if (id(unit.task), id(unit.data), unit.digest) in seen:
+                    continue
+                seen.add((id(unit.task), id(unit.data), unit.digest))
                 key = _cache_key(unit.task, unit.data)
                 cached = _CACHE.get(key)
                 if (key not in entries and cached is not None and cached[1] == unit.digest
