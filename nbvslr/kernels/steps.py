@@ -47,6 +47,29 @@ def add_agreement(tile, inv_tau, weight, ties, agree):
 
 
 @compiled
+def add_lex_agreement(sv, st, tau_v, tau, inv_tau, weight, ties, agree):
+    """``add_agreement`` of lexicographic rules (``evaluate.count_mistakes_lex``): the score
+    of row r under model c is ``sign(sv[r, c]) * 2 * tau[c]`` where ``|sv[r, c]| > tau_v[c]``
+    (the direction decides), else ``st[r, c]``.
+
+    sv, st : (R, C) float64 scores under the directions and under theta; tau_v, tau,
+    inv_tau : (C,) the direction's zero band, theta's tie band and its inverse; weight (R,),
+    ties and agree (C,) as in ``add_agreement``. The same folded score, then the same step,
+    as the numpy passes (``np.where``, ``np.sign``) gave.
+    """
+    R, C = sv.shape
+    for r in range(R):
+        w = weight[r]
+        for c in range(C):
+            v = sv[r, c]
+            if abs(v) > tau_v[c]:
+                score = (1.0 if v > 0.0 else -1.0) * 2.0 * tau[c]
+            else:
+                score = st[r, c]
+            agree[c] += w * _step(score, inv_tau[c], ties)
+
+
+@compiled
 def train_row_agreement(Zu, rows, theta, inv_tau, sign, ties):
     """``sum_i sign[a, i] * step(Zu[rows[a, i]] @ theta[a])`` per model a (its training
     rows' agreement), each score summed here in order: Zu (U, P) the distinct rows, rows

@@ -162,20 +162,15 @@ def count_mistakes_lex(
     The two scores are folded into one: where the direction decides, the score is replaced
     by ``+-2 tau`` (tau: theta's tie band), which ``count_mistakes``'s step reads as that sign.
     """
-    from nbvslr.kernels.steps import add_agreement
+    from nbvslr.kernels.steps import add_lex_agreement
 
     theta = np.asarray(theta, dtype=np.float64)
     directions = np.asarray(directions, dtype=np.float64)
     idx = np.asarray(train_idx, dtype=np.int64)
     n = theta.shape[0]
     tau = _tie_band(theta)  # (n,)
+    inv_tau = 1.0 / tau
     tau_v = np.maximum(DIRECTION_RTOL * np.abs(directions).sum(axis=1), 1e-300)  # (n,)
-
-    def folded(Zr: np.ndarray, lo: int, hi: int) -> np.ndarray:  # (r, P) -> (r, hi - lo)
-        sv = Zr @ directions[lo:hi].T
-        st = Zr @ theta[lo:hi].T
-        return np.where(np.abs(sv) > tau_v[lo:hi], np.sign(sv) * 2.0 * tau[lo:hi], st)
-
     Zu = design.unique_Z1
     U = Zu.shape[0]
     agree = np.zeros(n)
@@ -185,8 +180,11 @@ def count_mistakes_lex(
         hi = min(n, lo + cols)
         for r0 in range(0, U, rows):
             r1 = min(U, r0 + rows)
-            add_agreement(np.ascontiguousarray(folded(Zu[r0:r1], lo, hi)), 1.0 / tau[lo:hi],
-                          design.unique_weight[r0:r1], ties, agree[lo:hi])
+            # the two tiles of scores (r, hi - lo), folded and counted in one compiled pass
+            Zr = Zu[r0:r1]
+            add_lex_agreement(Zr @ directions[lo:hi].T, Zr @ theta[lo:hi].T, tau_v[lo:hi],
+                              tau[lo:hi], inv_tau[lo:hi], design.unique_weight[r0:r1], ties,
+                              agree[lo:hi])
     all_rows = 0.5 * (design.n_rows - agree)
     train = np.zeros(n)
     m = idx.shape[1]

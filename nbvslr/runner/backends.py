@@ -19,10 +19,16 @@ from typing import Any
 
 from threadpoolctl import threadpool_limits
 
-import nbvslr.runner.lifeline as lifeline
 from nbvslr.config import Config
 from nbvslr.errors import ConfigError, stop_received
-from nbvslr.runner.units import BLAS_THREADS, Unit, UnitResult, run_unit
+from nbvslr.runner.units import (
+    BLAS_THREADS,
+    Handover,
+    Unit,
+    UnitResult,
+    run_unit,
+    start_worker,
+)
 
 
 def n_workers(jobs: int) -> int:
@@ -230,8 +236,8 @@ def unit_stream(config: Config, units: Sequence[Unit]) -> Iterator[Iterator[Unit
     backend_args: dict[str, Any] = {"client": client} if client is not None else {}
     if config.backend == "loky":  # every worker, even one that never gets a unit
         _quiet_loky_on_stop()
-        backend_args["initializer"] = lifeline.watch_parent
-        backend_args["initargs"] = (os.getpid(),)
+        backend_args["initializer"] = start_worker
+        backend_args["initargs"] = (os.getpid(), Handover(units))
     stream = None
     try:
         with threadpool_limits(limits=BLAS_THREADS), \

@@ -5,7 +5,10 @@ sha256 of the data the run fingerprinted (``data_digest``), never arrays: each w
 the dataset itself, once per process, checks that it is the data of that sha256 (a CSV
 replaced during the run is refused, in every backend, rather than fitted under the old
 file's fingerprint) and draws its own splits from the seeds, so the results do not depend on
-the number of workers, the backend, the block size, or which sizes were resumed.
+the number of workers, the backend, the block size, or which sizes were resumed. (A loky
+worker is handed, as it starts, the data the calling process loaded from nbvslr's own files
+or a download (``Handover``): the same arrays, checked against the same sha256, not parsed
+again.)
 
 BLAS runs one thread per worker (``threadpoolctl``): ``jobs x 1 <= cores`` and, as a
 single-threaded BLAS always sums in the same order, the same numbers whatever ``--jobs``.
@@ -18,6 +21,7 @@ import json
 import os
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -168,6 +172,53 @@ def loaded(spec: TaskSpec, settings: DataSettings,
             f"the one the run fingerprinted when it started); nothing of it was fitted: run "
             f"again once the data no longer changes")
     return data, found
+
+
+class Handover:
+    """The data this process loaded for ``units``, handed to each worker process as it
+    starts (loky's initializer, ``start_worker``): a worker then reads no data file and
+    parses nothing for those tasks (what that saves: benchmarks/RESULTS.md).
+
+    Holds ``(key, data, data_digest, content_sha256)`` of every task of the units that this
+    process has loaded with the digest the units carry (the data the run fingerprinted),
+    pickled to each worker once. A user's local file or folder (``content_sha256`` not None)
+    is not handed over: the workers read it themselves, so that one replaced during the run
+    is still refused (``loaded``). Any two compare equal, so that a reusable pool of workers
+    started by an earlier run is kept (loky compares its initializer's arguments): a worker
+    that did not get a task's data here loads it itself, as ``loaded`` always did.
+    """
+
+    def __init__(self, units: Sequence[Unit]) -> None:
+        entries: dict[str, tuple[Dataset, str, str | None]] = {}
+        seen: set[tuple[int, int, str | None]] = set()
+        with _CACHE_LOCK:
+            for unit in units:
+                # the units of a task share its settings' objects: one key made per task
+                if (id(unit.task), id(unit.data), unit.digest) in seen:
+                    continue
+                seen.add((id(unit.task), id(unit.data), unit.digest))
+                key = _cache_key(unit.task, unit.data)
+                cached = _CACHE.get(key)
+                if (key not in entries and cached is not None and cached[1] == unit.digest
+                        and cached[2] is None):
+                    entries[key] = cached
+        self.entries = entries
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Handover)
+
+    def __hash__(self) -> int:
+        return 0
+
+
+def start_worker(parent_pid: int, handover: Handover | None = None) -> None:
+    """A worker process's start: it ends when the process that started it is gone
+    (``lifeline.watch_parent``), and keeps the data handed over (``Handover``)."""
+    lifeline.watch_parent(parent_pid)
+    if handover is not None:
+        with _CACHE_LOCK:
+            for key, entry in handover.entries.items():
+                _CACHE.setdefault(key, entry)
 
 
 def _where(spec: TaskSpec) -> str:

@@ -115,3 +115,42 @@ def test_compiled_count_equals_numpy_passes():
     np.testing.assert_array_equal(small[0], whole[0])
     np.testing.assert_array_equal(small[1], whole[1])
     assert (2 * whole[0][2]) % 2 == 1  # exact ties: an odd number of half errors
+
+
+def test_lex_all_rows_count_equals_numpy_passes():
+    """count_mistakes_lex's one compiled pass (fold and count) counts what the numpy passes
+    count on all rows, bit for bit: rows the direction decides, rows with a direction score
+    of exactly 0 (theta decides), ties of theta, directions of 0, theta of 0, any tiling."""
+    from nbvslr.models import evaluate
+
+    data = _data()  # x in {0, 0.5, 1}: integer rules give exact scores, exact zeros
+    design = get_design(data, "x")
+    rng = np.random.default_rng(4)
+    directions = rng.integers(-2, 3, (30, 4)).astype(float) * (rng.random((30, 4)) < 0.5)
+    directions[:4] = 0.0  # every row falls through to theta
+    theta = rng.integers(-3, 4, (30, 4)).astype(float)
+    theta[4:7] = 0.0  # every row theta does not decide is a tie
+    train = np.stack([rng.choice(60, 9, replace=False) for _ in range(30)])
+    tau = np.maximum(evaluate.TIE_RTOL * np.abs(theta).sum(axis=1), 1e-300)
+    tau_v = np.maximum(evaluate.DIRECTION_RTOL * np.abs(directions).sum(axis=1), 1e-300)
+    sv, st = design.Z1 @ directions.T, design.Z1 @ theta.T  # (N, models)
+    folded = np.where(np.abs(sv) > tau_v, np.sign(sv) * 2.0 * tau, st)
+    assert (np.abs(sv) > tau_v).any() and ((sv == 0) & (st != 0)).any() and (folded == 0).any()
+    for ties in (0.0, 1.0, -1.0):
+        step = np.trunc(np.clip(folded / tau, -1.5, 1.5))
+        step[step == 0.0] = ties
+        want = 0.5 * (design.n_rows - design.sign @ step)
+        got = evaluate.count_mistakes_lex(design, directions, theta, train, ties)[0]
+        np.testing.assert_array_equal(got, want)
+    tiled = dict(TILE=7, MODEL_TILE=3)
+    old = {k: getattr(evaluate, k) for k in tiled}
+    try:
+        for k, v in tiled.items():
+            setattr(evaluate, k, v)
+        small = evaluate.count_mistakes_lex(design, directions, theta, train, 1.0)
+    finally:
+        for k, v in old.items():
+            setattr(evaluate, k, v)
+    whole = evaluate.count_mistakes_lex(design, directions, theta, train, 1.0)
+    np.testing.assert_array_equal(small[0], whole[0])
+    np.testing.assert_array_equal(small[1], whole[1])

@@ -134,3 +134,49 @@ def test_one_class_training_set_is_rejected(kind):
             fit_gaussian_nb(np.zeros((2, 3, 2)), y)
         else:
             fit_categorical_nb(np.zeros((2, 3, 2), dtype=int), y, (2, 2))
+
+
+def test_pooled_squares_pass_equals_numpy_passes():
+    """The compiled pooled sums of squares are numpy's four passes bit for bit (d > 1; a
+    lone column, which numpy sums pairwise, keeps numpy)."""
+    from nbvslr.kernels.nb_stats import pooled_squares
+
+    rng = np.random.default_rng(5)
+    for S, m, d in [(3, 5, 2), (10, 300, 64), (4, 1000, 6), (6, 37, 3)]:
+        X = rng.random((S, m, d))
+        y1 = np.zeros((S, m))
+        y1[:, : m // 3] = 1.0
+        y1 = rng.permuted(y1, axis=1)
+        n1 = y1.sum(axis=1)
+        mu1 = np.matmul(y1[:, None, :], X)[:, 0, :] / n1[:, None]
+        mu0 = np.matmul((1.0 - y1)[:, None, :], X)[:, 0, :] / (m - n1)[:, None]
+        dev2 = np.where(y1[:, :, None] > 0, mu1[:, None, :], mu0[:, None, :])
+        np.subtract(X, dev2, out=dev2)
+        dev2 *= dev2
+        np.testing.assert_array_equal(pooled_squares(X, y1, mu1, mu0), dev2.sum(axis=1))
+
+
+def test_onehot_counts_pass_equals_bincount():
+    """The compiled level counts are the two ``np.bincount`` counts over the flat one-hot
+    columns; a code outside its attribute's levels is refused, not counted elsewhere."""
+    from nbvslr.kernels.nb_stats import onehot_counts
+
+    rng = np.random.default_rng(6)
+    n_values = (3, 1, 5, 2)
+    k = np.array(n_values, dtype=np.int64)
+    K = int(k.sum())
+    S, m = 7, 40
+    codes = np.stack([rng.integers(0, kj, (S, m)) for kj in n_values], axis=2)  # (S, m, d)
+    y1 = (rng.random((S, m)) < 0.4).astype(np.float64)
+    flat = (np.arange(S)[:, None, None] * K + onehot_offsets(n_values) + codes).reshape(-1)
+    y_flat = np.broadcast_to(y1[:, :, None], codes.shape).reshape(-1)
+    want_all = np.bincount(flat, minlength=S * K).reshape(S, K)
+    want1 = np.bincount(flat, weights=y_flat, minlength=S * K).reshape(S, K)
+    got_all, got1, ok = onehot_counts(codes, y1, onehot_offsets(n_values), k, K)
+    assert ok
+    np.testing.assert_array_equal(got_all, want_all)
+    np.testing.assert_array_equal(got1, want1)
+    codes[2, 5, 0] = 3  # level 3 of an attribute of 3 levels
+    assert not onehot_counts(codes, y1, onehot_offsets(n_values), k, K)[2]
+    with pytest.raises(ValueError, match="level codes"):
+        fit_categorical_nb(codes, (y1 > 0).astype(np.int8), n_values)

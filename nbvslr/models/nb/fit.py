@@ -209,11 +209,16 @@ def fit_gaussian_nb(
     mu1 = np.matmul(y1[:, None, :], X)[:, 0, :] / n1[:, None]  # (S, d)
     mu0 = np.matmul(y0[:, None, :], X)[:, 0, :] / n0[:, None]  # (S, d)
     # squared deviations from each row's own class mean (direct, no E[x^2] - E[x]^2 cancellation)
-    # (one (S, m, d) temporary: the class means, then the deviations and their squares in it)
-    dev2 = np.where(y1[:, :, None] > 0, mu1[:, None, :], mu0[:, None, :])  # (S, m, d)
-    np.subtract(X, dev2, out=dev2)
-    dev2 *= dev2
-    ss = dev2.sum(axis=1)  # (S, d) pooled within-class sums of squares
+    if variance == "shared" and X.shape[2] > 1:  # one compiled pass, the same sums
+        from nbvslr.kernels.nb_stats import pooled_squares  # numba, loaded where it runs
+
+        ss = pooled_squares(np.ascontiguousarray(X), y1, mu1, mu0)  # (S, d)
+    else:
+        # (one (S, m, d) temporary: the class means, then the deviations and their squares)
+        dev2 = np.where(y1[:, :, None] > 0, mu1[:, None, :], mu0[:, None, :])  # (S, m, d)
+        np.subtract(X, dev2, out=dev2)
+        dev2 *= dev2
+        ss = dev2.sum(axis=1)  # (S, d) pooled within-class sums of squares
     within_ml = ss / m  # (S, d) pooled within-class ML variance
     # epsilon: relative to the largest total variance of the training X, floored at var_floor;
     # total = within + between (the law of total variance: a sum of non-negative terms, no
@@ -283,11 +288,12 @@ def fit_categorical_nb(
     y1 = np.asarray(y, dtype=np.float64)  # (S, m)
     n1 = y1.sum(axis=1)  # (S,)
     n0 = m - n1  # (S,)
-    # counting: flat column s * K + offset_j + code of every (split, row, attribute)
-    flat = (np.arange(S)[:, None, None] * K + onehot_offsets(n_values) + codes).reshape(-1)
-    y_flat = np.broadcast_to(y1[:, :, None], codes.shape).reshape(-1)
-    count_all = np.bincount(flat, minlength=S * K).reshape(S, K)  # (S, K)
-    count1 = np.bincount(flat, weights=y_flat, minlength=S * K).reshape(S, K)  # (S, K)
+    # the rows at each level (column offset_j + code) of each split, in one compiled pass
+    from nbvslr.kernels.nb_stats import onehot_counts  # numba, loaded where it runs
+
+    count_all, count1, ok = onehot_counts(codes, y1, onehot_offsets(n_values), k, K)  # (S, K)
+    if not ok:
+        raise ValueError(f"level codes outside 0 .. k_j - 1 (n_values {tuple(n_values)})")
     count0 = count_all - count1  # (S, K)
     k_col = np.repeat(k, k).astype(np.float64)  # (K,) k_j of each one-hot column
     l = smoothing
