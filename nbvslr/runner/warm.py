@@ -135,8 +135,8 @@ def compile_all(groups: Sequence[str] = GROUPS) -> None:
     """Call each compiled loop of these groups once on tiny inputs of a run's types (numba
     compiles it, or loads it from its cache): the training-set draws and the models' seeds
     always; "two-class": the score counts and log-loss sums, the separable-set sampler, the
-    Newton solves and sparse products; "k-class": the K-class counts, Gaussian NB's sums and
-    the cone sampler; "text": the text models' loops."""
+    Newton solves and sparse products, the peel of pure columns; "k-class": the K-class
+    counts, Gaussian NB's sums and the cone sampler; "text": the text models' loops."""
     import numpy as np
 
     from nbvslr.splits import draw_train_sets, each_generator, split_seeds
@@ -156,6 +156,7 @@ def _two_class() -> None:
     from nbvslr.models.evaluate import count_mistakes
     from nbvslr.models.lr.hmc import sample_separating_hmc
     from nbvslr.models.lr.newton import fit_newton
+    from nbvslr.models.lr.separation import pure_rows
     from nbvslr.models.probabilities import dense_losses
 
     data = Dataset(name="t", title="t", X=np.array([[0.0], [1.0]]), y=np.array([0, 1]),
@@ -168,6 +169,7 @@ def _two_class() -> None:
     Z[0, np.arange(8), np.arange(8)] = 1.0
     Z[0, :, 8] = 1.0
     fit_newton(Z, np.array([[1.0, -1.0] * 4]), C=1.0)
+    pure_rows(Z, np.array([[1.0, -1.0] * 4]))
 
 
 def _k_class() -> None:

@@ -258,6 +258,60 @@ def test_peel_from_the_distinct_rows_equals_the_peel_of_the_stack(tmp_path_facto
         assert want.any(), (data.name, m)  # something is peeled: the case under test occurs
 
 
+def _peel_by_rounds(Z1: np.ndarray, sign: np.ndarray, extra) -> np.ndarray:
+    """The reference: the peel's rule in rounds, one split at a time (every pure column of
+    the live rows, then its rows removed, until no column is pure)."""
+    out = np.zeros(sign.shape, dtype=bool)
+    for a in range(sign.shape[0]):
+        A = sign[a, :, None] * (Z1[a] if extra is None else np.c_[Z1[a], Z1[a] @ extra])
+        live = np.ones(A.shape[0], dtype=bool)
+        while True:
+            B = A[live]
+            pure = ((B > 0).any(axis=0) != (B < 0).any(axis=0))
+            hit = live & (A[:, pure] != 0).any(axis=1)
+            if not hit.any():
+                break
+            live &= ~hit
+        out[a] = ~live
+    return out
+
+
+def test_the_compiled_peel_equals_the_peel_by_rounds(tmp_path_factory):
+    """``pure_rows`` (one queue of pure columns per split, compiled) peels exactly the rows
+    that the rule applied in rounds peels (random and shipped designs)."""
+    for data, coding, m in _peel_cases(tmp_path_factory):
+        design = get_design(data, coding)
+        idx = _train(data.y, m, 30)
+        Z1, sign = design.rows(idx), design.sign[idx]
+        extra = level_directions(data, coding)
+        want = _peel_by_rounds(Z1, sign, extra)
+        got = separation.pure_rows(None, sign, extra,
+                                   rows=(design.unique_Z1, design.row_to_unique[idx]))
+        assert (got == want).all(), (data.name, coding, m)
+        assert want.any() and not want.all(), (data.name, m)  # the case under test occurs
+
+
+def test_the_guess_steps_change_the_cost_not_the_answer(tmp_path_factory, monkeypatch):
+    """``detect`` with the rest's first fit stopped after GUESS_STEPS (the guess read from
+    one more step) returns every field as with that fit run to its end (the guess read from
+    the rows below the floor): the same kinds, rows, fits and directions; the stopped fit
+    guesses right on most of the shipped splits that need a guess."""
+    data = _shipped("adult-discrete", tmp_path_factory)
+    design = get_design(data, "onehot_ref")
+    idx = _train(data.y, 102, 60)
+    Z1, sign = design.rows(idx), design.sign[idx]
+    kw = dict(extra=level_directions(data, "onehot_ref"),
+              rows=(design.unique_Z1, design.row_to_unique[idx]))
+    capped = separation.detect(Z1, sign, **kw)
+    monkeypatch.setattr(separation, "GUESS_STEPS", 100)
+    whole = separation.detect(Z1, sign, **kw)
+    for field in ("code", "separated", "theta", "direction", "n_iter", "converged"):
+        np.testing.assert_array_equal(getattr(capped, field), getattr(whole, field),
+                                      err_msg=field)
+    guessed = capped.how == separation.GUESS
+    assert guessed.sum() >= 10 and (capped.how == separation.LP).sum() <= guessed.sum() / 5
+
+
 def test_detect_from_the_distinct_rows_equals_detect_on_the_stack(tmp_path_factory):
     """Every field ``detect`` returns is the same with and without the distinct rows."""
     for data, coding, m in _peel_cases(tmp_path_factory)[:4]:
