@@ -258,8 +258,12 @@ def fit_newton(
     live = np.ones((S, m), dtype=bool) if rows is None else np.asarray(rows, dtype=bool)
     th0 = np.zeros((S, P)) if theta0 is None else np.asarray(theta0, dtype=np.float64)
     # a sparse stack's blocks work on its non-zeros (``kernels.sparse_gram``), a fraction of
-    # the dense rows' bytes: SPARSE_BLOCK times as many splits per block
-    sparse = np.count_nonzero(Z1) <= SPARSE_DENSITY * Z1.size
+    # the dense rows' bytes: SPARSE_BLOCK times as many splits per block. Each split's
+    # non-zeros counted once (one pass over the stack): the stack's and each block's share
+    nz = np.zeros(S + 1, dtype=np.int64)
+    for a in range(S):
+        nz[a + 1] = nz[a] + np.count_nonzero(Z1[a])
+    sparse = nz[S] <= SPARSE_DENSITY * Z1.size
     step = budget.step(budget.cache, 8.0 * m * P / (SPARSE_BLOCK if sparse else 1), MIN_BLOCK)
     parts = [
         _fit_block(
@@ -271,11 +275,13 @@ def fit_newton(
             max_iter,
             stop_when_separable,
             live[lo : lo + step],
+            nz[min(S, lo + step)] - nz[lo] <= SPARSE_DENSITY * Z1[lo : lo + step].size,
         )
         for lo in range(0, S, step)
     ]
     if not parts:
-        parts = [_fit_block(Z1, sign, th0, C, tol, max_iter, stop_when_separable, live)]
+        parts = [_fit_block(Z1, sign, th0, C, tol, max_iter, stop_when_separable, live,
+                            sparse)]
     return NewtonResult(
         *(
             np.concatenate([getattr(r, f) for r in parts])
@@ -293,9 +299,11 @@ def _fit_block(
     max_iter: int,
     stop_when_separable: bool,
     live: np.ndarray,
+    sparse: bool,
 ) -> NewtonResult:
     """``fit_newton`` on one block of splits (arguments as there, theta0 given; ``live``
-    the rows fitted, (S, m))."""
+    the rows fitted, (S, m); ``sparse``: at most ``SPARSE_DENSITY`` of Z1's entries are
+    non-zero)."""
     # compiled (numba): imported where it runs, as the other kernels
     from nbvslr.kernels.cholesky import row_dots
 
@@ -328,7 +336,7 @@ def _fit_block(
     # a sparse design (one-hot) outside the row-space forms: the Hessian from each row's
     # non-zeros (``kernels.sparse_gram``), listed once per block
     SP = None
-    if QR is None and QP is None and np.count_nonzero(Z) <= SPARSE_DENSITY * Z.size:
+    if QR is None and QP is None and sparse:
         from nbvslr.kernels.sparse_gram import (
             sparse_matvec,
             sparse_rmatvec,
@@ -476,7 +484,10 @@ def _packed(
     """
     cols, vals, nnz = SP
     A, _, P = Z.shape
-    used = (Z != 0.0).any(axis=1)  # (A, P)
+    used = np.zeros((A, P + 1), dtype=bool)  # (A, P) the columns each split's rows use,
+    listed = np.arange(cols.shape[2]) < nnz[:, :, None]  # from the non-zeros' slots
+    used[np.arange(A)[:, None, None], np.where(listed, cols, P)] = True  # (P: an empty slot)
+    used = used[:, :P]
     slot = np.cumsum(used, axis=1) - 1  # (A, P) packed index of each used column
     W = max(1, int(used.sum(axis=1).max()))
     pos = np.full((A, W), P, dtype=np.int64)
