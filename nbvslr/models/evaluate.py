@@ -162,7 +162,7 @@ def count_mistakes_lex(
     The two scores are folded into one: where the direction decides, the score is replaced
     by ``+-2 tau`` (tau: theta's tie band), which ``count_mistakes``'s step reads as that sign.
     """
-    from nbvslr.kernels.steps import add_agreement
+    from nbvslr.kernels.steps import add_agreement_lex
 
     theta = np.asarray(theta, dtype=np.float64)
     directions = np.asarray(directions, dtype=np.float64)
@@ -171,11 +171,6 @@ def count_mistakes_lex(
     tau = _tie_band(theta)  # (n,)
     tau_v = np.maximum(DIRECTION_RTOL * np.abs(directions).sum(axis=1), 1e-300)  # (n,)
 
-    def folded(Zr: np.ndarray, lo: int, hi: int) -> np.ndarray:  # (r, P) -> (r, hi - lo)
-        sv = Zr @ directions[lo:hi].T
-        st = Zr @ theta[lo:hi].T
-        return np.where(np.abs(sv) > tau_v[lo:hi], np.sign(sv) * 2.0 * tau[lo:hi], st)
-
     Zu = design.unique_Z1
     U = Zu.shape[0]
     agree = np.zeros(n)
@@ -183,10 +178,11 @@ def count_mistakes_lex(
     rows = max(1, TILE // max(cols, 1))
     for lo in range(0, n, cols):
         hi = min(n, lo + cols)
-        for r0 in range(0, U, rows):
+        for r0 in range(0, U, rows):  # the two tiles of scores, folded in the compiled pass
             r1 = min(U, r0 + rows)
-            add_agreement(np.ascontiguousarray(folded(Zu[r0:r1], lo, hi)), 1.0 / tau[lo:hi],
-                          design.unique_weight[r0:r1], ties, agree[lo:hi])
+            add_agreement_lex(Zu[r0:r1] @ directions[lo:hi].T, Zu[r0:r1] @ theta[lo:hi].T,
+                              tau_v[lo:hi], tau[lo:hi], 1.0 / tau[lo:hi],
+                              design.unique_weight[r0:r1], ties, agree[lo:hi])
     all_rows = 0.5 * (design.n_rows - agree)
     train = np.zeros(n)
     m = idx.shape[1]

@@ -153,7 +153,7 @@ def _two_class() -> None:
 
     from nbvslr.data.dataset import Dataset
     from nbvslr.models.design import get_design
-    from nbvslr.models.evaluate import count_mistakes
+    from nbvslr.models.evaluate import count_mistakes, count_mistakes_lex
     from nbvslr.models.lr.hmc import sample_separating_hmc
     from nbvslr.models.lr.newton import fit_newton
     from nbvslr.models.lr.separation import pure_rows
@@ -162,6 +162,8 @@ def _two_class() -> None:
     data = Dataset(name="t", title="t", X=np.array([[0.0], [1.0]]), y=np.array([0, 1]),
                    kind="continuous")
     count_mistakes(get_design(data, "x"), np.ones((2, 2)), np.array([[0], [1]]))
+    count_mistakes_lex(get_design(data, "x"), np.ones((2, 2)), np.ones((2, 2)),
+                       np.array([[0], [1]]))
     dense_losses(get_design(data, "x"), data, np.ones((2, 2)), np.array([[0], [1]]))
     sample_separating_hmc(np.array([[[2.0, 1.0], [1.0, 1.0]]]), np.array([[1.0, -1.0]]),
                           np.array([[1.0, -1.5]]), [np.random.SeedSequence(0)])
