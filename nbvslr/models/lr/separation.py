@@ -292,13 +292,19 @@ def detect(
     every = separated.all(axis=1) & ~sure  # peeled to the last row: complete
     code[every] = COMPLETE
 
+    # the distinct rows with a row of zeros after them, and each training row's index
+    zero = None if rows is None else (np.concatenate([rows[0], np.zeros((1, P))]), rows[1])
+
     def fit_rest(splits: np.ndarray, stop: bool = False, cap: int | None = None):
         """Newton on the rows not separated: the fit, its certificate and the stack it
         fitted (the separated rows zeroed, the others as in Z1: what a later step reads of
         the rows not separated); ``cap`` steps at most instead of ``max_iter``."""
         rows = ~separated[splits]
-        Zr = Z1[splits]
-        Zr *= rows[:, :, None]
+        if zero is None:
+            Zr = Z1[splits]
+            Zr *= rows[:, :, None]
+        else:  # one gather from the distinct rows, a separated row read as the zero row
+            Zr = zero[0][np.where(rows, zero[1][splits], zero[0].shape[0] - 1)]
         res = fit_newton(Zr, sign[splits], stop_when_separable=stop, rows=rows,
                          **(newton if cap is None else {**newton, "max_iter": cap}))
         theta[splits], n_iter[splits], converged[splits] = res.theta, res.n_iter, res.converged
