@@ -101,6 +101,24 @@ def test_fit_newton_of_some_rows_is_the_fit_of_those_rows():
         np.testing.assert_allclose(some.theta[a], sub.theta[0], atol=1e-8)
 
 
+def test_fit_newton_given_the_nonzeros_is_the_fit_that_finds_them():
+    """``fit_newton`` with the non-zeros given (padded wider than needed, zeroed rows
+    listed with none) returns the very iterates, steps and flags it finds without them."""
+    from nbvslr.kernels.sparse_gram import sparse_rows
+
+    data = _quasi_data()
+    design, idx, Z1, sign = _stack(data, 80, 20, "onehot")
+    rows = np.random.default_rng(4).random(Z1.shape[:2]) < 0.9
+    Zr = Z1 * rows[:, :, None]
+    cols, vals, nnz = sparse_rows(Zr)
+    wide = (np.pad(cols, ((0, 0), (0, 0), (0, 3))), np.pad(vals, ((0, 0), (0, 0), (0, 3))), nnz)
+    for kw in (dict(stop_when_separable=True), dict(max_iter=3)):
+        want = fit_newton(Zr, sign, rows=rows, **kw)
+        got = fit_newton(Zr, sign, rows=rows, nonzeros=wide, **kw)
+        for field in ("theta", "n_iter", "converged", "separable"):
+            np.testing.assert_array_equal(getattr(got, field), getattr(want, field))
+
+
 def _predictions(design, fit, idx) -> np.ndarray:
     """(q, U) predicted signs of each quasi split on the distinct rows (lexicographic)."""
     Zu = design.unique_Z1

@@ -177,6 +177,23 @@ def _entries(U: np.ndarray, extra: np.ndarray | None
 _LAST: list = []
 
 
+#: ``_distinct_nonzeros`` of the last distinct rows it was given (held, as ``_LAST``).
+_LAST_NZ: list = []
+
+
+def _distinct_nonzeros(U: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The non-zeros of the rows U (u, P), row by row: ptr (u + 1,), their columns and
+    values (nnz,) (columns increasing within a row), kept for the next call with U."""
+    if _LAST_NZ and _LAST_NZ[0] is U:
+        return _LAST_NZ[1]
+    r, c = np.nonzero(U)
+    ptr = np.zeros(U.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(r, minlength=U.shape[0]), out=ptr[1:])
+    found = (ptr, c.astype(np.int64), U[r, c])
+    _LAST_NZ[:] = [U, found]
+    return found
+
+
 def _distinct_entries(U: np.ndarray, extra: np.ndarray | None
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """``_entries(U, extra)``, kept for the next call with the same U and extra."""
@@ -295,6 +312,19 @@ def detect(
     # the distinct rows with a row of zeros after them, and each training row's index
     zero = None if rows is None else (np.concatenate([rows[0], np.zeros((1, P))]), rows[1])
 
+    def rest_nonzeros(splits: np.ndarray):
+        """The non-zeros of the rows not separated (``fit_newton``'s ``nonzeros``), read
+        from the distinct rows' (none without them)."""
+        if zero is None:
+            return None
+        ptr, cols, vals = _distinct_nonzeros(rows[0])
+        ids = rows[1][splits]
+        count = np.where(separated[splits], 0, ptr[ids + 1] - ptr[ids])  # (s, m)
+        slot = np.arange(max(1, int(count.max(initial=0))))
+        at = np.minimum(ptr[ids][:, :, None] + slot, max(cols.size - 1, 0))  # (s, m, K)
+        listed = slot < count[:, :, None]
+        return (np.where(listed, cols[at], 0), np.where(listed, vals[at], 0.0), count)
+
     def fit_rest(splits: np.ndarray, stop: bool = False, cap: int | None = None):
         """Newton on the rows not separated: the fit, its certificate and the stack it
         fitted (the separated rows zeroed, the others as in Z1: what a later step reads of
@@ -306,6 +336,7 @@ def detect(
         else:  # one gather from the distinct rows, a separated row read as the zero row
             Zr = zero[0][np.where(rows, zero[1][splits], zero[0].shape[0] - 1)]
         res = fit_newton(Zr, sign[splits], stop_when_separable=stop, rows=rows,
+                         nonzeros=rest_nonzeros(splits),
                          **(newton if cap is None else {**newton, "max_iter": cap}))
         theta[splits], n_iter[splits], converged[splits] = res.theta, res.n_iter, res.converged
         ok = overlap_certified(Zr, sign[splits], rows, res.theta, res.converged)
@@ -316,7 +347,7 @@ def detect(
         change (s, m) and whether a step was taken (s,); ``Zs`` the stack ``fit_rest``
         fitted."""
         step = fit_newton(Zs, sign[splits], rows=~separated[splits], tol=0.0, max_iter=1,
-                          theta0=theta0, budget=budget)
+                          theta0=theta0, budget=budget, nonzeros=rest_nonzeros(splits))
         moved = sign[splits] * np.matmul(Zs, (step.theta - theta0)[:, :, None])[:, :, 0]
         return moved, (step.theta != theta0).any(axis=1)
 
