@@ -45,8 +45,9 @@ its fit on all rows would run off; on a dense design before step 1, for every sp
    fit of the other rows is certified as above and the direction problem of the guessed
    rows is feasible (a direction that separates them: both proofs); else the linear
    program of Konis (2007) decides on the remaining rows (``separated_rows_lp``): maximise
-   ``sum_i t_i`` subject to ``A v >= t``, ``0 <= t <= 1``; at its optimum ``t_i = 1`` exactly on Q (scale a direction that
-   separates Q until every margin there is >= 1) and 0 elsewhere. The LP holds its
+   ``sum_i t_i`` subject to ``A v >= t``, ``0 <= t <= 1``; at its optimum ``t_i = 1``
+   exactly on Q (scale a direction that separates Q until every margin there is >= 1) and
+   0 elsewhere. The LP holds its
    constraints to a feasibility tolerance (HiGHS: 1e-7); rows it takes that the exact
    direction problem (``max_margin_direction``) cannot separate (continuous rows nearly,
    not exactly, separable) are not counted: only the peeled rows are then.
