@@ -5,7 +5,9 @@ the code before quasi-separated sets were told apart (Newton's iterate on all ro
 until its gradient criterion stops it). For each (task, m) both trees' ``score_splits`` of
 the stated ``lr`` fit the same splits, each in a fresh process with BLAS on one thread,
 interleaved, ``--repeat`` times; it prints the median CPU seconds per 1000 splits of each,
-their ratio, the share of quasi splits and the mean test errors of both.
+their ratio, the CPU seconds of the quasi direction problem within them
+(``separation.max_margin_direction``, timed by a wrapper, both trees' own), the share of
+quasi splits and the mean test errors of both.
 
     python benchmarks/quasi.py --reference /tmp/base --splits 200 --repeat 3 [--quick]
 
@@ -43,6 +45,19 @@ from nbvslr.data import load_task
 from nbvslr.models import score_splits
 from nbvslr.splits import draw_train_sets, split_seeds
 from nbvslr.config import load_config
+spent = [0.0]  # CPU seconds in the direction problem (nan: a tree without one)
+try:
+    import nbvslr.models.lr.separation as separation
+    inner = separation.max_margin_direction
+    def timed(*args, **kwargs):
+        t = time.process_time()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            spent[0] += time.process_time() - t
+    separation.max_margin_direction = timed
+except (ImportError, AttributeError):
+    spent[0] = float("nan")
 task, m, S = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 cfg = read_config({"tasks": [task], "splits": S, "models": {"lr": {}}})
 data = load_task(cfg.tasks[0], cfg.data)
@@ -55,6 +70,7 @@ cpu, errors, quasi = 0.0, [], []
 with threadpool_limits(1):
     draw, model = split_seeds(0, task, sizes[-1], range(8))
     score_splits(cfg.models[0], data, draw_train_sets(data.y, sizes[-1], draw), model)  # warm
+    spent[0] *= 0.0  # nan stays nan
     for m in sizes:
         draw, model = split_seeds(0, task, m, range(S))
         idx = draw_train_sets(data.y, m, draw)
@@ -64,7 +80,8 @@ with threadpool_limits(1):
         errors.append(float(out["error"].mean()))
         quasi.append(float(np.mean(out["separation"] == 2)) if "separation" in out
                      else float("nan"))
-print(json.dumps({"cpu": cpu, "error": float(np.mean(errors)), "quasi": float(np.mean(quasi))}))
+print(json.dumps({"cpu": cpu, "direction": spent[0], "error": float(np.mean(errors)),
+                  "quasi": float(np.mean(quasi))}))
 """
 
 
@@ -86,8 +103,8 @@ def main() -> None:
                     help="the three panels' whole Figure 1 grids (m = 0 in the table)")
     args = ap.parse_args()
     print(f"{'task':<18}{'m':>5}{'quasi':>7}{'ours s/1000':>13}{'ref s/1000':>12}"
-          f"{'ratio':>7}{'err ours':>10}{'err ref':>9}")
-    total = {"ours": 0.0, "ref": 0.0}
+          f"{'ratio':>7}{'dir ours':>10}{'dir ref':>9}{'err ours':>10}{'err ref':>9}")
+    total = {"ours": 0.0, "ref": 0.0, "dir ours": 0.0, "dir ref": 0.0}
     for task, m in PANELS if args.panels else QUICK if args.quick else CASES:
         ours, ref = [], []
         for _ in range(args.repeat):  # interleaved: both see the same load
@@ -96,12 +113,18 @@ def main() -> None:
         k = 1000 / args.splits
         a = statistics.median(r["cpu"] for r in ours) * k
         b = statistics.median(r["cpu"] for r in ref) * k
+        da = statistics.median(r.get("direction", float("nan")) for r in ours) * k
+        db = statistics.median(r.get("direction", float("nan")) for r in ref) * k
         total["ours"] += a
         total["ref"] += b
+        total["dir ours"] += da
+        total["dir ref"] += db
         print(f"{task:<18}{m:>5}{ours[0]['quasi']:>7.2f}{a:>13.2f}{b:>12.2f}{a / b:>7.2f}"
-              f"{ours[0]['error']:>10.4f}{ref[0]['error']:>9.4f}", flush=True)
+              f"{da:>10.2f}{db:>9.2f}{ours[0]['error']:>10.4f}{ref[0]['error']:>9.4f}",
+              flush=True)
     print(f"{'all':<30}{total['ours']:>13.2f}{total['ref']:>12.2f}"
-          f"{total['ours'] / total['ref']:>7.2f}")
+          f"{total['ours'] / total['ref']:>7.2f}{total['dir ours']:>10.2f}"
+          f"{total['dir ref']:>9.2f}")
 
 
 if __name__ == "__main__":

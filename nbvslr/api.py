@@ -547,7 +547,7 @@ class Results:
         ``within_reach`` False past the reach (``REACH`` times the largest measured m),
         where the numbers are NaN unless ``beyond_reach``.
         """
-        from nbvslr.analysis.extrapolate import task_extrapolation
+        from nbvslr.analysis.extrapolate import all_rows, task_extrapolation
 
         if at is not None:
             sizes = np.asarray(at, dtype=float).ravel()
@@ -557,7 +557,7 @@ class Results:
         rows = []
         for task in self.tasks:
             ex = task_extrapolation(task, n_boot=n_boot, seed=self.seed, beyond=beyond_reach)
-            full = task.run_info.get("asymptotic_error") or {}
+            full = all_rows(task)
             for model in (ex.model_a, ex.model_b):
                 if at is not None:
                     p = ex.predict(model, sizes)

@@ -30,9 +30,15 @@ weight).
 
 The floor (``floor_of``): a model's limit is not below its error when trained on all the
 task's rows and scored on them (run.json's ``asymptotic_error``), less ``FLOOR_Z`` of that
-error's binomial standard errors. Fits are constrained to limits in [floor, 1]; where the
-unconstrained limit falls below the floor the fit is the least-squares curve with its limit
-on the floor.
+error's binomial standard errors. Fits are constrained to limits in [floor, upper] (upper
+1); where the unconstrained limit falls below the floor the fit is the least-squares curve
+with its limit on the floor.
+
+The Brier score's curves are extrapolated the same way (``EXTRAPOLATED``), the floor its
+all-rows Brier score (run.json's ``asymptotic_brier``) less ``FLOOR_Z`` of its own standard
+errors over the rows (``floor_of_brier``), upper 2 for K > 2 classes (``upper_of``), and
+only for a model with a value on every split of every size (``check_complete``); the
+log-loss and the training error are not (``NOT_EXTRAPOLATED``).
 
 Choosing families by how they extrapolate (``choose``): each family is fitted to the first
 ``FIT_SHARE`` of the sizes and scored by the mean absolute error of its predictions at the
@@ -71,13 +77,16 @@ from nbvslr.analysis.metrics import LABELS, metric_of
 from nbvslr.analysis.stats import task_paired, task_rng
 from nbvslr.errors import ConfigError, ResultsError
 
-#: Why the curves of a metric other than the test error are not extrapolated (argued, with the
-#: committed metrics run's curves, in docs/extrapolation.md, "Other metrics").
+#: The metrics whose curves are extrapolated: the test error, and the test Brier score with
+#: the floor of its all-rows value (``floor_of_brier``; its coverage measured in
+#: docs/extrapolation.md, "The Brier score").
+EXTRAPOLATED = ("error", "brier")
+
+#: Why the curves of the other metrics are not extrapolated (argued, with the committed
+#: metrics run's curves, in docs/extrapolation.md, "Other metrics").
 NOT_EXTRAPOLATED: dict[str, str] = {
     "log_loss": ("the fitted families fall to a limit, and log-loss curves need not fall "
                  "(naive Bayes' rises with m as its probabilities grow overconfident)"),
-    "brier": ("the intervals' coverage is checked on the test error's curves alone, not "
-              "yet on the Brier score's"),
     "train_error": ("the fitted families fall to a limit, and the training error rises "
                     "with m (towards the test error's limit, from below)"),
 }
@@ -88,8 +97,8 @@ def check_extrapolable(metric: str) -> None:
     (``NOT_EXTRAPOLATED``)."""
     if metric in NOT_EXTRAPOLATED:
         raise ConfigError(f"no extrapolation of the {LABELS[metric]}: "
-                          f"{NOT_EXTRAPOLATED[metric]}; extrapolate the test error instead "
-                          "(docs/extrapolation.md, \"Other metrics\")")
+                          f"{NOT_EXTRAPOLATED[metric]}; extrapolate the test error or the "
+                          "Brier score instead (docs/extrapolation.md, \"Other metrics\")")
 
 
 #: The share of the sizes (the smaller ones) that a family is fitted to when it is scored by
@@ -209,6 +218,32 @@ class CurveFit:
         return self.linear[:, 0]
 
 
+def floor_of_brier(all_rows: Mapping[str, float | None] | None) -> float:
+    """The lowest limit of a model's Brier-score curve: its Brier score when trained and
+    scored on all the rows, less ``FLOOR_Z`` of that score's standard errors over the rows
+    (run.json's ``asymptotic_brier``: ``{"value", "sem"}``); 0 where the all-rows rule has
+    no probabilities (``value`` None).
+
+    The noise is the Brier score's own: the standard deviation of the rows' squared
+    distances over sqrt(N), not the binomial ``sqrt(e (1 - e) / N)`` of a 0-1 error, which
+    would overstate it (a row's Brier term is spread far less than a 0/1 mistake of the
+    same mean)."""
+    if not all_rows:
+        return 0.0
+    value, sem = all_rows.get("value"), all_rows.get("sem")
+    if value is None or not math.isfinite(float(value)):
+        return 0.0
+    sem = float(sem) if sem is not None and math.isfinite(float(sem)) else 0.0
+    return max(0.0, float(value) - FLOOR_Z * sem)
+
+
+def upper_of(metric: str, run_info: Mapping) -> float:
+    """The largest value of ``metric`` on a task: 2 for the Brier score of K > 2 classes
+    (the squared distance to the one-hot label), else 1."""
+    classes = (run_info.get("task") or {}).get("classes") or ()
+    return 2.0 if metric == "brier" and len(classes) > 2 else 1.0
+
+
 def floor_of(all_rows: float | None, rows: int | None) -> float:
     """The lowest limit a model's curve may have: its error when trained and scored on all
     ``rows`` rows, less ``FLOOR_Z`` binomial standard errors; 0 when unknown."""
@@ -229,14 +264,14 @@ def _unit_grid(k: int, n: int) -> np.ndarray:
     return np.stack([g.ravel() for g in axes], axis=1)
 
 
-def _solve(uy, vy, uu, uv, vv, yy, floor, tiny):
+def _solve(uy, vy, uu, uv, vv, yy, floor, tiny, upper=1.0):
     """The weighted least-squares linear parameters with the limit (the first) in
-    [floor, 1], from the inner products of the two weighted basis columns u, v and the
+    [floor, upper], from the inner products of the two weighted basis columns u, v and the
     weighted curve y; ``uy, vy`` (B, G), ``uu, uv, vv`` broadcast to them, ``yy`` (B, 1).
 
     Returns the limit, the second coefficient and the SSE, each (B, G); inf SSE where the
     basis is near singular (two columns almost proportional, or one almost 0: below
-    ``tiny``) or the limit would exceed 1.
+    ``tiny``) or the limit would exceed ``upper``.
     """
     det = uu * vv - uv**2
     ok = (uu > tiny) & (vv > tiny)
@@ -258,7 +293,7 @@ def _solve(uy, vy, uu, uv, vv, yy, floor, tiny):
         np.copyto(a, floor, where=low)
         np.copyto(b, b_low, where=low)
         np.copyto(sse, sse_low, where=low)
-    sse[~(ok & (a <= 1.0))] = np.inf
+    sse[~(ok & (a <= upper))] = np.inf
     return a, b, sse
 
 
@@ -283,8 +318,8 @@ def _products(f: _Family, m: np.ndarray, q: np.ndarray, w: np.ndarray, Yw: np.nd
     return uy, vy, uu, uv, vv
 
 
-def _fit_curves(f: _Family, m: np.ndarray, Y: np.ndarray, w: np.ndarray, floor: float
-                ) -> tuple[np.ndarray, np.ndarray]:
+def _fit_curves(f: _Family, m: np.ndarray, Y: np.ndarray, w: np.ndarray, floor: float,
+                upper: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """Variable projection for curves Y (B, M): the shared grid, then each curve's own
     zoom. Returns linear (B, 2) and nonlinear (B, k) parameters, NaN where no fit."""
     B, k = Y.shape[0], len(f.ranges)
@@ -304,7 +339,7 @@ def _fit_curves(f: _Family, m: np.ndarray, Y: np.ndarray, w: np.ndarray, floor: 
     for s in range(0, B, _BLOCK):
         blk = slice(s, s + _BLOCK)
         uy = (Yw[blk] @ w)[:, None] if first is None else Yw[blk] @ U.T
-        _, _, sse = _solve(uy, Yw[blk] @ V.T, uu, uv, vv, yy[blk], floor, tiny)
+        _, _, sse = _solve(uy, Yw[blk] @ V.T, uu, uv, vv, yy[blk], floor, tiny, upper)
         g = np.argmin(sse, axis=1)
         best[blk] = logq[g]
         found[blk] = np.isfinite(sse[np.arange(g.size), g])
@@ -319,11 +354,11 @@ def _fit_curves(f: _Family, m: np.ndarray, Y: np.ndarray, w: np.ndarray, floor: 
     lin = np.full((B, 2), np.nan)
     for _ in range(_ROUNDS if k > 1 else _ROUNDS_1D):
         lq = np.clip(best[:, None, :] + offsets[None] * span, lo - 1.0, hi + 1.0)  # (B,L,k)
-        a, b, sse = _solve(*_products(f, m, 10.0**lq, w, Yw), yy, floor, tiny)
+        a, b, sse = _solve(*_products(f, m, 10.0**lq, w, Yw), yy, floor, tiny, upper)
         h = span * 2.0 / (n_loc - 1)  # (k,) the local grid's step
         step = _newton_step(sse, centre, near, k)  # (B, k) in steps h
         nq = np.clip(best + step * h, lo - 1.0, hi + 1.0)[:, None, :]  # (B, 1, k)
-        na, nb, nsse = _solve(*_products(f, m, 10.0**nq, w, Yw), yy, floor, tiny)
+        na, nb, nsse = _solve(*_products(f, m, 10.0**nq, w, Yw), yy, floor, tiny, upper)
         lq = np.concatenate([lq, nq], axis=1)
         a, b, sse = (np.concatenate(p, axis=1) for p in ((a, na), (b, nb), (sse, nsse)))
         g = np.argmin(sse, axis=1)
@@ -371,7 +406,7 @@ def _newton(f: np.ndarray, k: int) -> np.ndarray:
 
 
 def fit(family: str, m: Sequence[float], y: np.ndarray, sem: Sequence[float],
-        floor: float = 0.0) -> CurveFit:
+        floor: float = 0.0, upper: float = 1.0) -> CurveFit:
     """Fit ``family`` to mean curves.
 
     Parameters
@@ -386,13 +421,16 @@ def fit(family: str, m: Sequence[float], y: np.ndarray, sem: Sequence[float],
         The standard error of each mean (the weights; the same for every curve).
     floor : float
         The lowest limit allowed (``floor_of``).
+    upper : float
+        The highest: the metric's largest value (1 for an error rate or a two-class Brier
+        score, 2 for a K-class Brier score).
 
     Returns
     -------
     CurveFit
         B = 1 for a single curve. The fit is constrained to curves whose limit lies in
-        [floor, 1]; a curve whose means are not error rates (outside [0, 1]), or that no
-        grid point can fit that way, gets NaN parameters.
+        [floor, upper]; a curve whose means lie outside [0, upper], or that no grid point
+        can fit that way, gets NaN parameters.
     """
     f = FAMILIES[family]
     m = np.asarray(m, dtype=float)
@@ -400,11 +438,11 @@ def fit(family: str, m: Sequence[float], y: np.ndarray, sem: Sequence[float],
     if m.size < f.n_params + 1:
         raise ValueError(f"{family} needs at least {f.n_params + 1} sizes, got {m.size}")
     w = _weights(np.asarray(sem, dtype=float))
-    rates = np.all((Y >= 0.0) & (Y <= 1.0), axis=1)  # (B,)
+    rates = np.all((Y >= 0.0) & (Y <= upper), axis=1)  # (B,)
     lin = np.full((Y.shape[0], 2), np.nan)
     q = np.full((Y.shape[0], len(f.ranges)), np.nan)
     if rates.any():
-        lin[rates], q[rates] = _fit_curves(f, m, Y[rates], w, float(floor))
+        lin[rates], q[rates] = _fit_curves(f, m, Y[rates], w, float(floor), float(upper))
     return CurveFit(family, lin, q)
 
 
@@ -432,12 +470,12 @@ class Choice:
 
 
 def holdout_scores(m: Sequence[float], y: Sequence[float], sem: Sequence[float], n_fit: int,
-                   families: Sequence[str] = tuple(FAMILIES), floor: float = 0.0
-                   ) -> dict[str, float]:
+                   families: Sequence[str] = tuple(FAMILIES), floor: float = 0.0,
+                   upper: float = 1.0) -> dict[str, float]:
     """Each family fitted to the first ``n_fit`` sizes of one curve, scored by the mean
     absolute error of its predictions at the other, larger sizes. Families with more
-    parameters than ``n_fit - 1``, or with no fit whose limit lies in [floor, 1], are left
-    out."""
+    parameters than ``n_fit - 1``, or with no fit whose limit lies in [floor, upper], are
+    left out."""
     m = np.asarray(m, dtype=float)
     y = np.asarray(y, dtype=float)
     sem = np.asarray(sem, dtype=float)
@@ -447,9 +485,9 @@ def holdout_scores(m: Sequence[float], y: Sequence[float], sem: Sequence[float],
     for name in families:
         if n_fit < FAMILIES[name].n_params + 1:
             continue
-        cf = fit(name, m[:n_fit], y[:n_fit], sem[:n_fit], floor)
+        cf = fit(name, m[:n_fit], y[:n_fit], sem[:n_fit], floor, upper)
         score = float(np.mean(np.abs(cf.predict(m[n_fit:])[0] - y[n_fit:])))
-        if math.isfinite(score):  # NaN: the family has no fit with a limit in [floor, 1]
+        if math.isfinite(score):  # NaN: the family has no fit with a limit in the box
             scores[name] = score
     return scores
 
@@ -470,7 +508,8 @@ def acceptable(scores: Mapping[str, float], sem_heldout: float,
 
 def choose(m: Sequence[float], y: Sequence[float], sem: Sequence[float],
            families: Sequence[str] = tuple(FAMILIES), floor: float = 0.0, *,
-           ratio: float | None = None, n_sem: float | None = None) -> Choice:
+           ratio: float | None = None, n_sem: float | None = None,
+           upper: float = 1.0) -> Choice:
     """The family that best predicts the larger sizes of one curve from its smaller ones
     (the first ``FIT_SHARE`` of the sizes; ``holdout_scores``), and the acceptable ones.
     With too few sizes to score any family, ``ValueError``."""
@@ -479,9 +518,10 @@ def choose(m: Sequence[float], y: Sequence[float], sem: Sequence[float],
     if n < MIN_SIZES:
         raise ValueError(f"too few sizes ({n}) to score any family; at least "
                          f"{MIN_SIZES} are needed")
-    scores = holdout_scores(m, y, sem, n_fit, families, floor)
+    scores = holdout_scores(m, y, sem, n_fit, families, floor, upper)
     if not scores:
-        raise ValueError(f"no family fits the curve with a limit between {floor:.3g} and 1")
+        raise ValueError(f"no family fits the curve with a limit between {floor:.3g} and "
+                         f"{upper:g}")
     held = np.asarray(sem, dtype=float)[n_fit:]
     held = float(np.mean(np.where(np.isfinite(held), held, 0.0)))
     ok = acceptable(scores, held, ratio, n_sem)
@@ -506,10 +546,11 @@ def _first_crossing_beyond(diff: np.ndarray, grid: np.ndarray) -> np.ndarray:
 
 def draw_means(summary: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
                pair: tuple[str, str], diff_sem: np.ndarray | None, n_boot: int,
-               rng: np.random.Generator) -> dict[str, np.ndarray]:
+               rng: np.random.Generator, upper: float = 1.0) -> dict[str, np.ndarray]:
     """The pair's mean curves drawn again: normal at each m with the means' standard errors
     and the pair's covariance ``(sem_a² + sem_b² - diff_sem²) / 2`` (0 without
-    ``diff_sem``), independent across m (each size has its own splits), clipped to [0, 1].
+    ``diff_sem``), independent across m (each size has its own splits), clipped to
+    [0, upper].
 
     Returns model -> (n_boot, M). This is the normal limit of resampling the splits within
     each m, the pairing kept; it needs only summary.csv and paired.csv.
@@ -522,8 +563,8 @@ def draw_means(summary: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
     z = rng.standard_normal((2, n_boot, ya.size))
     k = np.divide(cov, sa, out=np.zeros_like(cov), where=sa > 0)  # b's loading on a's draw
     rest = np.sqrt(np.maximum(sb**2 - k**2, 0.0))
-    return {a: np.clip(ya + sa * z[0], 0.0, 1.0),
-            b: np.clip(yb + k * z[0] + rest * z[1], 0.0, 1.0)}
+    return {a: np.clip(ya + sa * z[0], 0.0, upper),
+            b: np.clip(yb + k * z[0] + rest * z[1], 0.0, upper)}
 
 
 def _resample_splits(per_split: Mapping[str, np.ndarray], pair: tuple[str, str],
@@ -576,6 +617,10 @@ class Extrapolation:
     shape : dict
         model -> the shape error's slope: a draw is moved by ``shape * xi * log(m / last_m)``
         past the grid (``SHAPE_K``).
+    metric : str
+        The metric extrapolated (``error``, or ``brier``).
+    upper : float
+        The highest limit and prediction: 1, or 2 for a K-class Brier score.
     """
 
     model_a: str
@@ -596,6 +641,8 @@ class Extrapolation:
     search_to: int = 0
     beyond: bool = False
     shape: dict[str, float] = field(default_factory=dict)
+    metric: str = "error"
+    upper: float = 1.0
     fits: dict[str, dict[str, CurveFit]] = field(default_factory=dict, compare=False,
                                                   repr=False)
     draws: dict[str, dict[str, CurveFit]] = field(default_factory=dict, compare=False,
@@ -612,7 +659,7 @@ class Extrapolation:
         its shape error past the grid (``_shaped``): (B, L)."""
         cf = self.draws[model][family]
         return _shaped(cf.predict(m), m, self.last_m, self.shape[model], self.xi[model],
-                       self.floor[model], cf.predict([self.last_m])[:, 0])
+                       self.floor[model], cf.predict([self.last_m])[:, 0], self.upper)
 
     def predict(self, model: str, m: Sequence[float] | np.ndarray, *,
                 beyond: bool | None = None) -> dict[str, np.ndarray]:
@@ -639,7 +686,7 @@ class Extrapolation:
 
 
 def _shaped(pred: np.ndarray, m: np.ndarray, last_m: float, slope: float, xi: np.ndarray,
-            floor: float, top: np.ndarray) -> np.ndarray:
+            floor: float, top: np.ndarray, upper: float = 1.0) -> np.ndarray:
     """Drawn predictions (B, L) at m (L,) moved by ``slope * xi * log(m / last_m)`` past
     the grid (xi (B,)); past it each drawn curve stays between the floor and its own value
     at the last m, ``top`` (B,): a learning curve does not climb back once past the grid."""
@@ -647,7 +694,7 @@ def _shaped(pred: np.ndarray, m: np.ndarray, last_m: float, slope: float, xi: np
     far = np.log(np.maximum(m / last_m, 1.0))  # (L,)
     moved = pred + slope * xi[:, None] * far
     capped = np.minimum(moved, np.maximum(top, floor)[:, None])
-    return np.clip(np.where(m > last_m, capped, moved), floor, 1.0)
+    return np.clip(np.where(m > last_m, capped, moved), floor, upper)
 
 
 def _horizon_grid(last_m: float, horizon: float) -> np.ndarray:
@@ -673,6 +720,8 @@ def extrapolate(
     floor: Mapping[str, float] | None = None,
     reach: float = REACH,
     beyond: bool = False,
+    upper: float = 1.0,
+    metric: str = "error",
 ) -> Extrapolation:
     """Fit, choose and extrapolate the curves of a pair of models.
 
@@ -700,6 +749,11 @@ def extrapolate(
         Predictions reach ``reach`` times the largest m.
     beyond : bool
         Look for the crossover up to ``horizon`` even past the reach.
+    upper : float
+        The metric's largest value: limits lie in [floor, upper] (1; 2 for a K-class Brier
+        score).
+    metric : str
+        What the curves are (recorded in the result).
 
     Returns
     -------
@@ -716,8 +770,8 @@ def extrapolate(
     choice, fits = {}, {}
     for model in pair:
         _, y, sem = summary[model]
-        choice[model] = choose(m, y, sem, floor=floor[model])
-        fits[model] = {fam: fit(fam, m, y, sem, floor[model])
+        choice[model] = choose(m, y, sem, floor=floor[model], upper=upper)
+        fits[model] = {fam: fit(fam, m, y, sem, floor[model], upper)
                        for fam in choice[model].acceptable}
     fam = {model: choice[model].family for model in pair}
     search_to = float(horizon) if beyond else min(float(horizon), reach * m[-1])
@@ -732,7 +786,7 @@ def extrapolate(
     if rng is not None and per_split is not None:
         curves = _resample_splits(per_split, pair, n_boot, rng)
     elif rng is not None and all(np.isfinite(summary[mo][2]).all() for mo in pair):
-        curves = draw_means(summary, pair, diff_sem, n_boot, rng)
+        curves = draw_means(summary, pair, diff_sem, n_boot, rng, upper)
     shape = {}
     for model in pair:
         c = choice[model]
@@ -745,7 +799,7 @@ def extrapolate(
         end = np.array([float(horizon)])
         for model in pair:
             sem = summary[model][2]
-            draws[model] = {f: fit(f, m, curves[model], sem, floor[model])
+            draws[model] = {f: fit(f, m, curves[model], sem, floor[model], upper)
                             for f in choice[model].acceptable}
             xi[model] = rng.standard_normal(n_boot)
             ivs = []
@@ -754,12 +808,12 @@ def extrapolate(
                 if ok.any():  # the limit, with the shape error as far as the task's rows
                     top = cf.predict(m[-1:])[:, 0]
                     lim = _shaped(cf.asymptote[ok, None], end, m[-1], shape[model],
-                                  xi[model][ok], floor[model], top[ok])[:, 0]
+                                  xi[model][ok], floor[model], top[ok], upper)[:, 0]
                     q = np.quantile(lim, [alpha, 1 - alpha])
                     ivs.append((float(q[0]), float(q[1])))
                 preds[model, f] = _shaped(cf.predict(grid), grid, m[-1], shape[model],
                                           xi[model], floor[model],
-                                          cf.predict(m[-1:])[:, 0])  # (B, G)
+                                          cf.predict(m[-1:])[:, 0], upper)  # (B, G)
             asym_iv[model] = _envelope(ivs)
         ivs = []
         for fa, fb in itertools.product(choice[a].acceptable, choice[b].acceptable):
@@ -777,7 +831,7 @@ def extrapolate(
         n_boot=int(n_boot), level=level,
         acceptable={model: choice[model].acceptable for model in pair}, floor=floor,
         reach=float(reach), search_to=int(round(search_to)), beyond=beyond,
-        shape=shape, fits=fits, draws=draws, xi=xi,
+        shape=shape, metric=metric, upper=float(upper), fits=fits, draws=draws, xi=xi,
     )
 
 
@@ -786,21 +840,29 @@ def task_extrapolation(task, pair: tuple[str, str] | None = None, *,
                        level: float = 0.95, beyond: bool = False) -> Extrapolation:
     """``extrapolate`` one task's saved results (``results.TaskResults``).
 
-    ``pair`` is ``(model_a, model_b)``, by default the task's first pair (the figure's).
+    ``pair`` is ``(model_a, model_b)``, by default the task's first pair (the figure's;
+    for another metric, the first pair whose curves have a value on every split, if any).
     Reads summary.csv and the pair's paired standard errors (paired.csv, or the splits when
     it is missing): the intervals come from ``draw_means``, so a committed run without its
     splits gets the same table as the run that kept them. The horizon is the task's rows
-    and each model's floor its all-rows error (run.json); the draws' stream comes from
+    and each model's floor its all-rows error (run.json), or for a view of the Brier score
+    its all-rows Brier score (``floor_of_brier``; ``ResultsError`` when run.json has none:
+    a run made before it was recorded); the draws' stream comes from
     ``(seed, task name)`` (``stats.task_rng``), like the crossover's interval.
     ``ConfigError`` for a view of a metric whose curves are not extrapolated
     (``check_extrapolable``).
     """
-    check_extrapolable(metric_of(task))
+    metric = metric_of(task)
+    check_extrapolable(metric)
     paired = task_paired(task)
     if pair is None:
         if paired.empty:
             raise ResultsError(f"{task.folder}: no pair of models to extrapolate")
-        pair = (str(paired["model_a"].iloc[0]), str(paired["model_b"].iloc[0]))
+        pairs = list(dict.fromkeys(zip(paired["model_a"].astype(str),
+                                       paired["model_b"].astype(str), strict=True)))
+        pair = pairs[0]
+        if metric != "error":  # the first pair whose curves are both complete, if any
+            pair = next((p for p in pairs if _complete(task, p)), pair)
     summary = task.summary
     curves = {}
     n_splits = []
@@ -812,6 +874,8 @@ def task_extrapolation(task, pair: tuple[str, str] | None = None, *,
                          rows["error_mean"].to_numpy(dtype=float),
                          rows["error_sem"].to_numpy(dtype=float))
         n_splits.append(rows["n_splits"].to_numpy(dtype=float))
+        if metric != "error":
+            check_complete(task, model, rows)
     common = np.intersect1d(curves[pair[0]][0], curves[pair[1]][0])
     keep = {k: np.isin(v[0], common) for k, v in curves.items()}
     curves = {k: tuple(x[keep[k]] for x in v) for k, v in curves.items()}
@@ -826,11 +890,69 @@ def task_extrapolation(task, pair: tuple[str, str] | None = None, *,
     info = task.run_info.get("task") or {}
     n_rows = int(info.get("rows") or 0)
     horizon = n_rows or int(common[-1]) * 100
-    full = task.run_info.get("asymptotic_error") or {}
-    floor = {model: floor_of(full.get(model), n_rows) for model in pair}
+    floor = floors(task, pair)
     rng = task_rng(seed, task.name) if few >= 2 else None  # one split: nothing to draw
     try:
         return extrapolate(curves, pair, horizon, rng=rng, n_boot=n_boot, level=level,
-                           diff_sem=diff_sem, floor=floor, beyond=beyond)
+                           diff_sem=diff_sem, floor=floor, beyond=beyond,
+                           upper=upper_of(metric, task.run_info), metric=metric)
     except ValueError as err:
         raise ResultsError(f"{task.name}: {err}") from None
+
+
+def _complete(task, pair: Sequence[str]) -> bool:
+    """Whether every model of ``pair`` passes ``check_complete`` on ``task``."""
+    try:
+        for model in pair:
+            check_complete(task, model, task.summary[task.summary["model"] == model])
+    except ResultsError:
+        return False
+    return True
+
+
+def check_complete(task, model: str, rows) -> None:
+    """``ResultsError`` when ``model`` lacks a value of the task's metric on some split of
+    some size (``rows``: its summary rows): its mean there is over the splits with a value
+    (the paper's LR: the non-separable training sets), a subset that changes with m, not a
+    learning curve to extrapolate (docs/extrapolation.md, "The Brier score")."""
+    splits = int(task.run_info.get("splits") or 0)
+    counts = rows["n_splits"].to_numpy(dtype=float)
+    short = counts < splits if splits else np.zeros(counts.size, dtype=bool)
+    if short.any():
+        m = rows["m"].to_numpy()[short]
+        raise ResultsError(
+            f"{task.folder}: {model} has no {LABELS[metric_of(task)]} on some splits at "
+            f"{short.sum()} of its {counts.size} sizes (m = {', '.join(map(str, m[:3]))}"
+            f"{', ...' if m.size > 3 else ''}; why: run.json's no_probabilities): its mean "
+            "there is over the other splits, a subset that changes with m, not a learning "
+            "curve to extrapolate")
+
+
+def floors(task, pair: Sequence[str]) -> dict[str, float]:
+    """Each model's floor on ``task`` (``results.TaskResults`` or a metric's view of it):
+    ``floor_of`` its all-rows error, or for the Brier score ``floor_of_brier`` its all-rows
+    Brier score; ``ResultsError`` naming the folder when run.json has no all-rows Brier
+    score (a run made before it was recorded, or one not measuring it)."""
+    info = task.run_info
+    if metric_of(task) == "brier":
+        full = info.get("asymptotic_brier")
+        if full is None:
+            raise ResultsError(
+                f"{task.folder}: run.json has no all-rows Brier score (asymptotic_brier), "
+                "the floor of the Brier score's extrapolation: the run was made before it "
+                "was recorded; rerun the config to extrapolate its Brier score")
+        return {model: floor_of_brier(full.get(model)) for model in pair}
+    full = info.get("asymptotic_error") or {}
+    n_rows = int((info.get("task") or {}).get("rows") or 0)
+    return {model: floor_of(full.get(model), n_rows) for model in pair}
+
+
+def all_rows(task) -> dict[str, float | None]:
+    """model -> its all-rows value of the task's metric (run.json's ``asymptotic_error``,
+    or the ``value`` of ``asymptotic_brier`` for a view of the Brier score; None where
+    there is none)."""
+    info = task.run_info
+    if metric_of(task) == "brier":
+        return {str(model): (b or {}).get("value")
+                for model, b in (info.get("asymptotic_brier") or {}).items()}
+    return dict(info.get("asymptotic_error") or {})

@@ -110,6 +110,16 @@ def for_metric(task: TaskResults, metric: str) -> TaskResults:
                       run_info=info, manifest=task.manifest, sealed=task.sealed, view=view)
 
 
+def measured(task: TaskResults) -> tuple[str, ...]:
+    """The metrics ``task`` measured, in ``METRICS`` order (``error`` first): its splits
+    table's columns, or without the table (a committed run keeps its tables alone) the
+    config's ``metrics`` in its run.json (the default, ``[error]``, when not written)."""
+    if task.has_splits():
+        return metrics_of(task.splits())
+    listed = (task.run_info.get("config") or {}).get("metrics") or ["error"]
+    return tuple(m for m in METRICS if m == "error" or m in listed)
+
+
 def missing_counts(splits: pd.DataFrame, metric: str) -> dict[str, int]:
     """How many splits of each model lack a value of ``metric`` (models with none missing
     left out)."""

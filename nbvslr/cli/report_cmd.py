@@ -13,6 +13,13 @@ from nbvslr.analysis.extrapolate import REACH, check_extrapolable
 from nbvslr.cli.results_options import results_dirs_argument
 from nbvslr.errors import ConfigError
 from nbvslr.results.layout import METRICS
+from nbvslr.views.every_metric import (
+    ALL,
+    every_metric,
+    every_metric_brief,
+    every_metric_csv,
+    every_metric_table,
+)
 from nbvslr.views.report import report_csv, report_rows, report_table, verdict_lines
 
 
@@ -27,6 +34,7 @@ Examples:
   nbvslr report results --format csv -o results/report.csv   # pandas.read_csv(...)
   nbvslr report results --format html -o report.html   # one page, figures inline
   nbvslr report results --format html --metric log_loss -o log_loss.html
+  nbvslr report results --format html --metric all -o metrics.html   # side by side
   nbvslr report results --extrapolate     # fitted curves past the grid
   nbvslr report results -o results/report.md --brief   # the file, and a line per task
 """,
@@ -58,14 +66,21 @@ Examples:
                    "the largest m, with intervals that count the choice of the curve family "
                    f"({DRAWS} draws of the mean curves, from summary.csv and paired.csv), up to "
                    "the reach the validation supports (docs/extrapolation.md). Not with csv; "
-                   "of the test error alone (with another --metric: refused, with why).")
+                   "of the test error, or with --metric brier of the Brier score (the "
+                   "log-loss and the training error: refused, with why).")
 @click.option("--beyond-reach", is_flag=True,
               help="With --extrapolate: look for the crossover up to the task's rows, past "
                    f"the validated reach ({REACH:g}x the largest m).")
-@click.option("--metric", type=click.Choice(list(METRICS)), default="error",
+@click.option("--metric", type=click.Choice([*METRICS, ALL]), default="error",
               show_default=True,
               help="The metric to tabulate: the test error, or another one the run measured "
-                   "(its config's metrics), each with the same paired statistics.")
+                   "(its config's metrics), each with the same paired statistics; all: "
+                   "every metric the runs measured side by side, per task a row per pair "
+                   "and metric (with html a figure with a panel per metric) and where the "
+                   "log-loss's or Brier score's winner differs from the test error's, by "
+                   "m (csv: the metrics' tables one under the other, a first column "
+                   "metric); the test error's report, said so, when they measured it "
+                   "alone.")
 @click.option("--brief", is_flag=True,
               help="Print one line per task and pair instead of the table: the winner at "
                    "the smallest and largest m, the crossover, where b stays better "
@@ -90,6 +105,12 @@ def report(results_dirs, output, fmt, n_boot, seed, notes, paper, brief,
     if fmt == "html" and output is None:
         raise ConfigError("--format html writes a page; give its file, e.g. "
                           "-o report.html")
+    if metric == ALL:
+        if extrapolate:
+            raise ConfigError("--extrapolate adds a section of one metric; give one --metric, "
+                              "not all")
+        _every_metric(results_dirs, output, fmt, n_boot, seed, notes, paper, brief)
+        return
     if extrapolate:
         check_extrapolable(metric)
     rows = report_rows(results_dirs, n_boot=n_boot, seed=seed,
@@ -116,3 +137,21 @@ def report(results_dirs, output, fmt, n_boot, seed, notes, paper, brief,
         results.atomic_write_text(output, text)
         click.echo(f"wrote {output}", err=True)
 
+
+
+def _every_metric(results_dirs, output, fmt, n_boot, seed, notes, paper, brief) -> None:
+    """``--metric all``: every metric's rows side by side, as the format asks."""
+    every = every_metric(results_dirs, n_boot=n_boot, seed=seed)
+    if fmt == "html":
+        from nbvslr.views.html import every_metric_page  # matplotlib, for this format alone
+
+        text = every_metric_page(every, n_boot=n_boot, seed=seed, notes=notes, paper=paper)
+    elif fmt == "csv":
+        text = every_metric_csv(every)
+    else:
+        text = every_metric_table(every, n_boot=n_boot, seed=seed, notes=notes, paper=paper)
+    if brief or fmt != "html":
+        click.echo(every_metric_brief(every) if brief else text, nl=False)
+    if output is not None:
+        results.atomic_write_text(output, text)
+        click.echo(f"wrote {output}", err=True)

@@ -44,6 +44,7 @@ rows, from the counts the test error already makes).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -59,6 +60,7 @@ from nbvslr.models.lr.separation import NOT_ASSESSED
 from nbvslr.models.probabilities import (
     TileSums,
     dense_losses,
+    row_brier,
     text_heldout_metrics,
     text_metrics,
 )
@@ -69,7 +71,8 @@ from nbvslr.models.text.entry import text_errors
 from nbvslr.results.layout import DEFAULT_METRICS, METRICS
 from nbvslr.splits import check_size
 
-__all__ = ["FAMILIES", "ModelSpec", "resolve_options", "score_full", "score_splits"]
+__all__ = ["FAMILIES", "ModelSpec", "full_scores", "resolve_options", "score_full",
+           "score_splits"]
 
 #: Stacks held per split relative to one (m, D+1) float64 array (fits need a few copies).
 STACK_COPIES = 4
@@ -264,13 +267,65 @@ def score_full(spec: ModelSpec, data: Dataset, seed: np.random.SeedSequence) -> 
     asymptotic error. If LR's full data is separable, the separable-set rule applies as for
     any split (under "sample" every drawn hyperplane separates the data: error 0).
     """
+    return float(full_scores(spec, data, seed)["error"])
+
+
+#: Why the all-rows fit has no Brier score (``full_scores``), by ``no_probabilities``' cause.
+FULL_NO_PROBABILITIES = {
+    "separable": ("all the rows are linearly separable: the rule is a direction (hyperplanes "
+                  "drawn from the separating ones, or the capped Newton iterate), not a "
+                  "scale, so it gives no class probabilities"),
+    "quasi": ("all the rows are quasi-separated: the rule is the limit of the penalised fit "
+              "as the penalty vanishes, a direction on the separated rows, so it gives no "
+              "class probabilities"),
+    "not_converged": ("the fit on all the rows did not converge: its probabilities would be "
+                      "those of wherever the solver stopped"),
+}
+
+
+def full_scores(spec: ModelSpec, data: Dataset, seed: np.random.SeedSequence,
+                metrics: Sequence[str] = DEFAULT_METRICS) -> dict[str, Any]:
+    """Fit ``spec`` on all rows and score it on all rows.
+
+    Returns ``{"error": float}`` (``score_full``), and with ``"brier"`` in ``metrics`` also
+    ``"brier"``: ``{"value": the Brier score on all rows, "sem": its standard error over
+    the rows (the standard deviation of the rows' Brier terms over sqrt(N),
+    ``probabilities.row_brier``)}``, both None with a ``"reason"`` where the rule has no
+    class probabilities (``no_probabilities``: LR on separable or quasi-separated rows, a
+    fit that did not converge).
+    """
     opts = spec.options  # resolved once, when the config was read
     idx = np.arange(data.n_rows)[None, :]  # (1, N)
     entry = lookup(spec.family, data.kind, data.multiclass)
     design = get_design(data, entry.design(data, opts))
     fit = entry.fit(data, design, idx, opts, [seed], DEFAULT_BUDGET)
+    out: dict[str, Any] = {"error": _full_error(design, data, fit, idx, entry.ties(opts))}
+    if "brier" in metrics:
+        out["brier"] = _full_brier(design, data, fit)
+    return out
+
+
+def _full_brier(design: Design | SparseDesign, data: Dataset, fit: Fit) -> dict:
+    """``full_scores``' ``brier`` of the all-rows ``fit`` (one rule)."""
+    if no_probabilities(fit, 1)[0]:
+        if fit.quasi is not None and np.asarray(fit.quasi).size:
+            cause = "quasi"
+        elif np.asarray(fit.sampled).size or bool(np.asarray(fit.separable).any()):
+            cause = "separable"
+        else:
+            cause = "not_converged"
+        return {"value": None, "sem": None, "reason": FULL_NO_PROBABILITIES[cause]}
+    terms = row_brier(design, data, fit.theta[0])  # (N,)
+    n = terms.size
+    sem = float(terms.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0
+    return {"value": float(terms.mean()), "sem": sem}
+
+
+def _full_error(design: Design | SparseDesign, data: Dataset, fit: Fit, idx: np.ndarray,
+                ties: float) -> float:
+    """The all-rows error of the all-rows ``fit`` (``score_full``)."""
     if isinstance(design, SparseDesign):
-        return float(text_errors(design, fit.theta, None, entry.ties(opts))[0])
+        return float(text_errors(design, fit.theta, None, ties)[0])
     if data.multiclass and fit.quasi is not None and fit.quasi.size:  # the quasi rule
         wrong_k, _ = count_mistakes_multi_lex(design, data, fit.directions, fit.theta, None)
         return float(wrong_k[0] / data.n_rows)
@@ -282,12 +337,11 @@ def score_full(spec: ModelSpec, data: Dataset, seed: np.random.SeedSequence) -> 
             wrong_k, _ = count_mistakes_multi(design, data, rules, None)  # (n,)
         return float(wrong_k.mean() / data.n_rows)
     if fit.quasi is not None and fit.quasi.size:  # LR's quasi-separation rule
-        wrong, _ = count_mistakes_lex(design, fit.directions, fit.theta, idx[:, :0],
-                                      entry.ties(opts))
+        wrong, _ = count_mistakes_lex(design, fit.directions, fit.theta, idx[:, :0], ties)
         return float(wrong[0] / data.n_rows)
     theta = fit.draws[0] if fit.sampled.size else fit.theta  # (K, P)
     if has_zeros(theta):
-        wrong, _ = _mistakes(design, theta, None, entry.ties(opts), data)
+        wrong, _ = _mistakes(design, theta, None, ties, data)
     else:
-        wrong, _ = count_mistakes(design, theta, None, entry.ties(opts))  # (K,)
+        wrong, _ = count_mistakes(design, theta, None, ties)  # (K,)
     return float(wrong.mean() / data.n_rows)

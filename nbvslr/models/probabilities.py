@@ -267,3 +267,33 @@ def text_metrics(design: SparseDesign, theta: np.ndarray, train_idx: np.ndarray,
     wrong = 1.0 - hit / top.sum(axis=2)
     return ((loss * test).sum(axis=1) / (N - m), (brier * test).sum(axis=1) / (N - m),
             wrong.sum(axis=1) / m)
+
+
+# --------------------------------------------------------------------------- one rule, all rows
+def row_brier(design: Design | SparseDesign, data: Dataset, theta: np.ndarray) -> np.ndarray:
+    """The Brier term of every row under one rule, trained on whatever it was: shape (N,).
+
+    ``theta`` is one two-class rule (P,) (log-odds of class 1; a text rule (V + 1,)) or one
+    K-class rule (K, P). Two classes: ``(p(1 | x) - y)^2`` in [0, 1]; K classes:
+    ``sum_k (p(k | x) - [y = k])^2`` in [0, 2] (the module docstring). Their mean is the
+    rule's Brier score on all N rows, their standard deviation over sqrt(N) its standard
+    error over the rows (run.json's ``asymptotic_brier``)."""
+    theta = np.asarray(theta, dtype=np.float64)[None]  # (1, P) or (1, K, P)
+    y = np.asarray(data.y, dtype=np.int64)  # (N,)
+    N = y.size
+    if isinstance(design, SparseDesign):
+        z = text_scores(design, theta)[0]  # (N,) or (N, K)
+        if theta.ndim == 2:
+            p1 = 1.0 / (1.0 + np.exp(-np.clip(z, -700.0, 700.0)))
+            return (p1 - y) ** 2
+        _, bk = class_terms(z)  # (N, K)
+        return bk[np.arange(N), y]
+    u = np.asarray(design.row_to_unique, dtype=np.int64)  # (N,)
+    if theta.ndim == 2:
+        s = _binary_scores(design, theta)[:, 0]  # (U,), +-inf: probability 0 in a class
+        with np.errstate(over="ignore"):
+            p1 = np.where(np.isposinf(s), 1.0, np.where(np.isneginf(s), 0.0,
+                                                        1.0 / (1.0 + np.exp(-s))))
+        return (p1[u] - y) ** 2
+    _, bk = class_terms(_class_scores(design, theta)[:, 0])  # (U, K)
+    return bk[u, y]

@@ -409,6 +409,11 @@ def _run_info_problem(info: Mapping[str, Any]) -> str | None:
     asym = info.get("asymptotic_error")
     if asym is not None and not (isinstance(asym, dict) and all(map(_number, asym.values()))):
         return "asymptotic_error: expected an error per model"
+    brier = info.get("asymptotic_brier")
+    if brier is not None and not (isinstance(brier, dict) and all(
+            isinstance(b, dict) and _number(b.get("value")) and _number(b.get("sem"))
+            for b in brier.values())):
+        return "asymptotic_brier: expected a Brier score and its standard error per model"
     if not _number(info.get("majority_error")):
         return "majority_error: expected a number"
     config = info.get("config")

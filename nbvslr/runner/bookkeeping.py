@@ -51,6 +51,7 @@ class _Task:
     todo: dict[int, int]  # m -> blocks still to come
     blocks: dict[int, list[UnitResult]]
     full: dict[str, float] | None = None
+    full_brier: dict[str, dict] | None = None  # run.json's asymptotic_brier
     seconds: dict[int, float] | None = None
     skipped: tuple[int, ...] = ()
     remaining: int = 0  # units still to come
@@ -289,6 +290,7 @@ def collect(task: _Task, result: UnitResult, config: Config) -> bool:
     task.began = began if task.began is None else min(task.began, began)
     if result.m == FULL:
         task.full = result.full
+        task.full_brier = result.full_brier
         return False
     task.blocks[result.m].append(result)
     task.seconds[result.m] = task.seconds.get(result.m, 0.0) + result.seconds
@@ -342,6 +344,9 @@ def _run_info(config: Config, task: _Task, started: float) -> dict[str, Any]:
             for m in config.models
         ],
         "asymptotic_error": task.full,
+        # the all-rows fit's Brier score, when the run measures it (the floor of its
+        # extrapolation: analysis.extrapolate.floor_of_brier)
+        **({"asymptotic_brier": task.full_brier} if "brier" in config.metrics else {}),
         "majority_error": (1.0 - np.bincount(data.y).max() / n if data.multiclass
                            else min(pos, n - pos) / n),
         "execution": {"jobs": config.jobs, "backend": config.backend, "block": config.block,

@@ -69,6 +69,9 @@ class UnitResult:
     rows: dict[str, dict[str, np.ndarray]] | None  # model -> score_splits output
     full: dict[str, float] | None  # model -> error on all rows (FULL units)
     seconds: float
+    #: model -> the Brier score on all rows (FULL units of a run measuring it:
+    #: ``models.full_scores``' ``brier``)
+    full_brier: dict[str, dict] | None = None
 
 
 _CACHE: dict[str, tuple[Dataset, str, str | None]] = {}
@@ -201,11 +204,14 @@ def run_unit(unit: Unit) -> UnitResult:
     data = dataset_for(unit.task, unit.data, unit.digest)
     t0 = time.perf_counter()
     if unit.m == FULL:
-        full = {
-            spec.name: float(models.score_full(spec, data, full_seed(unit.seed, data.name)))
-            for spec in unit.models
-        }
-        return UnitResult(unit.task.name, FULL, 0, None, full, time.perf_counter() - t0)
+        scores = {spec.name: models.full_scores(spec, data, full_seed(unit.seed, data.name),
+                                                unit.metrics)
+                  for spec in unit.models}
+        full = {name: float(s["error"]) for name, s in scores.items()}
+        brier = ({name: s["brier"] for name, s in scores.items()}
+                 if "brier" in unit.metrics else None)
+        return UnitResult(unit.task.name, FULL, 0, None, full, time.perf_counter() - t0,
+                          full_brier=brier)
     train_idx = train_sets(unit, data.y)  # (S, m)
     # SplitSeeds builds a new, unspawned SeedSequence on every read: a model that spawns
     # children from its seeds cannot change what the next model draws

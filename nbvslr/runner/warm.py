@@ -136,7 +136,8 @@ def compile_all(groups: Sequence[str] = GROUPS) -> None:
     compiles it, or loads it from its cache): the training-set draws and the models' seeds
     always; "two-class": the score counts and log-loss sums, the separable-set sampler, the
     Newton solves and sparse products, the peel of pure columns; "k-class": the K-class
-    counts, Gaussian NB's sums and the cone sampler; "text": the text models' loops."""
+    counts, Gaussian NB's sums and the cone sampler; both: LDA's and QDA's passes; "text":
+    the text models' loops."""
     import numpy as np
 
     from nbvslr.splits import draw_train_sets, each_generator, split_seeds
@@ -172,6 +173,20 @@ def _two_class() -> None:
     Z[0, :, 8] = 1.0
     fit_newton(Z, np.array([[1.0, -1.0] * 4]), C=1.0)
     pure_rows(Z, np.array([[1.0, -1.0] * 4]))
+    _discriminant()
+
+
+def _discriminant() -> None:
+    """LDA's and QDA's passes (``kernels.gaussian``), with the types their fits pass (two
+    classes or K: the same loops)."""
+    import numpy as np
+
+    from nbvslr.models.discriminant.gaussian import fit_lda, fit_qda
+
+    X = np.array([[[0.0, 1.0], [0.5, 0.2], [1.0, 0.0], [0.3, 0.9]]])
+    y = np.array([[0, 1, 1, 0]])
+    fit_lda(X, y, 2)
+    fit_qda(X, y, 2)
 
 
 def _k_class() -> None:
@@ -192,6 +207,7 @@ def _k_class() -> None:
     sample_cone_hmc(np.array([[[0.0, 1.0], [0.5, 1.0], [1.0, 1.0]]]), np.array([[0, 1, 2]]), 3,
                     np.array([[[-4.0, 2.0], [-2.0, 1.5], [0.0, 0.0]]]),
                     [np.random.SeedSequence(0)])
+    _discriminant()
 
 
 def _text() -> None:

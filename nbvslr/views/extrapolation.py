@@ -13,9 +13,11 @@ from nbvslr.analysis.extrapolate import (
     FAMILIES,
     REACH,
     Extrapolation,
+    all_rows,
     task_extrapolation,
 )
 from nbvslr.analysis.formatting import MISSING, m_text, number
+from nbvslr.analysis.metrics import LABELS, metric_of
 from nbvslr.errors import ResultsError
 from nbvslr.views.naming import GENERIC, family_of, shared_titles, task_label
 
@@ -34,8 +36,8 @@ NOTES = """\
   curves widen the intervals: {families}.
 - limit: the best family's limit as m grows, [the envelope of the acceptable families'
   {pct}% intervals over {n_boot} draws of the mean curves, with the shape error as far as the
-  task's rows]; no fit may put it below the error when trained and scored on all rows (all
-  rows) less two of its standard errors.
+  task's rows]; no fit may put it below the {what} when trained and scored on all rows
+  (all rows) less two of its standard errors{noise}.
 - predicted crossover: the first m past the largest measured size where the fitted {A} and {B}
   curves cross, [its interval, as the limit's]; looked for up to {reach:g}× the largest m
   (the reach the validation supports) or the task's rows if fewer. "none before N" only
@@ -45,6 +47,11 @@ NOTES = """\
 - Extrapolation is a model, not a measurement: how its intervals held against curves
   measured far past the paper's grids, and what remains untrustworthy: docs/extrapolation.md
   in nbvslr's repository."""
+
+#: What the all-rows value's standard error is, by metric.
+NOISE = {"error": " (binomial)",
+         "brier": (" (the rows' squared distances' standard deviation over √N; 0 where the "
+                   "rule on all rows has no probabilities)")}
 
 BEYOND_NOTE = {
     False: "Past the reach: \"beyond reach\"; `--beyond-reach` looks as far as the task's "
@@ -100,7 +107,7 @@ def section(tasks: Sequence, *, n_boot: int = DEFAULT_N_BOOT, seed: int = 0,
     head = header(names)
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for task, ex in made:
-        full = task.run_info.get("asymptotic_error") or {}
+        full = all_rows(task)
         if not isinstance(ex, Extrapolation):
             lines.append(f"| {task.name} | " + " | ".join([MISSING] * 6)
                          + f" | {str(ex).split(': ', 1)[-1]} |")
@@ -114,7 +121,9 @@ def section(tasks: Sequence, *, n_boot: int = DEFAULT_N_BOOT, seed: int = 0,
     if notes:
         curves = ", ".join(f"{f.name} `{f.formula}`" for f in FAMILIES.values())
         A, B = names or GENERIC
+        metric = metric_of(tasks[0]) if tasks else "error"
         text += "\n" + NOTES.format(pct=round(100 * level), n_boot=n_boot,
                                     families=curves, A=A, B=B, reach=REACH,
+                                    what=LABELS[metric], noise=NOISE[metric],
                                     beyond=BEYOND_NOTE[beyond]) + "\n"
     return text

@@ -6,6 +6,10 @@ Figure 1 and the section past the grid, when there are any) turned into HTML her
 run's settings and versions come from each task's ``run.json``. No script, no stylesheet or
 font from elsewhere: the file reads the same offline, in any browser. Made from saved
 results only.
+
+``every_metric_page`` is the page of every metric the runs measured (``--metric all``):
+per task a figure with a panel per metric, the table of every metric and where the
+winners differ (``views.every_metric``).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import nbvslr.views.every_metric as every_metric
 import nbvslr.views.plots as plots
 from nbvslr.analysis.crossovers import DEFAULT_N_BOOT
 from nbvslr.analysis.metrics import LABELS, label
@@ -32,6 +37,7 @@ h2 { font-size: 1.25em; margin-top: 1.8em; border-bottom: 1px solid #ccc; }
 .figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(380px, 1fr));
            gap: 1em; }
 figure { margin: 0; }
+.metrics { max-width: 1000px; }
 figure img { width: 100%; height: auto; border: 1px solid #eee; box-sizing: border-box; }
 table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: left;
@@ -96,9 +102,14 @@ def markdown_html(text: str) -> str:
     return "\n".join(parts)
 
 
+def _png(fig) -> str:
+    """A figure as the base64 of its PNG, at the notebook's resolution."""
+    return base64.b64encode(plots.render(fig, "png", dpi=plots.NOTEBOOK_DPI)).decode("ascii")
+
+
 def _figure(task: TaskResults, n_boot: int, seed: int) -> str:
-    fig = plots.figure_of_tasks([task], n_boot=n_boot, seed=seed)
-    png = base64.b64encode(plots.render(fig, "png", dpi=plots.NOTEBOOK_DPI)).decode("ascii")
+    """A task's panel (``nbvslr plot``'s, of the task's metric) as an inline PNG."""
+    png = _png(plots.figure_of_tasks([task], n_boot=n_boot, seed=seed))
     name = html.escape(task.name)
     what = html.escape(label(task))
     return (f'<figure id="figure-{name}"><img alt="learning curves ({what}) of {name}" '
@@ -173,12 +184,16 @@ def html_page(
     beyond_reach: bool = False,
     title: str | None = None,
     metric: str = "error",
+    lead: str = "",
+    made: str | None = None,
 ) -> str:
     """The page: a figure per task (the panel ``nbvslr plot`` draws for it), the report
     (``report_table`` with these arguments), then the settings and versions of the runs.
     ``metric``: the page of that metric (``nbvslr plot --metric``'s figures, ``nbvslr
     report --metric``'s table), named in its title and headings; ``title`` by default
-    "nbvslr report", followed by the metric's name for another metric than the error."""
+    "nbvslr report", followed by the metric's name for another metric than the error.
+    ``lead``: a line of Markdown under the title; ``made``: the command named as the
+    page's maker (by default ``nbvslr report --format html`` with the ``--metric``)."""
     rows = report_rows(results_dirs, n_boot=n_boot, seed=seed, level=level, metric=metric)
     tasks = list({id(r["_task"]): r["_task"] for r in rows}.values())
     report = report_table(results_dirs, n_boot=n_boot, seed=seed, level=level, notes=notes,
@@ -188,7 +203,9 @@ def html_page(
         title = "nbvslr report" + (f": {LABELS[metric]}" if metric != "error" else "")
     figures = "\n".join(_figure(t, n_boot, seed) for t in tasks)
     count = f"{len(tasks)} task{'' if len(tasks) == 1 else 's'}"
-    made = "nbvslr report --format html" + (f" --metric {metric}" if metric != "error" else "")
+    if made is None:
+        made = "nbvslr report --format html" + (f" --metric {metric}" if metric != "error"
+                                                else "")
     curves = "Learning curves" + (f" ({LABELS[metric]})" if metric != "error" else "")
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -203,7 +220,7 @@ def html_page(
 <h1>{html.escape(title)}</h1>
 <p class="note">{count}: {html.escape(", ".join(t.name for t in tasks))}. Made by
 <code>{html.escape(made)}</code> from the saved results alone.</p>
-<h2>{html.escape(curves)}</h2>
+{markdown_html(lead) + chr(10) if lead else ""}<h2>{html.escape(curves)}</h2>
 <div class="figures">
 {figures}
 </div>
@@ -211,6 +228,79 @@ def html_page(
 {markdown_html(report)}
 <h2>Settings and versions</h2>
 {settings_html(tasks)}
+</body>
+</html>
+"""
+
+
+def every_metric_page(
+    results_dirs: PathLike | Iterable[PathLike] | Sequence[TaskResults]
+    | every_metric.EveryMetric,
+    *,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = 0,
+    level: float = 0.95,
+    notes: bool = True,
+    paper: bool = True,
+    title: str | None = None,
+) -> str:
+    """The page of every metric the runs measured (``nbvslr report --format html --metric
+    all``): per task, its figure of each metric (``nbvslr plot --metric``'s panel) side by
+    side, its table of every metric (``every_metric.task_markdown``: a row per pair and
+    metric, each metric's numbers those of ``nbvslr report --metric``) and where the
+    log-loss's or the Brier score's winner differs from the test error's; then the notes
+    and the settings. Runs that measured the test error alone get the test error's page
+    (``html_page``) with ``every_metric.ERROR_ALONE`` under its title. ``results_dirs``
+    may be the rows already made (``every_metric.every_metric`` of the same arguments)."""
+    every = results_dirs if isinstance(results_dirs, every_metric.EveryMetric) else \
+        every_metric.every_metric(results_dirs, n_boot=n_boot, seed=seed, level=level)
+    made = f"nbvslr report --format html --metric {every_metric.ALL}"
+    if every.error_alone:
+        return html_page(list(every.tasks), n_boot=n_boot, seed=seed, level=level,
+                         notes=notes, paper=paper, title=title, lead=every_metric.ERROR_ALONE,
+                         made=made)
+    title = "nbvslr report: every metric" if title is None else title
+    tasks = every.tasks
+    count = f"{len(tasks)} task{'' if len(tasks) == 1 else 's'}"
+    sections = []
+    for task in tasks:
+        name = every_metric.heading(every, task)
+        views = [every.view(task, m) for m in every.metrics
+                 if m in every.measured[every_metric.key(task)]]
+        png = _png(plots.figure_of_metrics(views, n_boot=n_boot, seed=seed))
+        what = html.escape(", ".join(label(v) for v in views))
+        figures = (f'<figure id="figure-{html.escape(task.name)}"><img alt="learning curves '
+                   f'({what}) of {html.escape(task.name)}" '
+                   f'src="data:image/png;base64,{png}"></figure>')
+        sections.append(f'<section id="task-{html.escape(task.name)}">\n'
+                        f"<h2>{html.escape(name)}</h2>\n"
+                        f'<div class="metrics">\n{figures}\n</div>\n'
+                        f"{markdown_html(every_metric.task_markdown(every, task))}\n"
+                        "</section>")
+    tail = every_metric.notes_markdown(every, level=level, n_boot=n_boot, notes=notes,
+                                       paper=paper)
+    body = "\n".join(sections)
+    opposite = every_metric.opposite_markdown(every)
+    if tail:
+        body += "\n" + ("<h2>Notes</h2>\n" if notes else "") + markdown_html(tail)
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(title)}</title>
+<style>
+{STYLE}</style>
+</head>
+<body>
+<h1>{html.escape(title)}</h1>
+<p class="note">{count}: {html.escape(", ".join(t.name for t in tasks))}. Made by
+<code>{html.escape(made)}</code> from the saved results alone.</p>
+{markdown_html(every_metric.intro(every))}
+{markdown_html(opposite) if opposite else ""}
+{body}
+<h2>Settings and versions</h2>
+{settings_html(list(tasks))}
 </body>
 </html>
 """

@@ -35,6 +35,7 @@ from nbvslr.analysis.crossovers import DEFAULT_N_BOOT, Crossovers, crossovers, t
 from nbvslr.analysis.fidelity import PAPER_PAIR, panel_order, paper_curve
 from nbvslr.analysis.metrics import label as metric_label
 from nbvslr.analysis.metrics import metric_of
+from nbvslr.analysis.stats import task_paired
 from nbvslr.data.recipes import RECIPES
 from nbvslr.errors import ConfigError, ResultsError
 from nbvslr.models.family import DISCRIMINATIVE, GENERATIVE
@@ -414,9 +415,11 @@ def _mark_crossover(ax: Axes, loc: float, interval: Sequence[float] | None,
 # Many tasks
 # --------------------------------------------------------------------------------------
 
-def _crossover_of_task(task: Any, n_boot: int, seed: int) -> Crossovers | None:
-    """The task's crossovers with the report's bootstrap interval when the folder has
-    ``splits.csv.gz``; from ``paired.csv`` alone otherwise; None without either."""
+def _crossover_of_task(task: Any, n_boot: int, seed: int,
+                       pair: tuple[str, str] | None = None) -> Crossovers | None:
+    """The task's crossovers (of ``pair``, by default its first) with the report's
+    bootstrap interval when the folder has ``splits.csv.gz``; from ``paired.csv`` alone
+    otherwise; None without either."""
     if not isinstance(task, TaskResults):
         getter = getattr(task, "saved_paired", None)
         paired = getter() if callable(getter) else None
@@ -428,7 +431,7 @@ def _crossover_of_task(task: Any, n_boot: int, seed: int) -> Crossovers | None:
     elif paired is None:
         return None  # no paired table and no splits: the curves without the mark
     try:
-        return task_crossovers(task, n_boot=n_boot, seed=seed)[1]
+        return task_crossovers(task, pair, n_boot=n_boot, seed=seed)[1]
     except ResultsError:  # nothing to compare (one model family): the curves without the mark
         return None
 
@@ -452,7 +455,7 @@ def _paper_of(task: Any) -> pd.DataFrame | None:
     return paper_curve(str(task.name))
 
 
-def _shared_legend(fig: Figure, axes: Sequence[Axes]) -> None:
+def _shared_legend(fig: Figure, axes: Sequence[Axes], ncols: int = 6) -> None:
     """One legend for all panels, above them: every label once, in the order first seen,
     our models first, then the paper's curves, then the crossover marks."""
     seen: dict[str, Any] = {}
@@ -464,7 +467,7 @@ def _shared_legend(fig: Figure, axes: Sequence[Axes]) -> None:
 
     labels = sorted(seen, key=rank)
     fig.legend([seen[lab] for lab in labels], labels, loc="outside upper center",
-               ncols=min(len(labels), 6), frameon=False, fontsize="medium")
+               ncols=min(len(labels), ncols), frameon=False, fontsize="medium")
 
 
 def _line_styles(tasks: Sequence[Any]) -> str:
@@ -488,18 +491,21 @@ def _line_styles(tasks: Sequence[Any]) -> str:
 
 def caption(tasks: Sequence[Any], *, paper: bool, intervals: bool = True,
             a_ahead: bool = False, clipped: bool = False, short: bool = False,
-            b_ahead: bool = True, names: tuple[str, str] | None = None) -> str:
+            b_ahead: bool = True, names: tuple[str, str] | None = None,
+            what: str | None = None) -> str:
     """What the figure shows, in one or two lines: splits, line styles, bands, the crossover
     after which b is ahead when ``b_ahead`` (and its shaded interval when ``intervals``),
     the dash-dotted one after which a is when ``a_ahead``, the starts written at the top
     when ``clipped``, the paper's curves when ``paper``; ``short`` for a single panel.
     ``names``: the headings of the crossovers' pair when every panel's pair has the same
     two families (``naming.shared_titles``: ``("NB", "LR")``), else None (each panel's pair
-    is named in the legend)."""
+    is named in the legend). ``what``: the words after "Mean" (by default the first
+    task's metric)."""
     counts = {int(n) for t in tasks for n in t.summary.get("n_splits", [])}
     n = counts.pop() if len(counts) == 1 else None
     A, B = names or GENERIC
-    what = metric_label(tasks[0]) if tasks else "test error"
+    if what is None:
+        what = metric_label(tasks[0]) if tasks else "test error"
     if short:
         parts = [f"Mean {what} over {n or 'the'} splits per m, 95% bands"]
         if b_ahead:
@@ -534,8 +540,9 @@ def caption(tasks: Sequence[Any], *, paper: bool, intervals: bool = True,
 
 def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | None = None,
                     panel_size: tuple[float, float] = PANEL_SIZE, paper: bool = False,
-                    n_boot: int = DEFAULT_N_BOOT, seed: int = 0, log_m: bool | None = None
-                    ) -> Figure:
+                    n_boot: int = DEFAULT_N_BOOT, seed: int = 0, log_m: bool | None = None,
+                    titles: Sequence[str] | None = None, what: str | None = None,
+                    legend_cols: int = 6, pair: tuple[str, str] | None = None) -> Figure:
     """One panel per task, in the given order, ``ncols`` panels a row.
 
     ``tasks`` are objects with ``name``, ``summary`` and ``run_info`` (e.g.
@@ -545,7 +552,11 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | Non
     on the panels of Figure 1; ``log_m`` draws m on a log scale (None: each panel by its
     grid, ``log_axis``; False: linear). Several panels share one
     legend; every figure has a caption below its panels; it names the crossovers' pair
-    when every panel's has the same two families.
+    when every panel's has the same two families. ``titles``: each panel's title instead
+    of its task's, and an axis label on every panel (panels of one task's metrics,
+    ``figure_of_metrics``); ``what``: the caption's words for what is drawn;
+    ``legend_cols``: the most entries a row of the shared legend; ``pair``: the pair whose
+    crossover every panel marks (by default each task's first).
     """
     n = len(tasks)
     if n == 0:
@@ -558,7 +569,7 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | Non
                                panel_size[1] * nrows + (0.9 if shared else 0.8)),
                       dpi=100, layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
-    crosses = [_crossover_of_task(task, n_boot, seed) for task in tasks]
+    crosses = [_crossover_of_task(task, n_boot, seed, pair) for task in tasks]
     crossed = [c for c in crosses if c is not None and c.first_crossover is not None]
     names = shared_titles(
         (family_of(t, c.model_a), family_of(t, c.model_b))
@@ -576,16 +587,20 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | Non
         drawn_paper |= curves is not None
         plot_task(ax, task.summary, task.run_info, crossover=cross, paper=curves,
                   legend=not shared, log_m=log_m, pair_named=names is not None,
-                  ylabel=f"mean {metric_label(task)}" if k % ncols == 0 or not shared else "")
+                  ylabel=f"mean {metric_label(task)}"
+                  if k % ncols == 0 or not shared or titles is not None else "")
+        if titles is not None:
+            ax.set_title(titles[k], fontsize="medium")
     for ax in axes[n:]:
         fig.delaxes(ax)
     if not shared and len(axes[0].get_legend_handles_labels()[1]) > LEGEND_INSIDE:
         fig.set_figwidth(panel_size[0] * 1.7)  # room for the legend beside the panel
     if shared:
-        _shared_legend(fig, axes[:n])
+        _shared_legend(fig, axes[:n], ncols=legend_cols)
     clipped = any(t.get_gid() == "clipped-start" for ax in axes[:n] for t in ax.texts)
     text = caption(tasks, paper=drawn_paper, intervals=intervals, a_ahead=a_ahead,
-                   clipped=clipped, short=not shared, b_ahead=b_ahead, names=names)
+                   clipped=clipped, short=not shared, b_ahead=b_ahead, names=names,
+                   what=what)
     per_inch = 14 if shared else 17  # characters of the caption's font per inch
     width = fig.get_figwidth()
     label = fig.supxlabel("\n".join(textwrap.wrap(text, width=int(per_inch * width))),
@@ -639,6 +654,28 @@ def fit_texts(fig: Figure, axes: Sequence[Axes], ncols: int, caption_text: Text,
         left = (k % ncols) * column
         right = left + column - FIT_MARGIN * full
         _wrap_to_fit(ax.title, ax.title.get_text(), left, right, renderer)
+
+
+def figure_of_metrics(views: Sequence[Any], *, n_boot: int = DEFAULT_N_BOOT, seed: int = 0,
+                      panel_size: tuple[float, float] = PANEL_SIZE) -> Figure:
+    """One task's learning curves of several metrics, a panel per metric (``views``: the
+    task seen through each, ``analysis.metrics.for_metric``; each panel ``nbvslr plot
+    --metric``'s), titled by its metric, two panels a row for four, one legend above them
+    (the page's heading names the task). Every panel marks the crossover of one pair: the
+    first that every metric compares (a metric without class probabilities on some model
+    compares fewer pairs), so that the panels' marks can be set against each other."""
+    n = len(views)
+    pairs = [list(dict.fromkeys(zip(p["model_a"].astype(str), p["model_b"].astype(str),
+                                    strict=True)))
+             for p in (task_paired(v) for v in views)]
+    pair = next((q for q in pairs[0] if all(q in other for other in pairs[1:])), None)
+    return figure_of_tasks(views, ncols=2 if n == 4 else 3, panel_size=panel_size,
+                           n_boot=n_boot, seed=seed,
+                           titles=[metric_label(v)[0].upper() + metric_label(v)[1:]
+                                   for v in views],
+                           what="value of each panel's metric",
+                           legend_cols=3 if n == 4 else 6,  # as wide as two panels
+                           pair=pair)
 
 
 def figure1(tasks: Sequence[Any], *, suptitle: str | None = None,

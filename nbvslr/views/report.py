@@ -176,7 +176,10 @@ def _label(row: Mapping[str, Any], titled: bool = True) -> str:
     return task_label(row["task"], (a, b), row["_families"], titled)
 
 
-def _markdown_row(row: Mapping[str, Any], have_splits: bool, titled: bool) -> list[str]:
+def markdown_cells(row: Mapping[str, Any], have_splits: bool, titled: bool) -> list[str]:
+    """The Markdown cells of one row of ``report_rows`` under ``header``: its name, sizes,
+    the means at each end with their winners, the crossover, where b stays better, the
+    asymptotic and majority errors."""
     label = _label(row, titled)
     cells = [label, f"{row['m_min']}–{row['m_max']}"]
     for end in ("min", "max"):
@@ -248,7 +251,21 @@ def notes_text(names: tuple[str, str] | None, *, level: float, n_boot: int) -> s
     return text if names is not None else text + "\n" + GENERIC_NOTE
 
 
-def _tasks_of(results: PathLike | Iterable[PathLike] | Sequence[TaskResults]
+def row_notes(rows: Sequence[Mapping[str, Any]], names: tuple[str, str] | None) -> str:
+    """The notes on the rows' names under the headings ``names`` (``titles``): a row
+    ``task (a vs b)`` of another pair of the same families (``PAIR_NOTE``), a row of one
+    model (``SINGLE_NOTE``); "" when there are none."""
+    A, B = names or GENERIC
+    text = ""
+    if names is not None and any(
+            _label(r, True) != r["task"] for r in rows if r["_cross"] is not None):
+        text += PAIR_NOTE.format(A=A, B=B) + "\n"
+    if any(r["_cross"] is None for r in rows):
+        text += SINGLE_NOTE.format(A=A, B=B) + "\n"
+    return text
+
+
+def tasks_of(results: PathLike | Iterable[PathLike] | Sequence[TaskResults]
               ) -> list[TaskResults]:
     """The tasks of results folders, or the given tasks themselves (tables in memory, as
     ``nbvslr.run(..., out=None)`` returns them)."""
@@ -292,7 +309,7 @@ def report_rows(
     the rows of that metric (``analysis.metrics.for_metric``; their columns keep the
     error's names).
     """
-    tasks = [for_metric(t, metric) for t in _tasks_of(results_dirs)]
+    tasks = [for_metric(t, metric) for t in tasks_of(results_dirs)]
     names = [t.name for t in tasks]
     rows = []
     for i in panel_order(names):
@@ -320,7 +337,16 @@ def report_csv(
     plain numbers (``pandas.read_csv`` reads it back as it is); of ``metric`` (the columns
     keep the error's names; asymptotic and majority empty for another metric)."""
     rows = report_rows(results_dirs, n_boot=n_boot, seed=seed, level=level, metric=metric)
-    table = crossover_table([{c: row[c] for c in COLUMNS} for row in rows], COLUMNS)
+    return csv_text(csv_table(rows))
+
+
+def csv_table(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """``report_rows`` as the table of ``report_csv``: columns ``COLUMNS``."""
+    return crossover_table([{c: row[c] for c in COLUMNS} for row in rows], COLUMNS)
+
+
+def csv_text(table: pd.DataFrame) -> str:
+    """A report table as ``report_csv`` writes it (6 significant digits, ``\\n`` lines)."""
     return table.to_csv(index=False, float_format="%.6g", lineterminator="\n")
 
 
@@ -407,7 +433,8 @@ def report_table(
     its own number of draws), ``beyond_reach`` looks there for crossovers past the reach.
     ``metric``: the table of that metric instead of the test error (a line above the table
     names it, the notes say which splits had no value and why; no comparison with the
-    paper, which plots the test error alone; no extrapolation, ``check_extrapolable``).
+    paper, which plots the test error alone; the extrapolation only of the metrics
+    ``check_extrapolable`` allows).
     """
     if extrapolate:
         check_extrapolable(metric)
@@ -421,19 +448,14 @@ def report_table(
         lines[:0] = [f"Metric: {LABELS[metric]} (the columns headed for the error show it; "
                      "no asymptotic or majority value).", ""]
     for row in rows:
-        cells = _markdown_row(row, row["_splits_file"], names is not None)
+        cells = markdown_cells(row, row["_splits_file"], names is not None)
         if row["_duplicate"]:
             cells[0] += f" ({row['folder']})"
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     text = "\n".join(lines) + "\n"
     if notes:
         text += "\n" + notes_text(names, level=level, n_boot=n_boot) + "\n"
-        A, B = names or GENERIC
-        if names is not None and any(
-                _label(r, True) != r["task"] for r in rows if r["_cross"] is not None):
-            text += PAIR_NOTE.format(A=A, B=B) + "\n"
-        if any(r["_cross"] is None for r in rows):
-            text += SINGLE_NOTE.format(A=A, B=B) + "\n"
+        text += row_notes(rows, names)
         if metric != "error":
             text += missing_note(rows, metric)
     text += separation_lines(list({id(row["_task"]): row["_task"] for row in rows}.values()))

@@ -4,6 +4,15 @@
     python studies/extrapolation/validate.py cut results/reference
     python studies/extrapolation/validate.py long results/reference results/long
 
+    python studies/extrapolation/validate.py cut GRID --metric brier --pair nb lr-l2
+    python studies/extrapolation/validate.py long GRID LONG --metric brier --pair nb lr-l2
+
+``--metric`` (``error`` by default; ``brier``): the curves of that metric, read from the
+splits (``analysis.metrics.for_metric``: the runs must keep them, as
+studies/extrapolation/runs.py makes them), each model's floor its all-rows value of it
+(``extrapolate.floors``). ``--pair``: the two models (``nb lr`` by default). A size where
+either model has no mean (no split with a value) is left out of both curves.
+
 ``half``: the first half of each grid predicts the second: each family's mean absolute
 error at the held-out larger half, that of the family chosen from the first half alone, and
 whether the chosen fits cross in the second half where the measured curves do.
@@ -32,6 +41,7 @@ import numpy as np
 
 from nbvslr.analysis import extrapolate as ex
 from nbvslr.analysis.crossovers import sign_changes
+from nbvslr.analysis.metrics import for_metric
 from nbvslr.analysis.stats import task_paired, task_rng
 from nbvslr.results import load_results
 
@@ -45,6 +55,68 @@ def _curve(summary, model):
             rows["error_sem"].to_numpy(dtype=float))
 
 
+def _curves(task, pair):
+    """The pair's curves at the sizes where both have a finite mean."""
+    curves = {mo: _curve(task.summary, mo) for mo in pair}
+    common = None
+    for m, y, _ in curves.values():
+        ok = m[np.isfinite(y)]
+        common = ok if common is None else np.intersect1d(common, ok)
+    return {mo: tuple(x[np.isin(c[0], common)] for x in c) for mo, c in curves.items()}
+
+
+def _complete(task, model):
+    """The sizes (m,) where ``model`` has a value on every split of ``task``."""
+    rows = task.summary[task.summary["model"] == model]
+    splits = int(task.run_info.get("splits") or 0)
+    return rows["m"].to_numpy(dtype=float)[rows["n_splits"].to_numpy() >= splits]
+
+
+def _skip(task, pair):
+    """Why ``task``'s curves of ``pair`` are not extrapolated (a model without a value on
+    some split: ``extrapolate.check_complete``), or None."""
+    if (task.run_info.get("metric") or "error") == "error":
+        return None
+    for mo in pair:
+        try:
+            ex.check_complete(task, mo, task.summary[task.summary["model"] == mo])
+        except ex.ResultsError as err:
+            return str(err).split(": ", 1)[-1]
+    return None
+
+
+def _usable(task, pair):
+    """The models of ``pair`` whose curves may be extrapolated on ``task``."""
+    return [mo for mo in pair if not _skip(task, (mo,))]
+
+
+ALONE = " (alone)"  # the stand-in partner of a model whose partner is left out
+
+
+def _alone(curves, mo):
+    """The curves of a pair made of ``mo`` and a copy of it: each model's intervals are
+    drawn and fitted from its own curve alone (``draw_means``: a's draws do not depend on
+    b's), so a model whose partner is left out is still checked."""
+    return {mo: curves[mo], mo + ALONE: curves[mo]}, (mo, mo + ALONE)
+
+
+def _solo_extrapolation(task, mo, *, n_boot, seed, beyond=False):
+    """``task_extrapolation`` of ``mo`` alone (``_alone``)."""
+    curves, pair = _alone(_curves(task, (mo,)), mo)
+    floor = {**ex.floors(task, (mo,))}
+    floor[mo + ALONE] = floor[mo]
+    rows = int((task.run_info.get("task") or {}).get("rows") or 0)
+    m = curves[mo][0]
+    return ex.extrapolate(curves, pair, rows or int(m[-1]) * 100,
+                          rng=task_rng(seed, task.name), n_boot=n_boot, floor=floor,
+                          beyond=beyond, upper=ex.upper_of(task.run_info.get("metric")
+                                                           or "error", task.run_info))
+
+
+def _load(paths, metric):
+    return [for_metric(t, metric) for t in load_results(paths)]
+
+
 def _diff_sem(task, pair, m):
     paired = task_paired(task)
     rows = paired[(paired["model_a"] == pair[0]) & (paired["model_b"] == pair[1])]
@@ -54,9 +126,8 @@ def _diff_sem(task, pair, m):
 
 
 def _floors(task, pair):
-    full = task.run_info.get("asymptotic_error") or {}
     rows = int((task.run_info.get("task") or {}).get("rows") or 0)
-    return {mo: ex.floor_of(full.get(mo), rows) for mo in pair}, rows
+    return ex.floors(task, pair), rows
 
 
 def held(lo, hi, value, sem):
@@ -65,11 +136,19 @@ def held(lo, hi, value, sem):
 
 
 def cut_points(task, *, ratio, n_sem, shape, n_boot, seed=0, pair=("nb", "lr")):
-    """Rows (model, k, ratio m / m_k, covered, width) for every cut k and size past it."""
-    curves = {mo: _curve(task.summary, mo) for mo in pair}
+    """Rows (model, k, ratio m / m_k, covered, width) for every cut k and size past it; a
+    model whose partner is left out is checked alone (``_alone``)."""
+    models = _usable(task, pair)
+    if not models:
+        return []
+    curves = _curves(task, models)
+    floor, rows = _floors(task, models)
+    if len(models) == 1:
+        curves, pair = _alone(curves, models[0])
+        floor[pair[1]] = floor[pair[0]]
     m = curves[pair[0]][0]
     dsem = _diff_sem(task, pair, m)
-    floor, rows = _floors(task, pair)
+    upper = ex.upper_of(task.run_info.get("metric") or "error", task.run_info)
     out = []
     for k in range(6, m.size - 2):
         cut = {mo: tuple(x[:k] for x in curves[mo]) for mo in pair}
@@ -78,12 +157,12 @@ def cut_points(task, *, ratio, n_sem, shape, n_boot, seed=0, pair=("nb", "lr")):
         try:
             e = ex.extrapolate(cut, pair, rows or int(m[-1]) * 100,
                                rng=task_rng(seed, f"{task.name}:{k}"), n_boot=n_boot,
-                               diff_sem=dsem[:k], floor=floor)
+                               diff_sem=dsem[:k], floor=floor, upper=upper)
         except ValueError:
             continue
         finally:
             ex.ACCEPT_RATIO, ex.ACCEPT_SEM, ex.SHAPE_K = saved
-        for mo in pair:
+        for mo in models:
             p = e.predict(mo, m[k:], beyond=True)
             for j, size in enumerate(m[k:]):
                 y, s = curves[mo][1][k + j], curves[mo][2][k + j]
@@ -94,7 +173,16 @@ def cut_points(task, *, ratio, n_sem, shape, n_boot, seed=0, pair=("nb", "lr")):
 
 
 def cut_main(args) -> int:
-    tasks = load_results(args.results)
+    tasks = _load(args.results, args.metric)
+    pair = tuple(args.pair)
+    for t in tasks:
+        for mo in pair:
+            if why := _skip(t, (mo,)):
+                print(f"- {t.name}, {mo}: left out: {why}")
+    for mo in pair:
+        used = [t.name for t in tasks if mo in _usable(t, pair)]
+        print(f"\n{mo}: {', '.join(used)} ({len(used)} tasks).")
+    print()
     settings = [(r, s, k) for r in args.ratio for s in args.n_sem for k in args.shape]
     print("| ratio, n_sem, shape | model | " + " | ".join(
         f"{lo:g}-{hi:g}×" for lo, hi in zip(BINS[:-1], BINS[1:], strict=True))
@@ -102,8 +190,8 @@ def cut_main(args) -> int:
     print("|---|---|" + "---|" * (len(BINS) + 1))
     for ratio, n_sem, shape in settings:
         pts = [p for t in tasks for p in cut_points(t, ratio=ratio, n_sem=n_sem, shape=shape,
-                                                    n_boot=args.n_boot)]
-        for mo in ("nb", "lr"):
+                                                    n_boot=args.n_boot, pair=pair)]
+        for mo in pair:
             cells = []
             for lo, hi in zip(BINS[:-1], BINS[1:], strict=True):
                 sel = [p[3] for p in pts if p[0] == mo and lo < p[2] <= hi]
@@ -117,7 +205,7 @@ def cut_main(args) -> int:
 
 def half_row(task, pair=("nb", "lr")) -> dict | None:
     """One task's row, or None when its grid is too short to choose a family on half."""
-    curves = {model: _curve(task.summary, model) for model in pair}
+    curves = _curves(task, pair)
     floor, _ = _floors(task, pair)
     m = curves[pair[0]][0]
     half = int(math.ceil(m.size / 2))
@@ -149,17 +237,20 @@ def _hm(x):
 
 
 def half_main(args) -> int:
-    rows = [r for t in load_results(args.results) if (r := half_row(t)) is not None]
+    pair = tuple(args.pair)
+    rows = [r for t in _load(args.results, args.metric)
+            if (r := half_row(t, pair)) is not None]
     fams = list(ex.FAMILIES)
-    print("| task | sizes (fit on) | NB: " + " / ".join(fams) + " | NB chosen | LR: "
-          + " / ".join(fams) + " | LR chosen | crossover in the 2nd half: measured | "
+    A, B = (p.upper() for p in pair)
+    print(f"| task | sizes (fit on) | {A}: " + " / ".join(fams) + f" | {A} chosen | {B}: "
+          + " / ".join(fams) + f" | {B} chosen | crossover in the 2nd half: measured | "
           "predicted |")
     print("|---|---|---|---|---|---|---|---|")
-    totals = {f"{mo}:{f}": [] for mo in ("nb", "lr") for f in [*fams, "chosen"]}
+    totals = {f"{mo}:{f}": [] for mo in pair for f in [*fams, "chosen"]}
     agree = 0
     for r in rows:
         cells = []
-        for model in ("nb", "lr"):
+        for model in pair:
             sc = r[model]
             chosen = r[f"{model}_chosen"]
             cells.append(" / ".join(f"{sc[f]:.3f}" if f in sc else "–" for f in fams))
@@ -178,7 +269,7 @@ def half_main(args) -> int:
     print()
     print("| model | " + " | ".join(fams) + " | chosen on the first half |")
     print("|---|" + "---|" * (len(fams) + 1))
-    for model in ("nb", "lr"):
+    for model in pair:
         vals = [np.mean(totals[f"{model}:{f}"]) for f in [*fams, "chosen"]]
         print(f"| {model} | " + " | ".join(f"{v:.4f}" for v in vals) + " |")
     print()
@@ -207,47 +298,73 @@ def _fmt(v, lo, hi, digits=3):
 
 
 def long_main(args) -> int:
-    grid = {t.name: t for t in load_results([args.grid])}
-    long = {t.name: t for t in load_results([args.long])}
+    grid = {t.name: t for t in _load([args.grid], args.metric)}
+    long = {t.name: t for t in _load([args.long], args.metric)}
     names = [n for n in grid if n in long]
-    pair = ("nb", "lr")
+    pair = tuple(args.pair)
     pts_rows, limit_rows, cross_rows = [], [], []
-    tally = {"nb": [0, 0, 0], "lr": [0, 0, 0], "beyond": [0, 0, 0]}
+    tally = {pair[0]: [0, 0, 0], pair[1]: [0, 0, 0], "beyond": [0, 0, 0]}
     for name in names:
         g, lg = grid[name], long[name]
-        e = ex.task_extrapolation(g, n_boot=args.n_boot, seed=args.seed)
-        lcurves = {mo: _curve(lg.summary, mo) for mo in pair}
-        lm = lcurves["nb"][0]
-        for mo in pair:
+        models = _usable(g, pair)
+        if len(models) < 2:
+            for mo in pair:
+                if why := _skip(g, (mo,)):
+                    print(f"- {name}, {mo}: left out: {why}")
+        if not models:
+            continue
+        if len(models) == 2:
+            e = ex.task_extrapolation(g, pair, n_boot=args.n_boot, seed=args.seed)
+            exs = {mo: e for mo in pair}
+        else:
+            exs = {models[0]: _solo_extrapolation(g, models[0], n_boot=args.n_boot,
+                                                  seed=args.seed)}
+        lcurves = _curves(lg, models)
+        lm = lcurves[models[0]][0]
+        for mo in models:
+            e = exs[mo]
             p = e.predict(mo, lm, beyond=True)
+            full = _complete(lg, mo)
             for j, size in enumerate(lm):
                 y, s = lcurves[mo][1][j], lcurves[mo][2][j]
                 ok = held(p["low"][j], p["high"][j], y, s)
                 within = bool(p["within_reach"][j])
-                key = mo if within else "beyond"
-                tally[key][0] += ok
-                tally[key][1] += 1
-                tally[key][2] += bool(p["low"][j] <= y <= p["high"][j])
+                if size not in full:  # a mean over a subset of the splits: not a check
+                    ok = None
+                else:
+                    key = mo if within else "beyond"
+                    tally[key][0] += ok
+                    tally[key][1] += 1
+                    tally[key][2] += bool(p["low"][j] <= y <= p["high"][j])
                 pts_rows.append((name, mo, int(size), size / e.last_m, within,
                                  p["predicted"][j], p["low"][j], p["high"][j], y, s, ok))
             # the limit: between the floor and the error at the largest long m
             lo, hi = e.asymptote_interval[mo] or (math.nan, math.nan)
-            y_end, s_end = lcurves[mo][1][-1], lcurves[mo][2][-1]
+            last = np.flatnonzero(np.isin(lm, full))  # the largest m with every split
+            if not last.size:
+                continue
+            j = last[-1]
+            y_end, s_end = lcurves[mo][1][j], lcurves[mo][2][j]
             ok = lo <= y_end + Z * s_end
-            limit_rows.append((name, mo, e.asymptote[mo], lo, hi, e.floor[mo], int(lm[-1]),
+            limit_rows.append((name, mo, e.asymptote[mo], lo, hi, e.floor[mo], int(lm[j]),
                                y_end, s_end, ok))
-        # the crossover: the grid's last size, then the long curve
-        gm = _curve(g.summary, "nb")[0]
-        paired = task_paired(lg)
-        rows = paired[(paired["model_a"] == "nb") & (paired["model_b"] == "lr")]
-        rows = rows.sort_values("m")
-        gp = task_paired(g)
-        gp = gp[(gp["model_a"] == "nb") & (gp["model_b"] == "lr")].sort_values("m")
+        if len(models) < 2:
+            continue
+        # the crossover: the grid's last size, then the long curve (at the sizes where
+        # both models have a value on every split)
+        gm = _curves(g, pair)[pair[0]][0]
+        paired = _pair_rows(lg, pair)
+        both = np.intersect1d(_complete(lg, pair[0]), _complete(lg, pair[1]))
+        rows = paired[np.isin(paired["m"].to_numpy(dtype=float), both)].sort_values("m")
+        gp = _pair_rows(g, pair)
+        gp = gp[np.isin(gp["m"].to_numpy(dtype=float), gm)].sort_values("m")
+        lm = np.concatenate([gm[-1:], both])
         m_all = np.concatenate([[gm[-1]], rows["m"].to_numpy(dtype=float)])
         d_all = np.concatenate([[gp["diff_mean"].iloc[-1]], rows["diff_mean"].to_numpy()])
         s_all = np.concatenate([[gp["diff_sem"].iloc[-1]], rows["diff_sem"].to_numpy()])
         meas, bracket = _measured_crossover(m_all, d_all, s_all)
-        e_far = ex.task_extrapolation(g, n_boot=args.n_boot, seed=args.seed, beyond=True)
+        e_far = ex.task_extrapolation(g, pair, n_boot=args.n_boot, seed=args.seed,
+                                      beyond=True)
         civ = e.crossover_interval
         far_iv = e_far.crossover_interval
         if meas is None:
@@ -260,8 +377,15 @@ def long_main(args) -> int:
                        and civ[1] >= bracket[0] else "misses")
         cross_rows.append((name, meas, bracket, e.crossover, civ, e_far.crossover, far_iv,
                            e.search_to, int(lm[-1]), verdict))
-    _print_long(pts_rows, limit_rows, cross_rows, tally)
+    _print_long(pts_rows, limit_rows, cross_rows, tally, pair)
     return 0
+
+
+def _pair_rows(task, pair):
+    """The paired rows of ``pair`` on ``task`` (the run must have compared them: the
+    configs of runs.py compare nb with lr and with lr-l2)."""
+    paired = task_paired(task)
+    return paired[(paired["model_a"] == pair[0]) & (paired["model_b"] == pair[1])]
 
 
 def _m(x):
@@ -274,20 +398,39 @@ def _iv(iv):
     return f" [{_m(iv[0])}, {_m(iv[1])}]"
 
 
-def _print_long(pts_rows, limit_rows, cross_rows, tally):
+def _print_long(pts_rows, limit_rows, cross_rows, tally, pair):
     print("| task | model | m | × grid end | predicted [95%] | measured ± sem | held |")
     print("|---|---|---|---|---|---|---|")
     for (name, mo, size, r, within, pred, lo, hi, y, s, ok) in pts_rows:
         mark = "" if within else " (beyond reach)"
+        verdict = ("not counted (some splits without a value)" if ok is None
+                   else "yes" if ok else "**no**")
         print(f"| {name} | {mo} | {size} | {r:.1f}{mark} | {_fmt(pred, lo, hi)} | "
-              f"{y:.3f} ± {s:.3f} | {'yes' if ok else '**no**'} |")
+              f"{y:.3f} ± {s:.3f} | {verdict} |")
     print()
-    for key, label in (("nb", "NB, within reach"), ("lr", "LR, within reach"),
+    for key, label in ((pair[0], f"{pair[0]}, within reach"),
+                       (pair[1], f"{pair[1]}, within reach"),
                        ("beyond", "both, beyond reach (asked for)")):
         k, n, strict = tally[key]
         if n:
             print(f"- {label}: {k} of {n} held ({k / n:.0%}); the measured mean itself inside "
                   f"the interval: {strict} of {n} ({strict / n:.0%})")
+    print()
+    print("By distance past the grid's end (m / largest m of the grid), held of counted:")
+    print()
+    print("| model | " + " | ".join(f"{lo:g}-{hi:g}×" for lo, hi in zip(BINS[:-1], BINS[1:],
+                                                                    strict=True))
+          + " | all | mean width within reach |")
+    print("|---|" + "---|" * (len(BINS) + 1))
+    for mo in pair:
+        pts = [r for r in pts_rows if r[1] == mo and r[10] is not None]
+        cells = []
+        for lo, hi in zip(BINS[:-1], BINS[1:], strict=True):
+            sel = [r[10] for r in pts if lo < r[3] <= hi]
+            cells.append(f"{sum(sel)} of {len(sel)}" if sel else "–")
+        width = [r[7] - r[6] for r in pts if r[4]]
+        print(f"| {mo} | " + " | ".join(cells) + f" | {sum(r[10] for r in pts)} of "
+              f"{len(pts)} | {np.mean(width) if width else math.nan:.3f} |")
     print()
     print("| task | model | limit [95%] | floor | measured at the largest m | "
           "interval reaches it |")
@@ -296,7 +439,8 @@ def _print_long(pts_rows, limit_rows, cross_rows, tally):
         print(f"| {name} | {mo} | {_fmt(a, lo, hi)} | {fl:.3f} | {y:.3f} ± {s:.3f} "
               f"(m = {mmax}) | {'yes' if ok else '**no**'} |")
     print()
-    print("| task | measured crossover [sizes where NB − LR's interval holds 0] | "
+    print(f"| task | measured crossover [sizes where {pair[0]} − {pair[1]}'s interval "
+          "holds 0] | "
           "predicted, within reach | looked for up to | asked for, up to the rows | verdict |")
     print("|---|---|---|---|---|---|")
     for (name, meas, br, c, civ, cf, fiv, search_to, mmax, verdict) in cross_rows:
@@ -323,6 +467,9 @@ def main(argv: list[str] | None = None) -> int:
     long.add_argument("--seed", type=int, default=0)
     half = sub.add_parser("half", help="the first half of each grid predicts the second")
     half.add_argument("results", nargs="+")
+    for p in (cut, long, half):
+        p.add_argument("--metric", default="error", choices=ex.EXTRAPOLATED)
+        p.add_argument("--pair", nargs=2, default=["nb", "lr"])
     args = parser.parse_args(argv)
     return {"cut": cut_main, "long": long_main, "half": half_main}[args.what](args)
 

@@ -175,6 +175,24 @@ def test_discriminant_peer_fits_the_same_models() -> None:
         assert np.abs(ours - theirs).max() <= 1.0 / (data.n_rows - 59) + 1e-12
 
 
+def test_discriminant_arithmetic_and_float32_measure_what_they_say() -> None:
+    """``--arithmetic`` splits both sides' times into positive parts with the products'
+    FLOPs, and ``--float32``'s rigorous bound holds (the float32 product's error never
+    exceeds it) and certifies at least as much as the cheaper grouped one."""
+    from benchmarks import discriminant
+    from nbvslr.data import DataSettings, TaskSpec, load_task
+
+    data = load_task(TaskSpec("pima"), DataSettings())
+    for spec in discriminant.specs().values():
+        r = discriminant.arithmetic(data, 20, 8, spec, peer_splits=2)
+        assert min(r["ours_fit"], r["ours_count"], r["peer_fit"], r["peer_predict"]) > 0
+        P = 9 if spec.family == "lda" else 8 + 36 + 1
+        assert r["ours_count_gflop"] == 2.0 * 768 * P * 1000 / 1e9  # pima's rows are distinct
+        f = discriminant.float32_certified(data, 20, 8, spec)
+        assert f["err_over_bound"] <= 1.0
+        assert 0.0 <= f["grouped"] <= f["exact"] <= 1.0
+
+
 def test_metrics_bench_times_both_variants() -> None:
     """benchmarks/metrics.py times a config with [error] and with every metric, pairs them
     and tabulates the ratio."""

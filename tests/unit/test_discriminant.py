@@ -288,3 +288,68 @@ def test_precision_from_the_factors_is_the_exactly_symmetric_inverse():
     np.testing.assert_array_equal(P, np.swapaxes(P, 1, 2))
     used = cov + np.where(flag, 1e-2, 0.0)[:, None, None] * np.eye(6)
     np.testing.assert_allclose(P @ used, np.broadcast_to(np.eye(6), P.shape), atol=1e-8)
+
+
+@pytest.mark.parametrize("K", [2, 4])
+def test_compiled_class_stats_are_the_numpy_steps_to_the_last_bit(K):
+    """The compiled class statistics: counts exact, each mean the sum of its class's rows in
+    row order over the count (within rounding of the one-hot product), the deviations and
+    their stable sort by class equal to numpy's subtraction and argsort gather bit for bit."""
+    from nbvslr.models.discriminant.gaussian import _class_stats
+
+    rng = np.random.default_rng(11)
+    S, m, d = 5, 40, 7
+    X = rng.normal(size=(S, m, d)) * 10.0 ** rng.integers(-3, 4, size=d)
+    y = np.stack([rng.permutation(np.arange(m) % K) for _ in range(S)])
+    n, mu, _, Xc = _class_stats(X, y, K)
+    Y = (y[..., None] == np.arange(K)).astype(float)  # (S, m, K)
+    np.testing.assert_array_equal(n, Y.sum(axis=1))
+    rows = np.zeros((S, K, d))
+    for i in range(m):  # row order
+        rows[np.arange(S), y[:, i]] += X[:, i]
+    np.testing.assert_array_equal(mu, rows / n[:, :, None])
+    np.testing.assert_allclose(mu, np.matmul(np.swapaxes(Y, 1, 2), X) / n[:, :, None],
+                               rtol=1e-13, atol=0)
+    np.testing.assert_array_equal(Xc, X - mu[np.arange(S)[:, None], y])
+    _, _, _, Xs = _class_stats(X, y, K, by_class=True)
+    order = np.argsort(y, axis=1, kind="stable")
+    np.testing.assert_array_equal(Xs, Xc[np.arange(S)[:, None], order])
+
+
+@pytest.mark.parametrize("d", [1, 6])
+def test_epsilon_variance_is_numpys_to_the_last_bit(d):
+    """The largest feature variance behind epsilon equals numpy's ``var(axis=1).max(1)`` bit
+    for bit, from the stacked rows or from the data's rows and their indices, the compiled
+    pass (d > 1) and numpy's own pairwise sum (one feature) alike."""
+    from nbvslr.models.discriminant.gaussian import _class_stats, _epsilon
+
+    rng = np.random.default_rng(12)
+    data = rng.normal(size=(500, d)) * 1e3 + 7.0
+    rows = np.stack([rng.choice(500, 300, replace=False) for _ in range(4)])
+    y = np.stack([rng.permutation(np.arange(300) % 2) for _ in range(4)])
+    expect = data[rows].var(axis=1).max(axis=1)
+    for X, r in ((data[rows], None), (data, rows)):
+        _, _, v_max, _ = _class_stats(X, y, 2, rows=r)
+        np.testing.assert_array_equal(v_max, expect)
+        eps = _epsilon(v_max, 1.0, 1e-300, per=2)
+        np.testing.assert_array_equal(eps(np.arange(8)), np.repeat(expect, 2))
+
+
+def test_compiled_precision_steps_are_numpys_fancy_indexing():
+    """The mirror of a precision's lower triangle and QDA's product weights (-P_ii / 2,
+    -P_ij) equal numpy's fancy-indexed versions bit for bit."""
+    from nbvslr.kernels.gaussian import mirror_lower, quadratic_weights
+
+    rng = np.random.default_rng(13)
+    d = 5
+    P = rng.normal(size=(3, d, d))
+    expect = P.copy()
+    i, j = np.triu_indices(d, 1)
+    expect[:, i, j] = expect[:, j, i]
+    mirror_lower(P)
+    np.testing.assert_array_equal(P, expect)
+    out = np.full((3, 2 + d * (d + 1) // 2 + 1), 9.0)
+    quadratic_weights(P, out, 2)
+    i, j = quadratic_terms(d)
+    np.testing.assert_array_equal(out[:, 2:-1], np.where(i == j, -0.5, -1.0) * P[:, i, j])
+    assert (out[:, :2] == 9.0).all() and (out[:, -1] == 9.0).all()

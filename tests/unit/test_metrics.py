@@ -294,14 +294,13 @@ def test_plot_and_report_take_a_metric(tmp_path):
 
 
 def test_metric_report_refuses_extrapolation_and_names_the_metric(tmp_path):
-    """--extrapolate with another metric than the error: one line giving that metric's
+    """--extrapolate with the log-loss or the training error: one line giving that metric's
     reason, exit 2, before any results are read; Results.metric(name).report() is headed
     by the metric's name."""
     r = nbvslr.run(_cfg(), out=tmp_path, progress=False, metrics=list(ALL))
     assert r.metric("brier").report(notes=False).startswith("Metric: test Brier score")
     assert not r.report(notes=False).startswith("Metric:")
     reasons = {"log_loss": "log-loss curves need not fall",
-               "brier": "checked on the test error's curves alone",
                "train_error": "the training error rises with m"}
     for metric, reason in reasons.items():
         for fmt in ("markdown", "html"):
@@ -309,26 +308,29 @@ def test_metric_report_refuses_extrapolation_and_names_the_metric(tmp_path):
                                            metric, "--extrapolate", "--format", fmt,
                                            "-o", str(tmp_path / "r")])
             assert out.exit_code == 2, out.output
-            assert reason in out.output and "extrapolate the test error instead" in out.output
+            assert reason in out.output
+            assert "extrapolate the test error or the Brier score instead" in out.output
             assert len(out.output.strip().splitlines()) == 1 and "Traceback" not in out.output
         assert not (tmp_path / "r").exists()
 
 
 def test_api_refuses_to_extrapolate_another_metric():
-    """Results.metric(name).extrapolation() and .report(extrapolate=True) refuse each
-    metric other than the error with its reason (they used to fit the log-loss or the
-    rising training error with curves that fall to a limit); the error's still works."""
+    """Results.metric(name).extrapolation() and .report(extrapolate=True) refuse the
+    log-loss and the training error with their reasons (they used to fit the log-loss or
+    the rising training error with curves that fall to a limit); the error's and the Brier
+    score's still work."""
     sizes = [4, 8, 12, 20, 30, 45]
     r = nbvslr.run(_cfg(sizes=sizes, splits=8,
                         models={"nb": {}, "lr2": {"model": "lr", "separable": "l2"}}),
                    progress=False, metrics=list(ALL))
-    for metric in ("log_loss", "brier", "train_error"):
+    for metric in ("log_loss", "train_error"):
         view = r.metric(metric)
         with pytest.raises(ConfigError, match=f"no extrapolation of the {LABELS[metric]}: "):
             view.extrapolation()
-        with pytest.raises(ConfigError, match="extrapolate the test error instead"):
+        with pytest.raises(ConfigError, match="extrapolate the test error or the Brier"):
             view.report(extrapolate=True)
     assert set(r.extrapolation()["model"]) == {"nb", "lr2"}
+    assert set(r.metric("brier").extrapolation()["model"]) == {"nb", "lr2"}
     assert set(r.metric("error").extrapolation()["model"]) == {"nb", "lr2"}
 
 

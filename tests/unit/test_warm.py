@@ -110,6 +110,28 @@ def test_warming_compiles_what_a_k_class_gaussian_fit_runs():
     assert (list(largest_variance.signatures), list(within_squares.signatures)) == built
 
 
+@pytest.mark.parametrize("group", ["two-class", "k-class"])
+def test_warming_compiles_what_an_lda_or_qda_fit_runs(group):
+    """compile_all builds LDA's and QDA's passes with the types their entries pass them (the
+    data's rows read by index, two classes or K): such a fit compiles nothing."""
+    import numpy as np
+
+    from nbvslr.kernels.gaussian import class_stats, mirror_lower, quadratic_weights
+    from nbvslr.models.discriminant.gaussian import fit_lda, fit_qda
+
+    kernels = (class_stats, mirror_lower, quadratic_weights)
+    warm.compile_all([group])
+    built = [list(k.signatures) for k in kernels]
+    assert all(built)
+    rng = np.random.default_rng(0)
+    X = rng.random((20, 5))
+    rows = np.stack([rng.choice(20, 12, replace=False) for _ in range(3)])
+    y = np.stack([rng.permutation(np.arange(12) % 3) for _ in range(3)]).astype(np.int8)
+    fit_lda(X, y, 3, rows=rows)
+    fit_qda(X, y, 3, rows=rows)
+    assert [list(k.signatures) for k in kernels] == built
+
+
 def test_loops_compiled_on_another_cpu_are_not_this_machines(tmp_path, monkeypatch):
     """The stamps name the CPU (a wheel carries the loops of the machine that built it):
     the same kernels stamped on another kind of CPU compile again here, with the line."""

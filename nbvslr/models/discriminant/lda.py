@@ -17,8 +17,8 @@ class LinearDiscriminant(DiscriminantEntry):
     def _covariances(self, data: Dataset) -> int:
         return 1
 
-    def _theta(self, X, y, K, opts):
-        return fit_lda(X, y, K, **fit_options(opts))
+    def _theta(self, X, rows, y, K, opts):
+        return fit_lda(X, y, K, rows=rows, **fit_options(opts))
 
 
 class MulticlassLinearDiscriminant(LinearDiscriminant):

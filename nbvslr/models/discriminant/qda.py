@@ -17,8 +17,8 @@ class QuadraticDiscriminant(DiscriminantEntry):
     def _covariances(self, data: Dataset) -> int:
         return max(data.n_classes, 2)
 
-    def _theta(self, X, y, K, opts):
-        return fit_qda(X, y, K, **fit_options(opts))
+    def _theta(self, X, rows, y, K, opts):
+        return fit_qda(X, y, K, rows=rows, **fit_options(opts))
 
 
 class MulticlassQuadraticDiscriminant(QuadraticDiscriminant):

@@ -101,7 +101,8 @@ LR_OPTIONS: tuple[Option, ...] = (
            "discrete attributes: `reference` one-hot minus the most frequent level; `full`: "
            "every level's indicator; `ordinal`: one column, level code / (k − 1)"),
     Option("rescale", "dataset", choice("dataset", "training"), one_of("dataset", "training"),
-           "as for nb; for LR `training` moves only the separable-set rule and a penalty"),
+           "as for nb; for LR `training` moves only what is not scale invariant: the "
+           "separable-set rule, the quasi-separated sets' max-margin direction and a penalty"),
 )
 
 _CODINGS = {"reference": "onehot_ref", "full": "onehot", "ordinal": "ordinal"}

@@ -21,8 +21,9 @@ decide, since on an infeasible problem it is rounding.
 
 ``least_distance`` first asks scipy's ``nnls`` (fast, and what the committed results were
 computed with; its answer is kept bit for bit whenever it passes the check), and where its
-point fails the check (scipy 1.17's ``nnls`` sometimes stops at a feasible point whose
-gradient on the support is far from 0; how often: benchmarks/RESULTS.md)
+point fails the check (scipy 1.17's ``nnls`` sometimes stops at a point whose gradient
+on the support is far from 0, feasible or with a negative slack; how often:
+benchmarks/RESULTS.md)
 solves the problem again with ``lawson_hanson`` below, written here from the book's
 algorithm with its safeguards, and checks that answer too. Why our own active-set solver
 rather than another of scipy's: ``lsq_linear(method="bvls")`` is an active-set method of
@@ -73,22 +74,21 @@ def kkt_violation(G: np.ndarray, y: np.ndarray,
     """
     if (y < 0).any():
         return False, np.inf
-    E, f = ldp_matrices(G)
-    r = E @ y - f
-    k = G.shape[1]
-    size = max(1.0, float(y @ np.sqrt((E * E).sum(axis=0))))  # the rounding scale of E y
-    if np.abs(r).max() <= rtol * size:
-        return False, float(np.abs(r).max() / size)
-    if not r[k] < 0.0:
+    gsq = np.einsum("ij,ij->i", G, G)  # (n,) ||G_j||^2
+    cnorm = np.sqrt(1.0 + gsq)  # (n,) ||E_j||
+    rx, rk = G.T @ y, y.sum() - 1.0  # r = E y - f = (G^T y, sum y - 1)
+    size = max(1.0, float(y @ cnorm))  # the rounding scale of E y
+    big = max(float(np.abs(rx).max(initial=0.0)), abs(float(rk)))  # ||r||_inf
+    if big <= rtol * size:
+        return False, big / size
+    if not rk < 0.0:
         return False, np.inf
-    gnorm = np.sqrt((G * G).sum(axis=1))  # (n,)
-    x = -r[:k] / r[k]
+    x = -rx / rk
     s = G @ x - 1.0  # (n,) slacks
-    scale = np.sqrt((1.0 + gnorm ** 2) * (1.0 + x @ x))  # (n,)
-    worst = np.maximum(-s, 0.0) / scale  # primal feasibility
+    worst = np.maximum(-s, 0.0)  # primal feasibility
     on = y > 0
-    worst[on] = np.maximum(worst[on], np.abs(s[on]) / scale[on])  # complementary slackness
-    return True, float(worst.max(initial=0.0))
+    worst[on] = np.abs(s[on])  # complementary slackness (|s| covers -s too)
+    return True, float((worst / cnorm).max(initial=0.0) / np.sqrt(1.0 + x @ x))
 
 
 def rounding(E: np.ndarray, y: np.ndarray) -> float:

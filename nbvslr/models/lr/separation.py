@@ -70,7 +70,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
-from nbvslr.models.lr.least_distance import KKT_RTOL, ldp_matrices, least_distance
+from nbvslr.models.lr.least_distance import KKT_RTOL, least_distance
 from nbvslr.models.lr.newton import fit_newton, sigmoid_neg
 
 #: The codes of ``Detected.code`` (and ``Fit.separation``); ``NOT_ASSESSED`` for a fit that
@@ -102,9 +102,9 @@ CERTIFICATE_FLOOR = 1e-6
 #: The certificate's second form: the largest margin change of one more Newton step from a
 #: converged fit of R (``detect``); a change, not a size: the cost of a split, not its answer.
 STEP_FLOOR = 1e-3
-#: The null space of the overlap rows in ``max_margin_direction``: eigenvalues of
-#: ``Z_R^T Z_R`` at most this times the largest (a design of small integers has none between
-#: about 1e-14 and 1e-4 of it).
+#: The null space of the overlap rows in ``max_margin_direction``: eigenvalues of their
+#: centred Gram matrix on the columns they use at most this times the largest (a design of
+#: small integers has none between about 1e-14 and 1e-4 of it).
 RANK_RTOL = 1e-10
 
 
@@ -460,41 +460,105 @@ def max_margin_direction(Z1: np.ndarray, sign: np.ndarray, separated: np.ndarray
     Z1 : (S, m, P); sign : (S, m); separated : (S, m) bool, Q of each split (non-empty, not
     every row). Returns the directions and whether each problem was feasible (False: some
     row of Q cannot be separated with ``z_i . v = 0`` on the others; its direction is 0).
-    ``rank_rtol``: eigenvalues of ``Z_R^T Z_R`` at most ``rank_rtol`` times the largest are 0
-    (None: ``RANK_RTOL``); ``kkt_rtol`` the optimality check's tolerance (None:
-    ``KKT_RTOL``), ``max_iter`` the fallback solver's step cap (``least_distance``).
+    ``rank_rtol``: eigenvalues of the overlap rows' centred Gram matrix (below) at most
+    ``rank_rtol`` times the largest are 0 (None: ``RANK_RTOL``); ``kkt_rtol`` the optimality
+    check's tolerance (None: ``KKT_RTOL``), ``max_iter`` the fallback solver's step cap
+    (``least_distance``).
 
-    Exactly, with no step size or stopping tolerance: ``v = N u`` over an orthonormal basis N
-    (P, k) of the null space of ``Z_R`` (eigenvectors of ``Z_R^T Z_R``); ``||w||^2 = u^T M u``
-    with ``M = N_w^T N_w`` positive definite (a direction of zero w is the intercept's, which is
-    not in that null space when R holds a row), ``M = L L^T``, ``x = L^T u``; then the
-    least-distance problem ``min ||x||`` s.t. ``G x >= 1`` (``G = A_Q N L^-T``) by the
-    non-negative least squares of Lawson & Hanson (1974, ch. 23; a finite active-set method):
-    ``y >= 0`` minimising ``|| [G^T; 1^T] y - e ||`` has residual ``r``, and ``x = -r[:k] /
-    r[k]``, its optimality checked by the KKT conditions (``least_distance``: scipy's
-    ``nnls``, and where its point fails the check at ``kkt_rtol``, our own Lawson-Hanson
-    with at most ``max_iter`` steps). A split's repeated rows are one constraint.
+    Exactly, with no step size or stopping tolerance, in a basis of the directions with
+    ``Z_R v = 0`` that is orthonormal in w: the weight columns split into C (used by some
+    row of R), F (used by rows of Q only) and the rest (used by no row: their weight is 0 at
+    the optimum). With ``X`` the rows of R on C and ``xbar`` their mean, ``X w_C + b = 0``
+    on R is ``(X - xbar) w_C = 0`` with ``b = -xbar . w_C``: ``w_C = N u`` over an
+    orthonormal basis N (c, k) of the null space of the centred rows (eigenvectors of their
+    Gram matrix ``(X - xbar)^T (X - xbar)``, c by c), and ``w_F`` is free. In ``x = (w_F,
+    u)``, ``||w||^2 = ||x||^2`` and row i of Q reads ``G_i x >= 1``, ``G_i = (A_iF, (A_iC -
+    s_i xbar) N)`` (s_i its sign, the intercept column of A); then the least-distance problem
+    ``min ||x||`` s.t. ``G x >= 1`` by the non-negative least squares of Lawson & Hanson
+    (1974, ch. 23; a finite active-set method): ``y >= 0`` minimising ``|| [G^T; 1^T] y - e
+    ||`` has residual ``r``, and ``x = -r[:-1] / r[-1]``, its optimality checked by the KKT
+    conditions (``least_distance``: scipy's ``nnls``, and where its point fails the check at
+    ``kkt_rtol``, our own Lawson-Hanson with at most ``max_iter`` steps). A split's repeated
+    rows of Q are one constraint. The optimum does not depend on the basis: any other gives
+    it up to rounding (``tests/unit/test_direction_basis.py`` checks it against the basis of
+    all P columns' null space). The eigendecompositions are batched over the splits whose C
+    has the same size, the least-distance problems solved one split at a time.
     """
     rank_rtol = RANK_RTOL if rank_rtol is None else rank_rtol  # read at the call
     kkt_rtol = KKT_RTOL if kkt_rtol is None else kkt_rtol
     S, m, P = Z1.shape
     out = np.zeros((S, P))
     feasible = np.ones(S, dtype=bool)
+    if not S:
+        return out, feasible
+    cols, mean, basis = _overlap_null_spaces(Z1, separated, rank_rtol)
+    AQ, ptr = _distinct_separated(Z1, sign, separated)  # (n, P) all splits' distinct rows
+    in_q = np.logical_or.reduceat(AQ[:, :-1] != 0.0, ptr[:-1], axis=0)  # (S, P - 1)
     for a in range(S):
-        q = separated[a]
-        ZR = _distinct(Z1[a, ~q])[0]  # (r, P)
-        ev, V = np.linalg.eigh(ZR.T @ ZR)  # ascending: squared singular values of Z_R
-        N = V[:, ev <= ev[-1] * rank_rtol]  # (P, k)
-        L = np.linalg.cholesky(N[:-1].T @ N[:-1])  # (k, k)
-        AQ = _distinct(sign[a, q, None] * Z1[a, q])[0]  # (n, P)
-        G = np.linalg.solve(L, (AQ @ N).T).T  # (n, k) = A_Q N L^-T
-        k = G.shape[1]
-        E, f = ldp_matrices(G)
+        A = AQ[ptr[a]:ptr[a + 1]]  # (n_a, P)
+        c, mu, N = cols[a], mean[a], basis[a]
+        free = in_q[a].copy()
+        free[c] = False
+        free = np.flatnonzero(free)  # F: columns Q uses and R does not
+        G = np.concatenate([A[:, free], (A[:, c] - A[:, -1:] * mu) @ N], axis=1)
         y, ok, _ = least_distance(G, rtol=kkt_rtol, max_iter=max_iter)  # certified optimal
-        r = E @ y - f
         if not ok:  # infeasible: some row of Q cannot be separated
             feasible[a] = False
             continue
-        out[a] = N @ np.linalg.solve(L.T, -r[:k] / r[k])
-        feasible[a] = (AQ @ out[a]).min() >= 0.5  # >= 1 but for rounding
+        x = (G.T @ y) / (1.0 - y.sum())  # -r[:-1] / r[-1]
+        v = out[a]
+        v[free] = x[:free.size]
+        w = N @ x[free.size:]
+        v[c] = w
+        v[-1] = -(mu @ w)
+    margin = np.einsum("ip,ip->i", AQ, np.repeat(out, np.diff(ptr), axis=0))
+    feasible &= np.minimum.reduceat(margin, ptr[:-1]) >= 0.5  # >= 1 but for rounding
     return out, feasible
+
+
+def _overlap_null_spaces(Z1: np.ndarray, separated: np.ndarray, rank_rtol: float):
+    """For each split of ``max_margin_direction``, the weight columns C its overlap rows use
+    ((c,) int), their mean on C ((c,)) and an orthonormal basis of the null space of the
+    centred rows ((c, k)): three lists of S. The eigendecompositions are stacked by c."""
+    S = Z1.shape[0]
+    cols, mean, gram = [], [], []
+    for a in range(S):
+        X = Z1[a, ~separated[a], :-1]  # (r, P - 1) the overlap rows' weight columns
+        c = np.flatnonzero(X.any(axis=0))
+        X = X[:, c]
+        mu = X.mean(axis=0)
+        X -= mu
+        cols.append(c)
+        mean.append(mu)
+        gram.append(X.T @ X)  # (c, c)
+    width = np.array([c.size for c in cols])
+    basis: list[np.ndarray] = [np.zeros((0, 0))] * S
+    for c in np.unique(width[width > 0]):
+        group = np.flatnonzero(width == c)
+        ev, V = np.linalg.eigh(np.stack([gram[a] for a in group]))  # ascending
+        null = ev <= ev[:, -1:] * rank_rtol  # (g, c)
+        for j, a in enumerate(group):
+            basis[a] = V[j][:, null[j]]
+    return cols, mean, basis
+
+
+def _distinct_separated(Z1: np.ndarray, sign: np.ndarray, separated: np.ndarray):
+    """The distinct rows of ``A_Q = sign * Z1`` on each split's separated rows, all splits
+    at once: (n, P), split a's in rows ``ptr[a]:ptr[a + 1]`` (ptr (S + 1,)), ordered as
+    ``_distinct`` orders them (by key, each row's first occurrence); only those rows are
+    gathered (a row's key times its sign is the key of its row of A, exactly)."""
+    S, m, P = Z1.shape
+    flat = Z1.reshape(S * m, P)
+    at = np.flatnonzero(separated)  # split * m + row, by split then row
+    key = (flat @ np.sqrt(np.arange(2.0, P + 2.0))).take(at) * sign.reshape(-1).take(at)
+    split = at // m
+    order = np.lexsort((key, split))  # stable: the first occurrence of a key first
+    key, split = key[order], split[order]
+    first = np.ones(order.size, dtype=bool)
+    first[1:] = (key[1:] != key[:-1]) | (split[1:] != split[:-1])
+    pick = at[order[first]]
+    A = flat.take(pick, axis=0)
+    A *= sign.reshape(-1).take(pick)[:, None]
+    ptr = np.zeros(S + 1, dtype=np.int64)
+    np.cumsum(np.bincount(split[first], minlength=S), out=ptr[1:])
+    return A, ptr
