@@ -154,3 +154,32 @@ def test_lex_all_rows_count_equals_numpy_passes():
     whole = evaluate.count_mistakes_lex(design, directions, theta, train, 1.0)
     np.testing.assert_array_equal(small[0], whole[0])
     np.testing.assert_array_equal(small[1], whole[1])
+
+
+def test_lexicographic_pass_equals_the_pass_over_the_folded_tile():
+    """``add_lex_agreement`` sums exactly what ``add_agreement`` sums over the folded tile
+    (``+-2 tau`` where ``|sv| > tau_v``, else ``st``): direction scores at, below and above
+    the band, of both signs, 0 and nan; fit scores that tie, cross the band and are nan."""
+    from nbvslr.kernels.steps import add_agreement, add_lex_agreement
+
+    rng = np.random.default_rng(7)
+    R, C = 50, 6
+    tau = np.array([1e-9, 1e-6, 1.0, 0.5, 1e-12, 2.0])
+    tau_v = np.array([1e-9, 1e-3, 0.1, 0.5, 1e-300, 1.0])
+    sv = rng.standard_normal((R, C)) * rng.choice([0.0, 1e-10, 1e-3, 1.0], (R, C))
+    sv[0] = tau_v  # at the band: the fit decides
+    sv[1] = -2 * tau_v
+    sv[2, 0] = np.nan  # no direction score: the fit's is read
+    st = rng.standard_normal((R, C)) * rng.choice([0.0, 1e-9, 1.0], (R, C))
+    st[3] = tau
+    st[4] = -tau
+    st[5, 1] = np.nan
+    sv[5, 1] = 0.0  # the fit's nan is read
+    weight = rng.integers(1, 4, R).astype(float)
+    for ties in (0.0, 1.0, -1.0):
+        folded = np.where(np.abs(sv) > tau_v, np.sign(sv) * 2.0 * tau, st)
+        want, got = np.zeros(C), np.zeros(C)
+        add_agreement(np.ascontiguousarray(folded), 1.0 / tau, weight, ties, want)
+        add_lex_agreement(sv, st, tau_v, tau, 1.0 / tau, weight, ties, got)
+        np.testing.assert_array_equal(got, want)
+        assert np.isnan(got[1]) and not np.isnan(np.delete(got, 1)).any()

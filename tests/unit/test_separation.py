@@ -101,6 +101,24 @@ def test_fit_newton_of_some_rows_is_the_fit_of_those_rows():
         np.testing.assert_allclose(some.theta[a], sub.theta[0], atol=1e-8)
 
 
+def test_fit_newton_given_the_nonzeros_is_the_fit_that_finds_them():
+    """``fit_newton`` with the non-zeros given (padded wider than needed, zeroed rows
+    listed with none) returns the very iterates, steps and flags it finds without them."""
+    from nbvslr.kernels.sparse_gram import sparse_rows
+
+    data = _quasi_data()
+    design, idx, Z1, sign = _stack(data, 80, 20, "onehot")
+    rows = np.random.default_rng(4).random(Z1.shape[:2]) < 0.9
+    Zr = Z1 * rows[:, :, None]
+    cols, vals, nnz = sparse_rows(Zr)
+    wide = (np.pad(cols, ((0, 0), (0, 0), (0, 3))), np.pad(vals, ((0, 0), (0, 0), (0, 3))), nnz)
+    for kw in (dict(stop_when_separable=True), dict(max_iter=3)):
+        want = fit_newton(Zr, sign, rows=rows, **kw)
+        got = fit_newton(Zr, sign, rows=rows, nonzeros=wide, **kw)
+        for field in ("theta", "n_iter", "converged", "separable"):
+            np.testing.assert_array_equal(getattr(got, field), getattr(want, field))
+
+
 def _predictions(design, fit, idx) -> np.ndarray:
     """(q, U) predicted signs of each quasi split on the distinct rows (lexicographic)."""
     Zu = design.unique_Z1
@@ -256,6 +274,60 @@ def test_peel_from_the_distinct_rows_equals_the_peel_of_the_stack(tmp_path_facto
                                    rows=(design.unique_Z1, design.row_to_unique[idx]))
         assert (got == want).all(), (data.name, coding, m)
         assert want.any(), (data.name, m)  # something is peeled: the case under test occurs
+
+
+def _peel_by_rounds(Z1: np.ndarray, sign: np.ndarray, extra) -> np.ndarray:
+    """The reference: the peel's rule in rounds, one split at a time (every pure column of
+    the live rows, then its rows removed, until no column is pure)."""
+    out = np.zeros(sign.shape, dtype=bool)
+    for a in range(sign.shape[0]):
+        A = sign[a, :, None] * (Z1[a] if extra is None else np.c_[Z1[a], Z1[a] @ extra])
+        live = np.ones(A.shape[0], dtype=bool)
+        while True:
+            B = A[live]
+            pure = ((B > 0).any(axis=0) != (B < 0).any(axis=0))
+            hit = live & (A[:, pure] != 0).any(axis=1)
+            if not hit.any():
+                break
+            live &= ~hit
+        out[a] = ~live
+    return out
+
+
+def test_the_compiled_peel_equals_the_peel_by_rounds(tmp_path_factory):
+    """``pure_rows`` (one queue of pure columns per split, compiled) peels exactly the rows
+    that the rule applied in rounds peels (random and shipped designs)."""
+    for data, coding, m in _peel_cases(tmp_path_factory):
+        design = get_design(data, coding)
+        idx = _train(data.y, m, 30)
+        Z1, sign = design.rows(idx), design.sign[idx]
+        extra = level_directions(data, coding)
+        want = _peel_by_rounds(Z1, sign, extra)
+        got = separation.pure_rows(None, sign, extra,
+                                   rows=(design.unique_Z1, design.row_to_unique[idx]))
+        assert (got == want).all(), (data.name, coding, m)
+        assert want.any() and not want.all(), (data.name, m)  # the case under test occurs
+
+
+def test_the_guess_steps_change_the_cost_not_the_answer(tmp_path_factory, monkeypatch):
+    """``detect`` with the rest's first fit stopped after GUESS_STEPS (the guess read from
+    one more step) returns every field as with that fit run to its end (the guess read from
+    the rows below the floor): the same kinds, rows, fits and directions; the stopped fit
+    guesses right on most of the shipped splits that need a guess."""
+    data = _shipped("adult-discrete", tmp_path_factory)
+    design = get_design(data, "onehot_ref")
+    idx = _train(data.y, 102, 60)
+    Z1, sign = design.rows(idx), design.sign[idx]
+    kw = dict(extra=level_directions(data, "onehot_ref"),
+              rows=(design.unique_Z1, design.row_to_unique[idx]))
+    capped = separation.detect(Z1, sign, **kw)
+    monkeypatch.setattr(separation, "GUESS_STEPS", 100)
+    whole = separation.detect(Z1, sign, **kw)
+    for field in ("code", "separated", "theta", "direction", "n_iter", "converged"):
+        np.testing.assert_array_equal(getattr(capped, field), getattr(whole, field),
+                                      err_msg=field)
+    guessed = capped.how == separation.GUESS
+    assert guessed.sum() >= 10 and (capped.how == separation.LP).sum() <= guessed.sum() / 5
 
 
 def test_detect_from_the_distinct_rows_equals_detect_on_the_stack(tmp_path_factory):

@@ -216,6 +216,7 @@ def fit_newton(
     theta0: np.ndarray | None = None,
     budget: Budget = DEFAULT_BUDGET,
     rows: np.ndarray | None = None,
+    nonzeros: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> NewtonResult:
     """Minimise ``logistic_loss`` for S splits at once by damped Newton.
 
@@ -241,6 +242,10 @@ def fit_newton(
         The rows each split fits, its other rows being zero in ``Z1`` (a zero row adds a
         constant to the loss and nothing to its gradient or Hessian); the separability
         certificate reads these rows' margins only. Default: every row.
+    nonzeros : (cols, vals, nnz), optional
+        Z1's non-zeros as ``kernels.sparse_gram.sparse_rows`` lists them (cols and vals
+        (S, m, K) for any K at least the largest count, nnz (S, m)), when the caller has
+        them: the same fit, without the passes over the dense stack that find them.
 
     Returns
     -------
@@ -258,8 +263,15 @@ def fit_newton(
     live = np.ones((S, m), dtype=bool) if rows is None else np.asarray(rows, dtype=bool)
     th0 = np.zeros((S, P)) if theta0 is None else np.asarray(theta0, dtype=np.float64)
     # a sparse stack's blocks work on its non-zeros (``kernels.sparse_gram``), a fraction of
-    # the dense rows' bytes: SPARSE_BLOCK times as many splits per block
-    sparse = np.count_nonzero(Z1) <= SPARSE_DENSITY * Z1.size
+    # the dense rows' bytes: SPARSE_BLOCK times as many splits per block. Each split's
+    # non-zeros counted once (one pass over the stack): the stack's and each block's share
+    nz = np.zeros(S + 1, dtype=np.int64)
+    if nonzeros is not None:
+        np.cumsum(nonzeros[2].sum(axis=1), out=nz[1:])
+    else:
+        for a in range(S):
+            nz[a + 1] = nz[a] + np.count_nonzero(Z1[a])
+    sparse = nz[S] <= SPARSE_DENSITY * Z1.size
     step = budget.step(budget.cache, 8.0 * m * P / (SPARSE_BLOCK if sparse else 1), MIN_BLOCK)
     parts = [
         _fit_block(
@@ -271,11 +283,14 @@ def fit_newton(
             max_iter,
             stop_when_separable,
             live[lo : lo + step],
+            nz[min(S, lo + step)] - nz[lo] <= SPARSE_DENSITY * Z1[lo : lo + step].size,
+            None if nonzeros is None else tuple(a[lo : lo + step] for a in nonzeros),
         )
         for lo in range(0, S, step)
     ]
     if not parts:
-        parts = [_fit_block(Z1, sign, th0, C, tol, max_iter, stop_when_separable, live)]
+        parts = [_fit_block(Z1, sign, th0, C, tol, max_iter, stop_when_separable, live,
+                            sparse, nonzeros)]
     return NewtonResult(
         *(
             np.concatenate([getattr(r, f) for r in parts])
@@ -293,9 +308,12 @@ def _fit_block(
     max_iter: int,
     stop_when_separable: bool,
     live: np.ndarray,
+    sparse: bool,
+    nonzeros: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> NewtonResult:
     """``fit_newton`` on one block of splits (arguments as there, theta0 given; ``live``
-    the rows fitted, (S, m))."""
+    the rows fitted, (S, m); ``sparse``: at most ``SPARSE_DENSITY`` of Z1's entries are
+    non-zero; ``nonzeros`` the block's, if given)."""
     # compiled (numba): imported where it runs, as the other kernels
     from nbvslr.kernels.cholesky import row_dots
 
@@ -328,7 +346,7 @@ def _fit_block(
     # a sparse design (one-hot) outside the row-space forms: the Hessian from each row's
     # non-zeros (``kernels.sparse_gram``), listed once per block
     SP = None
-    if QR is None and QP is None and np.count_nonzero(Z) <= SPARSE_DENSITY * Z.size:
+    if QR is None and QP is None and sparse:
         from nbvslr.kernels.sparse_gram import (
             sparse_matvec,
             sparse_rmatvec,
@@ -336,7 +354,7 @@ def _fit_block(
             weighted_gram,
         )
 
-        SP = sparse_rows(Z)
+        SP = sparse_rows(Z) if nonzeros is None else nonzeros
     # unpenalised and sparse: a column no training row of a split uses never moves (its
     # gradient and its Hessian row are 0), so each split works on the columns its rows use,
     # packed into the block's first W <= P columns (``_packed``); POS maps them back
@@ -476,7 +494,10 @@ def _packed(
     """
     cols, vals, nnz = SP
     A, _, P = Z.shape
-    used = (Z != 0.0).any(axis=1)  # (A, P)
+    used = np.zeros((A, P + 1), dtype=bool)  # (A, P) the columns each split's rows use,
+    listed = np.arange(cols.shape[2]) < nnz[:, :, None]  # from the non-zeros' slots
+    used[np.arange(A)[:, None, None], np.where(listed, cols, P)] = True  # (P: an empty slot)
+    used = used[:, :P]
     slot = np.cumsum(used, axis=1) - 1  # (A, P) packed index of each used column
     W = max(1, int(used.sum(axis=1).max()))
     pos = np.full((A, W), P, dtype=np.int64)

@@ -38,17 +38,23 @@ its fit on all rows would run off; on a dense design before step 1, for every sp
    ``STEP_FLOOR``: at a fit that runs off, each step adds about 1 to the separated rows'
    margins. Q is then exactly the peeled rows: ``overlap`` if none, else ``quasi``.
 3. Otherwise (Newton capped, a row fitted with ``sigma(-mu_i)`` below the floor, or a
-   separation that no single column shows) the linear program of Konis (2007) decides on
-   the remaining rows (``separated_rows_lp``): maximise ``sum_i t_i`` subject to ``A v >= t``,
-   ``0 <= t <= 1``; at its optimum ``t_i = 1`` exactly on Q (scale a direction that
-   separates Q until every margin there is >= 1) and 0 elsewhere. The LP holds its
+   separation that no single column shows) a guess is tried first: the rows the fit left
+   below the floor, or, for a fit of R still running after ``GUESS_STEPS`` steps (a rest
+   that overlaps converges within them; one with a separation the peel missed runs off),
+   the rows one more step moves by more than ``GUESS_MOVE``. The guess stands only if the
+   fit of the other rows is certified as above and the direction problem of the guessed
+   rows is feasible (a direction that separates them: both proofs); else the linear
+   program of Konis (2007) decides on the remaining rows (``separated_rows_lp``): maximise
+   ``sum_i t_i`` subject to ``A v >= t``, ``0 <= t <= 1``; at its optimum ``t_i = 1``
+   exactly on Q (scale a direction that separates Q until every margin there is >= 1) and
+   0 elsewhere. The LP holds its
    constraints to a feasibility tolerance (HiGHS: 1e-7); rows it takes that the exact
    direction problem (``max_margin_direction``) cannot separate (continuous rows nearly,
    not exactly, separable) are not counted: only the peeled rows are then.
 
 Cost: the peel is a few passes over the training rows' non-zeros (read from the design's
-distinct rows, ``pure_rows``'s ``rows``); the Newton fit of R is the
-fit the estimator needs anyway (and converges in a handful of steps, where the fit of all
+distinct rows, ``pure_rows``'s ``rows``; compiled, ``kernels.peel``); the Newton fit of R
+is the fit the estimator needs anyway (and converges in a handful of steps, where the fit of all
 rows of a quasi set runs off until the gradient criterion stops it); the LP (scipy's HiGHS)
 runs only for the splits steps 1-2 leave undecided (docs/results.md has the shares).
 
@@ -80,6 +86,14 @@ FIRST_STEPS = 10
 #: ``detect`` peels before Newton's first steps on a design given as distinct rows with at
 #: most this share of non-zero entries (or with reference levels to try): a one-hot design.
 PEEL_DENSITY = 0.3
+#: The Newton steps of the first fit of a split's rest (``detect``): a rest that overlaps
+#: converges within them (at most 10 steps on the shipped discrete panels), one with a
+#: separation the peel missed runs off and is stopped there; the rows one more step moves by
+#: more than ``GUESS_MOVE`` (about 1 a step on the separated rows, a vanishing change on the
+#: others) are the guess. Both are checked by the guess's two proofs (else the LP): they set
+#: the cost, not the answer.
+GUESS_STEPS = 10
+GUESS_MOVE = 0.5
 #: Which step decided a split (``Detected.how``).
 PEEL, GUESS, LP = 0, 1, 2
 #: The smallest ``sigma(-mu_i)`` of a row of R that the overlap certificate accepts (a
@@ -128,42 +142,69 @@ def pure_rows(Z1: np.ndarray | None, sign: np.ndarray, extra: np.ndarray | None 
     more directions to try as columns (the reference levels of a one-hot design coded
     without them, ``design.level_directions``). ``rows`` = (U, ids), U (u, P) and ids (S, m)
     with ``Z1[a, i] == U[ids[a, i]]``: the same peel read from the distinct rows' non-zeros
-    (Z1 may then be None), without a pass over the dense stack.
+    (Z1 may then be None), without a pass over the dense stack. The rounds of the peel run
+    compiled (``kernels.peel``; the rows peeled do not depend on the order of the columns).
     """
+    # compiled (numba): imported where it runs, as the other kernels
+    from nbvslr.kernels.peel import peel_rows
+
     if rows is None:
-        S, m, _ = Z1.shape
-        scores = Z1 if extra is None else np.concatenate([Z1, Z1 @ extra], axis=2)
-        W = scores.shape[2]
-        a, i, j = np.nonzero(scores)  # the non-zeros, as (split, row, column)
-        positive = (scores[a, i, j] > 0) == (sign[a, i] > 0)  # the sign of A's entry
-        row = a * m + i  # (nnz,) a row of one split
+        S, m, P = Z1.shape
+        ptr, cols, positive, width = _entries(Z1.reshape(S * m, P), extra)
+        ids = np.arange(S * m, dtype=np.int64).reshape(S, m)
     else:
-        U, ids = rows
-        S, m = ids.shape
-        Us = U if extra is None else np.concatenate([U, U @ extra], axis=1)  # (u, W)
-        W = Us.shape[1]
-        r, c = np.nonzero(Us)  # row-major: each distinct row's non-zeros together
-        ptr = np.zeros(Us.shape[0] + 1, dtype=np.int64)
-        np.cumsum(np.bincount(r, minlength=Us.shape[0]), out=ptr[1:])
-        u = ids.reshape(-1)
-        cnt = ptr[u + 1] - ptr[u]  # (S m,) non-zeros of each row
-        row = np.repeat(np.arange(S * m), cnt)  # (nnz,) a row of one split
-        at = np.arange(row.size) + np.repeat(ptr[u] - (np.cumsum(cnt) - cnt), cnt)
-        j = c[at]
-        positive = (Us[r[at], j] > 0) == (sign.reshape(-1)[row] > 0)
-        a = row // m
-    col = a * W + j  # (nnz,) a column of one split
-    live = np.ones(S * m, dtype=bool)  # rows not yet peeled
-    while True:
-        on = live[row]
-        if not on.all():  # the peeled rows' entries are not read again
-            row, col, positive = row[on], col[on], positive[on]
-        pos = np.bincount(col[positive], minlength=S * W) > 0
-        neg = np.bincount(col[~positive], minlength=S * W) > 0
-        hit = (pos ^ neg)[col]  # entries of live rows in a column of one sign
-        if not hit.any():
-            return ~live.reshape(S, m)
-        live[row[hit]] = False
+        ptr, cols, positive, width = _distinct_entries(rows[0], extra)
+        ids = np.ascontiguousarray(rows[1], dtype=np.int64)
+    out = np.zeros(ids.shape, dtype=bool)
+    peel_rows(ptr, cols, positive, ids, np.ascontiguousarray(sign > 0), width, out)
+    return out
+
+
+def _entries(U: np.ndarray, extra: np.ndarray | None
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The non-zeros of the rows U (u, P) and their products with ``extra`` (P, L), row by
+    row: ptr (u + 1,), their columns (nnz,), whether each is > 0 (nnz,), and the width
+    P + L."""
+    Us = U if extra is None else np.concatenate([U, U @ extra], axis=1)  # (u, W)
+    r, c = np.nonzero(Us)  # row-major: each row's non-zeros together
+    ptr = np.zeros(Us.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(r, minlength=Us.shape[0]), out=ptr[1:])
+    return ptr, c.astype(np.int64), Us[r, c] > 0, Us.shape[1]
+
+
+#: ``_entries`` of the last distinct rows and directions ``_distinct_entries`` was given:
+#: the rows U held (their identity names them: a design's distinct rows are one object for
+#: every block of splits a task fits), the directions copied (made again for each block).
+_LAST: list = []
+
+
+#: ``_distinct_nonzeros`` of the last distinct rows it was given (held, as ``_LAST``).
+_LAST_NZ: list = []
+
+
+def _distinct_nonzeros(U: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The non-zeros of the rows U (u, P), row by row: ptr (u + 1,), their columns and
+    values (nnz,) (columns increasing within a row), kept for the next call with U."""
+    if _LAST_NZ and _LAST_NZ[0] is U:
+        return _LAST_NZ[1]
+    r, c = np.nonzero(U)
+    ptr = np.zeros(U.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(r, minlength=U.shape[0]), out=ptr[1:])
+    found = (ptr, c.astype(np.int64), U[r, c])
+    _LAST_NZ[:] = [U, found]
+    return found
+
+
+def _distinct_entries(U: np.ndarray, extra: np.ndarray | None
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """``_entries(U, extra)``, kept for the next call with the same U and extra."""
+    if _LAST and _LAST[0] is U and (
+            extra is None if _LAST[1] is None
+            else extra is not None and np.array_equal(_LAST[1], extra)):
+        return _LAST[2]
+    found = _entries(U, extra)
+    _LAST[:] = [U, None if extra is None else extra.copy(), found]
+    return found
 
 
 def _distinct(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -269,16 +310,47 @@ def detect(
     every = separated.all(axis=1) & ~sure  # peeled to the last row: complete
     code[every] = COMPLETE
 
-    def fit_rest(splits: np.ndarray, stop: bool = False):  # Newton on the rows not separated
-        """The fit, its certificate and the stack it fitted (the separated rows zeroed, the
-        others as in Z1: what a later step reads of the rows not separated)."""
+    # the distinct rows with a row of zeros after them, and each training row's index
+    zero = None if rows is None else (np.concatenate([rows[0], np.zeros((1, P))]), rows[1])
+
+    def rest_nonzeros(splits: np.ndarray):
+        """The non-zeros of the rows not separated (``fit_newton``'s ``nonzeros``), read
+        from the distinct rows' (none without them)."""
+        if zero is None:
+            return None
+        ptr, cols, vals = _distinct_nonzeros(rows[0])
+        ids = rows[1][splits]
+        count = np.where(separated[splits], 0, ptr[ids + 1] - ptr[ids])  # (s, m)
+        slot = np.arange(max(1, int(count.max(initial=0))))
+        at = np.minimum(ptr[ids][:, :, None] + slot, max(cols.size - 1, 0))  # (s, m, K)
+        listed = slot < count[:, :, None]
+        return (np.where(listed, cols[at], 0), np.where(listed, vals[at], 0.0), count)
+
+    def fit_rest(splits: np.ndarray, stop: bool = False, cap: int | None = None):
+        """Newton on the rows not separated: the fit, its certificate and the stack it
+        fitted (the separated rows zeroed, the others as in Z1: what a later step reads of
+        the rows not separated); ``cap`` steps at most instead of ``max_iter``."""
         rows = ~separated[splits]
-        Zr = Z1[splits]
-        Zr *= rows[:, :, None]
-        res = fit_newton(Zr, sign[splits], stop_when_separable=stop, rows=rows, **newton)
+        if zero is None:
+            Zr = Z1[splits]
+            Zr *= rows[:, :, None]
+        else:  # one gather from the distinct rows, a separated row read as the zero row
+            Zr = zero[0][np.where(rows, zero[1][splits], zero[0].shape[0] - 1)]
+        res = fit_newton(Zr, sign[splits], stop_when_separable=stop, rows=rows,
+                         nonzeros=rest_nonzeros(splits),
+                         **(newton if cap is None else {**newton, "max_iter": cap}))
         theta[splits], n_iter[splits], converged[splits] = res.theta, res.n_iter, res.converged
         ok = overlap_certified(Zr, sign[splits], rows, res.theta, res.converged)
         return res, ok & ~res.separable, Zr
+
+    def one_step(splits: np.ndarray, theta0: np.ndarray, Zs: np.ndarray):
+        """One more Newton step of the rest's fit from ``theta0`` (s, P): each row's margin
+        change (s, m) and whether a step was taken (s,); ``Zs`` the stack ``fit_rest``
+        fitted."""
+        step = fit_newton(Zs, sign[splits], rows=~separated[splits], tol=0.0, max_iter=1,
+                          theta0=theta0, budget=budget, nonzeros=rest_nonzeros(splits))
+        moved = sign[splits] * np.matmul(Zs, (step.theta - theta0)[:, :, None])[:, :, 0]
+        return moved, (step.theta != theta0).any(axis=1)
 
     def settled(splits: np.ndarray, res, ok: np.ndarray, Zs: np.ndarray) -> np.ndarray:
         """The certificate's second form, for converged fits with rows below the floor (an
@@ -289,14 +361,8 @@ def detect(
         weak = np.flatnonzero(~ok & ~res.separable & res.converged)
         if not weak.size:
             return out
-        sel = splits[weak]
-        rows = ~separated[sel]
-        Zr = Zs[weak]
-        step = fit_newton(Zr, sign[sel], rows=rows, tol=0.0, max_iter=1,
-                          theta0=res.theta[weak], budget=budget)
-        moved = np.abs(np.matmul(Zr, (step.theta - res.theta[weak])[:, :, None])[:, :, 0])
-        out[weak] = ((moved <= STEP_FLOOR).all(axis=1)
-                     & (step.theta != res.theta[weak]).any(axis=1))  # a step was taken
+        moved, taken = one_step(splits[weak], res.theta[weak], Zs[weak])
+        out[weak] = (np.abs(moved) <= STEP_FLOOR).all(axis=1) & taken
         return out
 
     # the rest of each split fitted by Newton (the peeled rows zeroed); a split that peels
@@ -304,19 +370,27 @@ def detect(
     todo = np.flatnonzero(~every & ~sure)
     lp = np.empty(0, dtype=np.int64)
     if todo.size:
-        res, ok, Zr = fit_rest(todo, stop=True)
+        cap = min(max_iter, GUESS_STEPS)
+        res, ok, Zr = fit_rest(todo, stop=True, cap=cap)
         ok |= settled(todo, res, ok, Zr)
         code[todo[res.separable]] = COMPLETE  # the rest separable too
         # a split that peeled nothing and that Newton certified: its iterate is the start
         ready[todo[res.separable & ~separated[todo].any(axis=1)]] = True
         code[todo[ok]] = np.where(separated[todo[ok]].any(axis=1), QUASI, OVERLAP)
         # undecided: guess that the rows the fit left with sigma(-mu) below the floor are
-        # separated; the fit of the others must then be certified, and the direction
-        # problem of all of them feasible (a direction that separates them), else the LP
+        # separated, or for a fit stopped at the cap (running off), the rows one more step
+        # moves by more than GUESS_MOVE; the fit of the others must then be certified, and
+        # the direction problem of all of them feasible (a direction that separates them),
+        # else the LP. (Every split left here is fitted again from the start once decided:
+        # where this fit stopped changes the cost only.)
         left = ~ok & ~res.separable
         mu = sign[todo] * np.matmul(Zr, res.theta[:, :, None])[:, :, 0]  # read on R only
+        guess = sigmoid_neg(mu) < CERTIFICATE_FLOOR
+        capped = np.flatnonzero(left & ~res.converged & (res.n_iter == cap))
+        if capped.size:
+            guess[capped] = one_step(todo[capped], res.theta[capped], Zr[capped])[0] > GUESS_MOVE
         del Zr
-        guess = (sigmoid_neg(mu) < CERTIFICATE_FLOOR) & ~separated[todo] & left[:, None]
+        guess &= ~separated[todo] & left[:, None]
         tried = todo[guess.any(axis=1)]
         lp = todo[left & ~guess.any(axis=1)]
         if tried.size:
