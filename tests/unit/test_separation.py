@@ -403,3 +403,39 @@ def test_lex_training_mistakes_by_blocks_equal_the_per_split_count(monkeypatch, 
     want = _lex_train_per_split(design, fit.directions, fit.theta[q], idx[q], ties)
     got = evaluate.count_mistakes_lex(design, fit.directions, fit.theta[q], idx[q], ties)[1]
     np.testing.assert_array_equal(got, want)
+
+
+def test_distinct_rows_cache_is_safe_across_threads():
+    """Two threads peeling different designs at once (``--backend threading``) each get
+    their own design's entries from the one-entry caches, never the other's."""
+    import sys
+    import threading
+
+    from nbvslr.models.lr import separation as sep
+
+    rng = np.random.default_rng(0)
+    Us = [(rng.random((50 + 10 * k, 8)) < 0.3).astype(float) for k in range(2)]
+    extras = [rng.standard_normal((8, 2)) for _ in range(2)]
+    want = [sep._entries(U, e) for U, e in zip(Us, extras)]
+    want_nz = [np.count_nonzero(U) for U in Us]
+    wrong = []
+
+    def work(k):
+        for _ in range(20000):
+            got = sep._distinct_entries(Us[k], extras[k])
+            nz = sep._distinct_nonzeros(Us[k])
+            if got[0].shape != want[k][0].shape or got[3] != want[k][3] or \
+                    nz[1].size != want_nz[k]:
+                wrong.append(k)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible: widen any window
+    try:
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not wrong

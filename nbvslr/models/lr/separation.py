@@ -175,35 +175,41 @@ def _entries(U: np.ndarray, extra: np.ndarray | None
 #: ``_entries`` of the last distinct rows and directions ``_distinct_entries`` was given:
 #: the rows U held (their identity names them: a design's distinct rows are one object for
 #: every block of splits a task fits), the directions copied (made again for each block).
-_LAST: list = []
+#: One tuple, read once and replaced whole, so that threads fitting different designs at
+#: once (``--backend threading``) never read one design's key with another's entries.
+_LAST: tuple | None = None
 
 
 #: ``_distinct_nonzeros`` of the last distinct rows it was given (held, as ``_LAST``).
-_LAST_NZ: list = []
+_LAST_NZ: tuple | None = None
 
 
 def _distinct_nonzeros(U: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The non-zeros of the rows U (u, P), row by row: ptr (u + 1,), their columns and
     values (nnz,) (columns increasing within a row), kept for the next call with U."""
-    if _LAST_NZ and _LAST_NZ[0] is U:
-        return _LAST_NZ[1]
+    global _LAST_NZ
+    last = _LAST_NZ  # one read: another thread may replace it
+    if last is not None and last[0] is U:
+        return last[1]
     r, c = np.nonzero(U)
     ptr = np.zeros(U.shape[0] + 1, dtype=np.int64)
     np.cumsum(np.bincount(r, minlength=U.shape[0]), out=ptr[1:])
     found = (ptr, c.astype(np.int64), U[r, c])
-    _LAST_NZ[:] = [U, found]
+    _LAST_NZ = (U, found)
     return found
 
 
 def _distinct_entries(U: np.ndarray, extra: np.ndarray | None
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """``_entries(U, extra)``, kept for the next call with the same U and extra."""
-    if _LAST and _LAST[0] is U and (
-            extra is None if _LAST[1] is None
-            else extra is not None and np.array_equal(_LAST[1], extra)):
-        return _LAST[2]
+    global _LAST
+    last = _LAST  # one read: another thread may replace it while this one compares
+    if last is not None and last[0] is U and (
+            extra is None if last[1] is None
+            else extra is not None and np.array_equal(last[1], extra)):
+        return last[2]
     found = _entries(U, extra)
-    _LAST[:] = [U, None if extra is None else extra.copy(), found]
+    _LAST = (U, None if extra is None else extra.copy(), found)
     return found
 
 
