@@ -29,7 +29,7 @@ from nbvslr.config import Config, load_config, parse_config
 from nbvslr.config.catalog import resolve_config
 from nbvslr.data.dataset import DataSettings
 from nbvslr.data.frame import Frame
-from nbvslr.errors import ConfigError, did_you_mean
+from nbvslr.errors import ConfigError, ResultsError, did_you_mean
 from nbvslr.results.files import read_csv_bytes, table_bytes
 from nbvslr.results.layout import metrics_of, split_columns
 from nbvslr.results.read import TaskResults
@@ -52,14 +52,17 @@ crossover columns as ``nbvslr report --format csv``."""
 
 EXTRAPOLATION_COLUMNS = (
     "task", "model", "family", "asymptote", "asymptote_low", "asymptote_high", "all_rows",
-    "pair", "crossover", "crossover_low", "crossover_high", "horizon", "last_m",
+    "pair", "crossover", "crossover_low", "crossover_high", "horizon", "last_m", "reason",
 )
-"""Columns of ``Results.extrapolation()``: one row per task and model of its first pair."""
+"""Columns of ``Results.extrapolation()``: one row per task and model of its first pair
+(``reason`` empty), or one row of a task whose curves are not fitted (``reason`` why)."""
 
 PREDICTION_COLUMNS = (
     "task", "model", "m", "predicted", "predicted_low", "predicted_high", "within_reach",
+    "reason",
 )
-"""Columns of ``Results.extrapolation(at=[...])``: one row per task, model and m."""
+"""Columns of ``Results.extrapolation(at=[...])``: one row per task, model and m (``reason``
+empty), or one row of a task whose curves are not fitted (``reason`` why)."""
 
 Kind = Literal["continuous", "discrete", "mixed", "text"]
 
@@ -546,6 +549,12 @@ class Results:
         ``PREDICTION_COLUMNS``: the predicted mean error and its 95% interval;
         ``within_reach`` False past the reach (``REACH`` times the largest measured m),
         where the numbers are NaN unless ``beyond_reach``.
+
+        A task whose curves cannot be fitted (a grid too short; of the Brier score, a model
+        without a value on every split, or a run made before run.json recorded the all-rows
+        score) gets one row, model empty and numbers NaN, with the reason in ``reason``, as
+        ``nbvslr report --extrapolate`` gives it an `n/a` row; ``ResultsError`` (the first
+        task's reason) when no task can be fitted.
         """
         from nbvslr.analysis.extrapolate import all_rows, task_extrapolation
 
@@ -555,8 +564,16 @@ class Results:
                 raise ConfigError(f"extrapolation(at=...): sizes must be numbers >= 1, got "
                                   f"{list(at)}; give e.g. at=[100, 1000]")
         rows = []
+        refused: list[ResultsError] = []
         for task in self.tasks:
-            ex = task_extrapolation(task, n_boot=n_boot, seed=self.seed, beyond=beyond_reach)
+            try:
+                ex = task_extrapolation(task, n_boot=n_boot, seed=self.seed,
+                                        beyond=beyond_reach)
+            except ResultsError as err:
+                refused.append(err)
+                rows.append({"task": task.name, "model": "",
+                             "reason": str(err).split(": ", 1)[-1]})
+                continue
             full = all_rows(task)
             for model in (ex.model_a, ex.model_b):
                 if at is not None:
@@ -565,7 +582,7 @@ class Results:
                         "task": task.name, "model": model, "m": float(size),
                         "predicted": p["predicted"][i], "predicted_low": p["low"][i],
                         "predicted_high": p["high"][i],
-                        "within_reach": bool(p["within_reach"][i]),
+                        "within_reach": bool(p["within_reach"][i]), "reason": "",
                     } for i, size in enumerate(sizes))
                     continue
                 low, high = ex.asymptote_interval[model] or (None, None)
@@ -576,13 +593,15 @@ class Results:
                     "asymptote_high": high, "all_rows": full.get(model),
                     "pair": f"{ex.model_a} - {ex.model_b}", "crossover": ex.crossover,
                     "crossover_low": c_low, "crossover_high": c_high,
-                    "horizon": ex.horizon, "last_m": ex.last_m,
+                    "horizon": ex.horizon, "last_m": ex.last_m, "reason": "",
                 })
+        if len(refused) == len(self.tasks) and refused:
+            raise refused[0]
         if at is not None:
             table = pd.DataFrame(rows, columns=list(PREDICTION_COLUMNS))
             for col in ("m", "predicted", "predicted_low", "predicted_high"):
                 table[col] = table[col].astype(float)
-            table["within_reach"] = table["within_reach"].astype(bool)
+            table["within_reach"] = table["within_reach"].fillna(False).astype(bool)
             return table
         table = pd.DataFrame(rows, columns=list(EXTRAPOLATION_COLUMNS))
         for col in ("asymptote", "asymptote_low", "asymptote_high", "all_rows", "crossover",

@@ -233,3 +233,31 @@ def test_the_cli_extrapolates_the_brier_score_in_markdown_and_html(tmp_path):
     out = runner.invoke(cli, ["report", str(tmp_path / "r"), "--metric", "log_loss",
                               "--extrapolate"])
     assert out.exit_code == 2 and len(out.output.strip().splitlines()) == 1
+
+
+def test_one_refused_task_leaves_the_others_rows_with_its_reason(tmp_path):
+    """Results.extrapolation() of several tasks, one of them refused (here run.json without
+    the all-rows Brier score), gives the others' rows as before and one row for the refused
+    task with its reason, as the report's n/a row does; refusing every task raises."""
+    two = [{"name": "syn", "source": {"synthetic": {}}},
+           {"name": "old", "source": {"synthetic": {}}}]
+    nbvslr.run(_cfg(tasks=two), out=tmp_path, progress=False, metrics=["error", "brier"])
+    info = json.loads((tmp_path / "old/run.json").read_text())
+    del info["asymptotic_brier"]
+    _rewrite_run_json(tmp_path / "old", info)
+    brier = nbvslr.load(tmp_path).metric("brier")
+    table = brier.extrapolation(n_boot=10)
+    fitted = table[table["task"] == "syn"]
+    assert set(fitted["model"]) == {"nb", "lr2"} and (fitted["reason"] == "").all()
+    assert fitted["asymptote"].notna().all()
+    refused = table[table["task"] == "old"]
+    assert len(refused) == 1 and refused["asymptote"].isna().all()
+    assert "no all-rows Brier score" in refused["reason"].iloc[0]
+    at = brier.extrapolation(n_boot=10, at=[100])
+    assert at[at["task"] == "syn"]["predicted"].notna().all()
+    assert "no all-rows Brier score" in at[at["task"] == "old"]["reason"].iloc[0]
+    info = json.loads((tmp_path / "syn/run.json").read_text())
+    del info["asymptotic_brier"]
+    _rewrite_run_json(tmp_path / "syn", info)
+    with pytest.raises(ResultsError, match="no all-rows Brier score"):
+        nbvslr.load(tmp_path).metric("brier").extrapolation(n_boot=10)
