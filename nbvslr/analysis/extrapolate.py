@@ -74,7 +74,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from nbvslr.analysis.metrics import LABELS, metric_of
-from nbvslr.analysis.stats import task_paired, task_rng
+from nbvslr.analysis.stats import task_paired, task_rng, value_range
 from nbvslr.errors import ConfigError, ResultsError
 
 #: The metrics whose curves are extrapolated: the test error, and the test Brier score with
@@ -240,8 +240,7 @@ def floor_of_brier(all_rows: Mapping[str, float | None] | None) -> float:
 def upper_of(metric: str, run_info: Mapping) -> float:
     """The largest value of ``metric`` on a task: 2 for the Brier score of K > 2 classes
     (the squared distance to the one-hot label), else 1."""
-    classes = (run_info.get("task") or {}).get("classes") or ()
-    return 2.0 if metric == "brier" and len(classes) > 2 else 1.0
+    return value_range({**run_info, "metric": metric})[1]
 
 
 def floor_of(all_rows: float | None, rows: int | None) -> float:

@@ -105,7 +105,8 @@ def for_metric(task: TaskResults, metric: str) -> TaskResults:
         raise ResultsError(f"{task.folder}: {exc}") from None
     info: Mapping[str, Any] = {**task.run_info, "metric": metric, "asymptotic_error": None,
                                "majority_error": None}
-    summary = stats.summarize(view).sort_values(["model", "m"], kind="stable")
+    summary = stats.summarize(view, bounds=stats.value_range(info)).sort_values(
+        ["model", "m"], kind="stable")
     return MetricTask(name=task.name, folder=task.folder, summary=summary.reset_index(drop=True),
                       run_info=info, manifest=task.manifest, sealed=task.sealed, view=view)
 

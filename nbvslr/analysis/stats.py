@@ -21,8 +21,9 @@ Formulas (for one model at one m, errors ``e_1 .. e_n``)
 With ``n == 1`` the sd is undefined: sd, sem and both CI ends are NaN (never a zero-width
 interval that would look exact). Plots draw no band there; ``analysis.winner`` calls it a
 tie.
-The interval is clipped to what the mean can be: [0, 1] for an error, [-1, 1] for a paired
-difference. With few splits the t multiplier is large (12.7 at n = 2) and the unclipped
+The interval is clipped to what the mean can be (``value_range``): [0, 1] for an error
+(the training error and the two-class Brier score too), [0, 2] for the Brier score of K > 2
+classes, [0, inf) for the log-loss; a paired difference to plus or minus that width. With few splits the t multiplier is large (12.7 at n = 2) and the unclipped
 ends would leave that range; the mean itself cannot, so the clipped interval covers it
 whenever the unclipped one does (the same coverage), and every reader accepts it.
 
@@ -104,6 +105,18 @@ def _require_columns(df: pd.DataFrame, columns: Sequence[str], what: str) -> Non
         )
 
 
+def value_range(run_info) -> tuple[float, float]:
+    """What a mean of the metric a task's tables hold can be (run.json's ``metric``, the
+    error when absent): the log-loss [0, inf), the Brier score [0, 2] on K > 2 classes (the
+    squared distance to the one-hot label), else [0, 1]."""
+    info = run_info or {}
+    metric = str(info.get("metric") or "error")
+    if metric == "log_loss":
+        return 0.0, np.inf
+    classes = (info.get("task") or {}).get("classes") or ()
+    return 0.0, 2.0 if metric == "brier" and len(classes) > 2 else 1.0
+
+
 def _mean_sd_ci(groups, level: float, low: float, high: float) -> pd.DataFrame:
     """n, mean, sd (ddof=1), sem and the t interval of one value column per group, the
     interval clipped to ``[low, high]`` (what the mean can be)."""
@@ -125,7 +138,8 @@ def _mean_sd_ci(groups, level: float, low: float, high: float) -> pd.DataFrame:
 # summary.csv and paired.csv
 # --------------------------------------------------------------------------------------
 
-def summarize(splits: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
+def summarize(splits: pd.DataFrame, level: float = 0.95,
+              bounds: tuple[float, float] = (0.0, 1.0)) -> pd.DataFrame:
     """Mean test error per (task, model, m) with its sd, sem and t interval.
 
     Parameters
@@ -135,6 +149,8 @@ def summarize(splits: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
         Missing errors (NaN) are left out of the count and of every statistic.
     level : float
         Confidence level of the interval for the mean.
+    bounds : (low, high)
+        What the mean can be, the interval clipped to it (``value_range``).
 
     Returns
     -------
@@ -152,7 +168,7 @@ def summarize(splits: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     df = splits.loc[:, list(STATS_COLUMNS)].copy()
     df["error"] = df["error"].astype(float)
     groups = df.groupby(["task", "model", "family", "m"], sort=True)["error"]
-    out = _mean_sd_ci(groups, level, 0.0, 1.0)
+    out = _mean_sd_ci(groups, level, *bounds)
     out = out.rename(columns={"mean": "error_mean", "sd": "error_sd", "sem": "error_sem"})
     out["m"] = out["m"].astype(np.int64)
     out["n_splits"] = out["n_splits"].astype(np.int64)
@@ -221,14 +237,17 @@ def paired_differences(splits: pd.DataFrame, model_a: str, model_b: str) -> pd.D
 
 
 def paired_summary(
-    splits: pd.DataFrame, model_a: str, model_b: str, level: float = 0.95
+    splits: pd.DataFrame, model_a: str, model_b: str, level: float = 0.95,
+    width: float = 1.0,
 ) -> pd.DataFrame:
     """Mean paired difference ``error(model_a) - error(model_b)`` per (task, m).
 
     The difference is taken split by split (same training and test set), then summarised
     with the formulas of the module docstring: ``diff_mean``, ``diff_sem = sd / sqrt(n)``
     and the t interval ``ci_low, ci_high``. ``n_splits`` counts the splits both models have.
-    A positive difference means model_b has the lower error.
+    A positive difference means model_b has the lower error. ``width``: the largest
+    difference there can be (the value range's width, ``value_range``), the interval
+    clipped to plus or minus it.
 
     Returns a DataFrame with columns ``task, model_a, model_b, m, n_splits, diff_mean,
     diff_sem, ci_low, ci_high``, sorted by task, m.
@@ -237,7 +256,7 @@ def paired_summary(
     diffs = paired_differences(splits, model_a, model_b)
     if diffs.empty:
         return pd.DataFrame({c: pd.Series(dtype=float) for c in PAIRED_COLUMNS})
-    out = _mean_sd_ci(diffs.groupby(["task", "m"], sort=True)["diff"], level, -1.0, 1.0)
+    out = _mean_sd_ci(diffs.groupby(["task", "m"], sort=True)["diff"], level, -width, width)
     out = out.rename(columns={"mean": "diff_mean", "sem": "diff_sem"})
     out["model_a"] = model_a
     out["model_b"] = model_b
@@ -271,7 +290,9 @@ def task_paired(task) -> pd.DataFrame:
         if pair is None:  # one side only (e.g. a run of nb alone): nothing to pair
             return pd.DataFrame({c: pd.Series(dtype=float) for c in PAIRED_COLUMNS})
         pairs = [pair]
-    return pd.concat([paired_summary(splits, a, b) for a, b in pairs], ignore_index=True)
+    low, high = value_range(task.run_info)
+    return pd.concat([paired_summary(splits, a, b, width=high - low) for a, b in pairs],
+                     ignore_index=True)
 
 
 def task_pairs(task) -> list[tuple[str, str]]:

@@ -382,3 +382,26 @@ def test_splits_file_levels_default_six_metrics_four(tmp_path):
         r = nbvslr.run(_cfg(), out=tmp_path / name, progress=False, metrics=metrics)
         data = (tmp_path / name / "syn/splits.csv.gz").read_bytes()
         assert data == gz_bytes(csv_bytes(r.splits), level)
+
+
+def test_metric_intervals_are_clipped_to_the_metrics_own_range(tmp_path):
+    """A metric's intervals are clipped to what its mean can be, not to the error's [0, 1]:
+    the log-loss's means above 1 keep t intervals around them (and their paired
+    differences beyond plus or minus 1), the K-class Brier score's reach up to 2."""
+    from nbvslr.analysis import stats
+
+    cfg = {"tasks": [{"name": "syn", "source": {"synthetic": {}}}],
+           "sizes": [4, 8, 12, 20], "splits": 8,
+           "models": {"nb": {}, "lr2": {"model": "lr", "separable": "l2"}}}
+    r = nbvslr.run(cfg, out=tmp_path, progress=False, metrics=["error", "log_loss"])
+    s = r.metric("log_loss").summary
+    assert (s["error_mean"] > 1).any()  # the case the error's clip got wrong
+    assert ((s["ci_low"] < s["error_mean"]) & (s["error_mean"] < s["ci_high"])).all()
+    p = r.metric("log_loss").paired
+    assert (p["diff_mean"].abs() > 1).any()
+    assert ((p["ci_low"] < p["diff_mean"]) & (p["diff_mean"] < p["ci_high"])).all()
+    assert stats.value_range({"metric": "brier", "task": {"classes": ["a", "b", "c"]}}) \
+        == (0.0, 2.0)
+    assert stats.value_range({"metric": "brier", "task": {"classes": ["a", "b"]}}) == (0, 1)
+    assert stats.value_range({}) == (0.0, 1.0)
+    assert stats.value_range({"metric": "log_loss"})[1] == np.inf
