@@ -375,7 +375,8 @@ def fit_lda(
     div = float(m) if covariance == "ml" else float(max(m - K, 1))
     if covariance not in ("ml", "unbiased"):
         raise ValueError(f"covariance must be 'ml' or 'unbiased', got {covariance!r}")
-    cov = _shrink(scatter / div, shrinkage)
+    scatter /= div  # in place: no fresh (S, d, d) array a block
+    cov = _shrink(scatter, shrinkage)
     eps = _epsilon(v_max, var_smoothing, var_floor)
     if singular == "pinv":
         P, _, _ = pseudo_inverse(cov)  # (S, d, d)
