@@ -488,6 +488,8 @@ class DiscriminantEntry:
     multiclass = False
     #: "x" or "x_xx", and the fit of K classes on it.
     design_name = ""
+    #: The fewest splits a block of the fit holds (``Budget.step``'s ``min_block``).
+    min_block = 1
 
     def finish(self, model: str, resolved: dict[str, Any]) -> None:
         pass
@@ -525,9 +527,10 @@ class DiscriminantEntry:
         K = max(data.n_classes, 2)
         # in blocks of splits whose stacks fit the cache budget (a few MB): a freed block's
         # memory is reused by the next instead of fresh arrays page-faulting (2 MB blocks
-        # ran as fast as 8 MB ones and faster than one of all, benchmarks/RESULTS.md);
-        # every split's numbers are its own, whatever the block
-        step = budget.step(budget.cache, 8.0 * m * self._width(data), 1)
+        # ran as fast as 8 MB ones and faster than one of all, benchmarks/RESULTS.md), and
+        # at least ``min_block`` splits (LDA: its per-block steps); every split's numbers
+        # are its own, whatever the block
+        step = budget.step(budget.cache, 8.0 * m * self._width(data), self.min_block)
         X = np.ascontiguousarray(data.X, dtype=np.float64)  # (N, d): each block reads its rows
         y = np.asarray(data.y)
         theta = None
