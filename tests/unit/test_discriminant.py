@@ -255,7 +255,8 @@ def test_blocks_of_splits_change_no_fit(name, K):
     entry = lookup(name, "continuous", multiclass=K > 2)
     design = get_design(data, entry.design(data, opts))
     whole = entry.fit(data, design, idx, opts, budget=Budget(memory=1e12)).theta
-    alone = entry.fit(data, design, idx, opts, budget=Budget(memory=1.0)).theta
+    # one split a block, whatever the entry's fewest (LDA's min_block)
+    alone = entry.fit(data, design, idx, opts, budget=Budget(memory=1.0, min_block=1)).theta
     np.testing.assert_array_equal(alone, whole)
 
 
@@ -273,6 +274,34 @@ def test_a_failed_factor_leaves_the_others_as_the_stack_makes_them():
     assert ok.tolist() == [True, True, False, True, True, True]
     np.testing.assert_array_equal(L[ok], good[ok])
     assert np.isnan(L[2]).all()
+
+
+def test_flagged_before_after_and_unflagged_covariances_in_one_stack():
+    """``singular: epsilon`` on a stack mixing a covariance flagged before factorising (a
+    feature of variance 0), one flagged after (collinear, full rank bound: a failed or tiny
+    pivot) and regular ones: epsilon added exactly where flagged, written in place when
+    ``overwrite``, and each factor numpy's Cholesky of that matrix alone, bit for bit."""
+    from nbvslr.models.discriminant.gaussian import _factored
+
+    rng = np.random.default_rng(8)
+    A = rng.normal(size=(5, 20, 4))
+    A[1, :, 2] = 0.0  # a feature of variance 0: flagged before
+    A[3, :, 3] = A[3, :, 0] + A[3, :, 1]  # collinear: flagged by its factorisation
+    cov = np.swapaxes(A, 1, 2) @ A / 20.0  # (5, 4, 4)
+    eps = np.array([1e-3, 2e-3, 3e-3, 4e-3, 5e-3])
+    expect_flag = [False, True, False, True, False]
+    for overwrite in (False, True):
+        C = cov.copy()
+        used, L, logdet, flag = _factored(C, lambda flat: eps[flat], 4.0, overwrite)
+        assert flag.tolist() == expect_flag
+        want = cov + np.where(flag, eps, 0.0)[:, None, None] * np.eye(4)
+        np.testing.assert_array_equal(used, want)
+        for a in range(5):
+            np.testing.assert_array_equal(L[a], np.linalg.cholesky(want[a]))
+        np.testing.assert_array_equal(logdet, 2.0 * np.log(np.einsum("nii->ni", L)).sum(axis=1))
+        assert (used is C or np.shares_memory(used, C)) == overwrite
+        if not overwrite:
+            np.testing.assert_array_equal(C, cov)
 
 
 def test_precision_from_the_factors_is_the_exactly_symmetric_inverse():

@@ -187,45 +187,43 @@ def _factored(cov: np.ndarray, eps, rank_bound: np.ndarray | float,
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``regularised``'s ``used``, its lower Cholesky factors (..., d, d), ``logdet`` and
     ``is_singular``; ``overwrite``: ``used`` is written over ``cov`` (a C-ordered stack the
-    caller no longer needs), not a copy."""
+    caller no longer needs), not a copy.
+
+    Epsilon is added in place to the covariances singular before any factorisation (rank
+    bound, a feature of variance 0), then the whole stack is factorised once (no gathered
+    copies of the others: each factor is the one numpy gives the matrix alone); those
+    that fail or show a tiny pivot then get epsilon too and are factorised again."""
     shape, d = cov.shape[:-2], cov.shape[-1]
     C = cov.reshape(-1, d, d)  # (n, d, d)
     n = C.shape[0]
-    diag = np.einsum("nii->ni", C)  # (n, d)
+    if not (overwrite and C.flags.c_contiguous):
+        C = C.copy()
+    flat = C.reshape(n, d * d)  # a view: the diagonals are its columns 0, d + 1, ...
+    diag = flat[:, ::d + 1]  # (n, d) a view
     top = diag.max(axis=1)  # (n,)
     flagged = (np.broadcast_to(rank_bound, shape).reshape(-1) < d) | (diag.min(axis=1) <= 0.0)
-    rest = np.flatnonzero(~flagged)
-    if rest.size == n:  # none flagged yet: no gathered copy
-        L, ok = _cholesky_where(C)
-        ok &= ~(np.einsum("nii->ni", L).min(axis=1) ** 2 <= d * RANK_TOL * top)
-        flagged[~ok] = True
-    else:
-        L = np.empty_like(C)
-        if rest.size:
-            L_rest, ok = _cholesky_where(C[rest])
-            pivots = np.einsum("nii->ni", L_rest) ** 2  # (r, d), NaN where failed
-            ok &= ~(pivots.min(axis=1) <= d * RANK_TOL * top[rest])
-            L[rest] = L_rest
-            flagged[rest[~ok]] = True
-    used = C
     bad = np.flatnonzero(flagged)
-    if bad.size:
-        if bad.size == n:  # every one (m <= d): no gathered copy
-            used = C if overwrite and C.flags.c_contiguous else C.copy()
-            # a view: the diagonals are the columns 0, d + 1, ... of the flattened matrices
-            used.reshape(n, d * d)[:, ::d + 1] += eps(bad)[:, None]
-            L, ok = _cholesky_where(used)
-        else:
-            Cb = C[bad]  # (b, d, d) a gathered copy
-            Cb.reshape(-1, d * d)[:, ::d + 1] += eps(bad)[:, None]
-            L[bad], ok = _cholesky_where(Cb)
-            used = C if overwrite and C.flags.c_contiguous else C.copy()
-            used[bad] = Cb
-        if not ok.all():  # epsilon below the rounding of this covariance's scale
-            raise ValueError("a covariance plus epsilon is not positive definite; raise "
-                             "var_smoothing or var_floor")
+    if bad.size == n:  # every one (m <= d)
+        diag += eps(bad)[:, None]
+    elif bad.size:
+        flat[bad, ::d + 1] += eps(bad)[:, None]
+    L, ok = _cholesky_where(C)
+    if not ok[bad].all():  # epsilon below the rounding of this covariance's scale
+        raise ValueError("a covariance plus epsilon is not positive definite; raise "
+                         "var_smoothing or var_floor")
+    if bad.size < n:  # the others: a failed factor or a tiny pivot is singular too
+        with np.errstate(invalid="ignore"):
+            tiny = np.einsum("nii->ni", L).min(axis=1) ** 2 <= d * RANK_TOL * top
+        late = np.flatnonzero(~flagged & (~ok | tiny))
+        if late.size:
+            flagged[late] = True
+            flat[late, ::d + 1] += eps(late)[:, None]
+            L[late], ok = _cholesky_where(C[late])
+            if not ok.all():
+                raise ValueError("a covariance plus epsilon is not positive definite; "
+                                 "raise var_smoothing or var_floor")
     logdet = 2.0 * np.log(np.einsum("nii->ni", L)).sum(axis=1)
-    return (used.reshape(cov.shape), L.reshape(cov.shape), logdet.reshape(shape),
+    return (C.reshape(cov.shape), L.reshape(cov.shape), logdet.reshape(shape),
             flagged.reshape(shape))
 
 
@@ -377,7 +375,8 @@ def fit_lda(
     div = float(m) if covariance == "ml" else float(max(m - K, 1))
     if covariance not in ("ml", "unbiased"):
         raise ValueError(f"covariance must be 'ml' or 'unbiased', got {covariance!r}")
-    cov = _shrink(scatter / div, shrinkage)
+    scatter /= div  # in place: no fresh (S, d, d) array a block
+    cov = _shrink(scatter, shrinkage)
     eps = _epsilon(v_max, var_smoothing, var_floor)
     if singular == "pinv":
         P, _, _ = pseudo_inverse(cov)  # (S, d, d)
@@ -489,6 +488,8 @@ class DiscriminantEntry:
     multiclass = False
     #: "x" or "x_xx", and the fit of K classes on it.
     design_name = ""
+    #: The fewest splits a block of the fit holds (``Budget.step``'s ``min_block``).
+    min_block = 1
 
     def finish(self, model: str, resolved: dict[str, Any]) -> None:
         pass
@@ -526,9 +527,10 @@ class DiscriminantEntry:
         K = max(data.n_classes, 2)
         # in blocks of splits whose stacks fit the cache budget (a few MB): a freed block's
         # memory is reused by the next instead of fresh arrays page-faulting (2 MB blocks
-        # ran as fast as 8 MB ones and faster than one of all, benchmarks/RESULTS.md);
-        # every split's numbers are its own, whatever the block
-        step = budget.step(budget.cache, 8.0 * m * self._width(data), 1)
+        # ran as fast as 8 MB ones and faster than one of all, benchmarks/RESULTS.md), and
+        # at least ``min_block`` splits (LDA: its per-block steps); every split's numbers
+        # are its own, whatever the block
+        step = budget.step(budget.cache, 8.0 * m * self._width(data), self.min_block)
         X = np.ascontiguousarray(data.X, dtype=np.float64)  # (N, d): each block reads its rows
         y = np.asarray(data.y)
         theta = None

@@ -13,6 +13,10 @@ class LinearDiscriminant(DiscriminantEntry):
 
     name = "lda"
     design_name = "x"
+    #: at least 48 splits a block: at m >> d (300 rows of 52 features) the cache budget
+    #: alone gives blocks of 16, whose per-block steps then cost about a tenth of the fit
+    #: (benchmarks/RESULTS.md, "LDA and QDA: against scikit-learn")
+    min_block = 48
 
     def _covariances(self, data: Dataset) -> int:
         return 1
