@@ -562,13 +562,12 @@ def _overlap_null_spaces(Z1: np.ndarray, separated: np.ndarray, rank_rtol: float
 def _distinct_separated(Z1: np.ndarray, sign: np.ndarray, separated: np.ndarray):
     """The distinct rows of ``A_Q = sign * Z1`` on each split's separated rows, all splits
     at once: (n, P), split a's in rows ``ptr[a]:ptr[a + 1]`` (ptr (S + 1,)), ordered as
-    ``_distinct`` orders them (by key, each row's first occurrence); the keys are computed on
-    the separated rows only (a row's key times its sign is the key of its row of A,
-    exactly)."""
+    ``_distinct`` orders them (by key, each row's first occurrence); only those rows are
+    gathered (a row's key times its sign is the key of its row of A, exactly)."""
     S, m, P = Z1.shape
     flat = Z1.reshape(S * m, P)
     at = np.flatnonzero(separated)  # split * m + row, by split then row
-    key = (flat.take(at, axis=0) @ np.sqrt(np.arange(2.0, P + 2.0))) * sign.reshape(-1).take(at)
+    key = (flat @ np.sqrt(np.arange(2.0, P + 2.0))).take(at) * sign.reshape(-1).take(at)
     split = at // m
     order = np.lexsort((key, split))  # stable: the first occurrence of a key first
     key, split = key[order], split[order]
