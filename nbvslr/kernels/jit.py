@@ -1,7 +1,8 @@
 """``compiled``: numba's ``njit`` as nbvslr uses it (disk cache, no zero-division checks).
 
 The compiled loops (``kernels.hmc``, ``kernels.sparse_gram``, ``kernels.steps``,
-``kernels.draws``, ``kernels.cholesky``, ``kernels.peel``) are imported only where they run,
+``kernels.draws``, ``kernels.cholesky``, ``kernels.peel``, ``kernels.direction``) are imported
+only where they run,
 so a process that never needs them (the calling process of a parallel run, which plans and
 writes) never imports numba (its import time and memory: docs/performance.md).
 """

@@ -135,7 +135,8 @@ def compile_all(groups: Sequence[str] = GROUPS) -> None:
     """Call each compiled loop of these groups once on tiny inputs of a run's types (numba
     compiles it, or loads it from its cache): the training-set draws and the models' seeds
     always; "two-class": the score counts and log-loss sums, the separable-set sampler, the
-    Newton solves and sparse products, the peel of pure columns; "k-class": the K-class
+    Newton solves and sparse products, the peel of pure columns, the quasi direction's
+    passes; "k-class": the K-class
     counts, Gaussian NB's sums and the cone sampler; both: LDA's and QDA's passes; "text":
     the text models' loops."""
     import numpy as np
@@ -157,7 +158,7 @@ def _two_class() -> None:
     from nbvslr.models.evaluate import count_mistakes, count_mistakes_lex
     from nbvslr.models.lr.hmc import sample_separating_hmc
     from nbvslr.models.lr.newton import fit_newton
-    from nbvslr.models.lr.separation import pure_rows
+    from nbvslr.models.lr.separation import max_margin_direction, pure_rows
     from nbvslr.models.nb.fit import fit_categorical_nb, fit_gaussian_nb
     from nbvslr.models.probabilities import dense_losses
 
@@ -177,6 +178,11 @@ def _two_class() -> None:
     Z[0, :, 8] = 1.0
     fit_newton(Z, np.array([[1.0, -1.0] * 4]), C=1.0)
     pure_rows(Z, np.array([[1.0, -1.0] * 4]))
+    # a quasi set: the first row separated by its own column (kernels.direction)
+    Zq = np.array([[[1.0, 0.0, 1.0], [0.0, 1.0, 1.0], [0.0, 1.0, 1.0], [0.0, 0.0, 1.0],
+                    [0.0, 0.0, 1.0]]])
+    max_margin_direction(Zq, np.array([[1.0, 1.0, -1.0, 1.0, -1.0]]),
+                         np.array([[True, False, False, False, False]]))
     _discriminant()
 
 

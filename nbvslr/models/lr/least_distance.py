@@ -24,13 +24,16 @@ computed with; its answer is kept bit for bit whenever it passes the check), and
 point fails the check (scipy 1.17's ``nnls`` sometimes stops at a point whose gradient
 on the support is far from 0, feasible or with a negative slack; how often:
 benchmarks/RESULTS.md)
-solves the problem again with ``lawson_hanson`` below, written here from the book's
-algorithm with its safeguards, and checks that answer too. Why our own active-set solver
-rather than another of scipy's: ``lsq_linear(method="bvls")`` is an active-set method of
-the same family (its answer would need the same check and a further fallback), and the
-interior-point and trust-region solvers (``trust-constr``, ``lsq_linear``'s ``trf``) stop
-at a tolerance, which is the dependence this module removes; an active-set method ends on
-an exact active set, whose point is then the solution of a linear least-squares problem.
+asks ``nnls`` once more with the constraints (the columns of ``E``) in reverse order, whose
+path differs and which mostly ends at the optimum there (its point checked the same way),
+and only where that fails too solves the problem again with ``lawson_hanson`` below, written
+here from the book's algorithm with its safeguards, and checks that answer too. Why our own
+active-set solver rather than another of scipy's: ``lsq_linear(method="bvls")`` is an
+active-set method of the same family (its answer would need the same check and a further
+fallback), and the interior-point and trust-region solvers (``trust-constr``,
+``lsq_linear``'s ``trf``) stop at a tolerance, which is the dependence this module
+removes; an active-set method ends on an exact active set, whose point is then the solution
+of a linear least-squares problem.
 """
 
 from __future__ import annotations
@@ -64,7 +67,8 @@ def kkt_violation(G: np.ndarray, y: np.ndarray,
                   rtol: float = KKT_RTOL) -> tuple[bool, float]:
     """Whether the NNLS point ``y`` (n,) of the problem of ``G`` (n, k) says feasible, and
     the largest violation of the optimality conditions (module docstring) in units of
-    ``tol_j / rtol``: the point is certified when it is ``<= rtol``.
+    ``tol_j / rtol``: the point is certified when it is ``<= rtol``. Compiled
+    (``kernels.direction.kkt_check``).
 
     Infeasible: the residual ``r = E y - f`` is 0 to rounding (``||r||_inf <= rtol sum_j
     y_j ||E_j||``, floored at ``rtol``), Farkas' certificate (``G^T y = 0``, ``sum y = 1``;
@@ -72,23 +76,12 @@ def kkt_violation(G: np.ndarray, y: np.ndarray,
     point with ``r[k] >= 0`` and a larger residual is not optimal (at the optimum of a
     feasible problem ``r[k] = -||r||^2``): ``inf``, as for a negative ``y_j``.
     """
-    if (y < 0).any():
-        return False, np.inf
-    gsq = np.einsum("ij,ij->i", G, G)  # (n,) ||G_j||^2
-    cnorm = np.sqrt(1.0 + gsq)  # (n,) ||E_j||
-    rx, rk = G.T @ y, y.sum() - 1.0  # r = E y - f = (G^T y, sum y - 1)
-    size = max(1.0, float(y @ cnorm))  # the rounding scale of E y
-    big = max(float(np.abs(rx).max(initial=0.0)), abs(float(rk)))  # ||r||_inf
-    if big <= rtol * size:
-        return False, big / size
-    if not rk < 0.0:
-        return False, np.inf
-    x = -rx / rk
-    s = G @ x - 1.0  # (n,) slacks
-    worst = np.maximum(-s, 0.0)  # primal feasibility
-    on = y > 0
-    worst[on] = np.abs(s[on])  # complementary slackness (|s| covers -s too)
-    return True, float((worst / cnorm).max(initial=0.0) / np.sqrt(1.0 + x @ x))
+    # compiled (numba): imported where it runs, as the other kernels
+    from nbvslr.kernels.direction import kkt_check
+
+    feasible, bad = kkt_check(np.ascontiguousarray(G, dtype=np.float64),
+                              np.ascontiguousarray(y, dtype=np.float64), float(rtol))
+    return bool(feasible), float(bad)
 
 
 def rounding(E: np.ndarray, y: np.ndarray) -> float:
@@ -157,14 +150,21 @@ def least_distance(G: np.ndarray, *, rtol: float = KKT_RTOL,
                    max_iter: int | None = None) -> tuple[np.ndarray, bool, float]:
     """The NNLS point ``y`` (n,) of the least-distance problem of ``G`` (n, k), certified
     optimal (module docstring), whether the problem is feasible, and the point's
-    ``kkt_violation``: scipy's ``nnls`` point if it passes the check at ``rtol``, else
-    ``lawson_hanson``'s (``rtol``, ``max_iter`` its knobs; its point passes at ``rtol`` or
-    within ``rounding``). Raises ArithmeticError if neither passes (never seen)."""
+    ``kkt_violation``: scipy's ``nnls`` point if it passes the check at ``rtol``, else its
+    point on the constraints in reverse order if that one passes, else ``lawson_hanson``'s
+    (``rtol``, ``max_iter`` its knobs; its point passes at ``rtol`` or within ``rounding``).
+    Raises ArithmeticError if none passes (never seen)."""
     E, f = ldp_matrices(G)
     y, _ = nnls(E, f, maxiter=50 * E.shape[1])
     feasible, bad = kkt_violation(G, y, rtol)
     if bad <= rtol:
         return y, feasible, bad
+    # nnls again with the constraints in reverse order: its path differs, and it usually
+    # ends at the optimum where the first stopped early (checked the same way)
+    y = nnls(np.ascontiguousarray(E[:, ::-1]), f, maxiter=50 * E.shape[1])[0][::-1]
+    feasible, bad = kkt_violation(G, y, rtol)
+    if bad <= rtol:
+        return np.ascontiguousarray(y), feasible, bad
     # lawson_hanson's entry rule at rtol / 4 leaves the slacks well inside the check's rtol
     y = lawson_hanson(E, f, rtol=rtol / 4, max_iter=max_iter)
     feasible, bad = kkt_violation(G, y, rtol)

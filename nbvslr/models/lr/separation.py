@@ -487,9 +487,14 @@ def max_margin_direction(Z1: np.ndarray, sign: np.ndarray, separated: np.ndarray
     ``kkt_rtol``, our own Lawson-Hanson with at most ``max_iter`` steps). A split's repeated
     rows of Q are one constraint. The optimum does not depend on the basis: any other gives
     it up to rounding (``tests/unit/test_direction_basis.py`` checks it against the basis of
-    all P columns' null space). The eigendecompositions are batched over the splits whose C
-    has the same size, the least-distance problems solved one split at a time.
+    all P columns' null space). The Gram matrices, the rows G and the directions are made by
+    compiled passes over all splits (``kernels.direction``), the eigendecompositions batched
+    over the splits whose C has the same size, the least-distance problems solved one split
+    at a time.
     """
+    # compiled (numba): imported where it runs, as the other kernels
+    from nbvslr.kernels.direction import directions, least_margins, stack_problems
+
     rank_rtol = RANK_RTOL if rank_rtol is None else rank_rtol  # read at the call
     kkt_rtol = KKT_RTOL if kkt_rtol is None else kkt_rtol
     S, m, P = Z1.shape
@@ -497,55 +502,67 @@ def max_margin_direction(Z1: np.ndarray, sign: np.ndarray, separated: np.ndarray
     feasible = np.ones(S, dtype=bool)
     if not S:
         return out, feasible
-    cols, mean, basis = _overlap_null_spaces(Z1, separated, rank_rtol)
+    used, c_ptr, mean, nt_off, NT, k = _overlap_null_spaces(Z1, separated, rank_rtol)
     AQ, ptr = _distinct_separated(Z1, sign, separated)  # (n, P) all splits' distinct rows
     in_q = np.logical_or.reduceat(AQ[:, :-1] != 0.0, ptr[:-1], axis=0)  # (S, P - 1)
-    for a in range(S):
-        A = AQ[ptr[a]:ptr[a + 1]]  # (n_a, P)
-        c, mu, N = cols[a], mean[a], basis[a]
-        free = in_q[a].copy()
-        free[c] = False
-        free = np.flatnonzero(free)  # F: columns Q uses and R does not
-        G = np.concatenate([A[:, free], (A[:, c] - A[:, -1:] * mu) @ N], axis=1)
-        y, ok, _ = least_distance(G, rtol=kkt_rtol, max_iter=max_iter)  # certified optimal
-        if not ok:  # infeasible: some row of Q cannot be separated
-            feasible[a] = False
-            continue
-        x = (G.T @ y) / (1.0 - y.sum())  # -r[:-1] / r[-1]
-        v = out[a]
-        v[free] = x[:free.size]
-        w = N @ x[free.size:]
-        v[c] = w
-        v[-1] = -(mu @ w)
-    margin = np.einsum("ip,ip->i", AQ, np.repeat(out, np.diff(ptr), axis=0))
-    feasible &= np.minimum.reduceat(margin, ptr[:-1]) >= 0.5  # >= 1 but for rounding
+    free = in_q & ~used  # F: columns Q uses and R does not
+    nfree = free.sum(axis=1)
+    width = nfree + k
+    rows = np.diff(ptr)
+    g_off = np.zeros(S + 1, dtype=np.int64)
+    np.cumsum(rows * width, out=g_off[1:])
+    G = np.empty(g_off[-1])
+    stack_problems(AQ, ptr, free, used, c_ptr, mean, nt_off, NT, k, g_off, G)
+    y = np.zeros(AQ.shape[0])
+    for a in range(S):  # the least-distance problems, certified optimal
+        Ga = G[g_off[a]:g_off[a + 1]].reshape(rows[a], width[a])
+        ya, feasible[a], _ = least_distance(Ga, rtol=kkt_rtol, max_iter=max_iter)
+        y[ptr[a]:ptr[a + 1]] = ya
+    # infeasible: some row of Q cannot be separated (its direction stays 0)
+    directions(G, g_off, width, nfree, y, ptr, free, used, c_ptr, mean, nt_off, NT,
+               feasible, out)
+    low = np.empty(S)
+    least_margins(AQ, ptr, out, low)
+    feasible &= low >= 0.5  # >= 1 but for rounding
     return out, feasible
 
 
 def _overlap_null_spaces(Z1: np.ndarray, separated: np.ndarray, rank_rtol: float):
-    """For each split of ``max_margin_direction``, the weight columns C its overlap rows use
-    ((c,) int), their mean on C ((c,)) and an orthonormal basis of the null space of the
-    centred rows ((c, k)): three lists of S. The eigendecompositions are stacked by c."""
-    S = Z1.shape[0]
-    cols, mean, gram = [], [], []
-    for a in range(S):
-        X = Z1[a, ~separated[a], :-1]  # (r, P - 1) the overlap rows' weight columns
-        c = np.flatnonzero(X.any(axis=0))
-        X = X[:, c]
-        mu = X.mean(axis=0)
-        X -= mu
-        cols.append(c)
-        mean.append(mu)
-        gram.append(X.T @ X)  # (c, c)
-    width = np.array([c.size for c in cols])
-    basis: list[np.ndarray] = [np.zeros((0, 0))] * S
+    """For each split of ``max_margin_direction``, the weight columns C its overlap rows use,
+    their mean on C and an orthonormal basis N of the null space of the centred rows:
+    used (S, P - 1) bool (C), c_ptr (S + 1,) and mean (flat: split a's c means at
+    ``c_ptr[a]``), nt_off (S,) and NT (flat: split a's N transposed, (k_a, c_a) row-major at
+    ``nt_off[a]``), k (S,) int64 (the null spaces' dimensions). The Gram matrices are made
+    by one compiled pass (``kernels.direction``), the eigendecompositions stacked by c."""
+    from nbvslr.kernels.direction import overlap_columns, overlap_grams
+
+    S, m, P = Z1.shape
+    used = np.zeros((S, P - 1), dtype=bool)
+    count = np.zeros(S, dtype=np.int64)
+    overlap_columns(Z1, separated, used, count)
+    width = used.sum(axis=1)
+    c_ptr = np.zeros(S + 1, dtype=np.int64)
+    np.cumsum(width, out=c_ptr[1:])
+    g_ptr = np.zeros(S + 1, dtype=np.int64)
+    np.cumsum(width * width, out=g_ptr[1:])
+    mean = np.zeros(c_ptr[-1])
+    gram = np.zeros(g_ptr[-1])
+    overlap_grams(Z1, separated, used, count, c_ptr, mean, g_ptr, gram)
+    k = np.zeros(S, dtype=np.int64)
+    nt_off = np.zeros(S, dtype=np.int64)
+    parts, at = [], 0
     for c in np.unique(width[width > 0]):
         group = np.flatnonzero(width == c)
-        ev, V = np.linalg.eigh(np.stack([gram[a] for a in group]))  # ascending
+        stack = gram[g_ptr[group][:, None] + np.arange(c * c)].reshape(-1, c, c)
+        ev, V = np.linalg.eigh(stack)  # ascending
         null = ev <= ev[:, -1:] * rank_rtol  # (g, c)
-        for j, a in enumerate(group):
-            basis[a] = V[j][:, null[j]]
-    return cols, mean, basis
+        k[group] = null.sum(axis=1)
+        nt_off[group] = at + c * (np.cumsum(k[group]) - k[group])
+        block = V.transpose(0, 2, 1)[null]  # (sum k, c): each split's null vectors, rows
+        parts.append(block.reshape(-1))
+        at += block.size
+    NT = np.concatenate(parts) if parts else np.zeros(0)
+    return used, c_ptr, mean, nt_off, NT, k
 
 
 def _distinct_separated(Z1: np.ndarray, sign: np.ndarray, separated: np.ndarray):
