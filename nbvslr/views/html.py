@@ -202,11 +202,23 @@ def html_page(
     if title is None:
         title = "nbvslr report" + (f": {LABELS[metric]}" if metric != "error" else "")
     figures = "\n".join(_figure(t, n_boot, seed) for t in tasks)
-    count = f"{len(tasks)} task{'' if len(tasks) == 1 else 's'}"
     if made is None:
         made = "nbvslr report --format html" + (f" --metric {metric}" if metric != "error"
                                                 else "")
     curves = "Learning curves" + (f" ({LABELS[metric]})" if metric != "error" else "")
+    return _page(title, tasks, made, f"""{markdown_html(lead) + chr(10) if lead else ""}\
+<h2>{html.escape(curves)}</h2>
+<div class="figures">
+{figures}
+</div>
+<h2>Report</h2>
+{markdown_html(report)}""")
+
+
+def _page(title: str, tasks: Sequence[TaskResults], made: str, body: str) -> str:
+    """The whole page: its head, the title, the line naming the tasks and the command that
+    made it, ``body`` (HTML), and the settings and versions of ``tasks``."""
+    count = f"{len(tasks)} task{'' if len(tasks) == 1 else 's'}"
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -220,14 +232,9 @@ def html_page(
 <h1>{html.escape(title)}</h1>
 <p class="note">{count}: {html.escape(", ".join(t.name for t in tasks))}. Made by
 <code>{html.escape(made)}</code> from the saved results alone.</p>
-{markdown_html(lead) + chr(10) if lead else ""}<h2>{html.escape(curves)}</h2>
-<div class="figures">
-{figures}
-</div>
-<h2>Report</h2>
-{markdown_html(report)}
+{body}
 <h2>Settings and versions</h2>
-{settings_html(tasks)}
+{settings_html(list(tasks))}
 </body>
 </html>
 """
@@ -261,7 +268,6 @@ def every_metric_page(
                          made=made)
     title = "nbvslr report: every metric" if title is None else title
     tasks = every.tasks
-    count = f"{len(tasks)} task{'' if len(tasks) == 1 else 's'}"
     sections = []
     for task in tasks:
         name = every_metric.heading(every, task)
@@ -283,24 +289,6 @@ def every_metric_page(
     opposite = every_metric.opposite_markdown(every)
     if tail:
         body += "\n" + ("<h2>Notes</h2>\n" if notes else "") + markdown_html(tail)
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{html.escape(title)}</title>
-<style>
-{STYLE}</style>
-</head>
-<body>
-<h1>{html.escape(title)}</h1>
-<p class="note">{count}: {html.escape(", ".join(t.name for t in tasks))}. Made by
-<code>{html.escape(made)}</code> from the saved results alone.</p>
-{markdown_html(every_metric.intro(every))}
+    return _page(title, list(tasks), made, f"""{markdown_html(every_metric.intro(every))}
 {markdown_html(opposite) if opposite else ""}
-{body}
-<h2>Settings and versions</h2>
-{settings_html(list(tasks))}
-</body>
-</html>
-"""
+{body}""")
