@@ -276,6 +276,25 @@ def test_a_failed_factor_leaves_the_others_as_the_stack_makes_them():
     assert np.isnan(L[2]).all()
 
 
+def test_the_public_cholesky_path_gives_the_private_paths_factors(monkeypatch):
+    """Without numpy's private stacked factorisation (another numpy version), the public
+    path gives the same factors and flags, bit for bit, a failed matrix among them or not."""
+    from nbvslr.models.discriminant import gaussian
+
+    rng = np.random.default_rng(5)
+    A = rng.normal(size=(6, 5, 8))
+    C = A @ np.swapaxes(A, 1, 2)
+    bad = C.copy()
+    bad[[1, 4], 0, 0] = -1.0
+    fast = [gaussian._cholesky_where(M.copy()) for M in (C, bad)]
+    monkeypatch.setattr(gaussian, "_CHOLESKY_LO", None)
+    public = [gaussian._cholesky_where(M.copy()) for M in (C, bad)]
+    for (L1, ok1), (L2, ok2) in zip(fast, public):
+        np.testing.assert_array_equal(ok1, ok2)
+        np.testing.assert_array_equal(L1, L2)  # NaN where failed, on both paths
+    assert public[1][1].tolist() == [True, False, True, True, False, True]
+
+
 def test_flagged_before_after_and_unflagged_covariances_in_one_stack():
     """``singular: epsilon`` on a stack mixing a covariance flagged before factorising (a
     feature of variance 0), one flagged after (collinear, full rank bound: a failed or tiny
