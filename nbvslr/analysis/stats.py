@@ -23,8 +23,9 @@ interval that would look exact). Plots draw no band there; ``analysis.winner`` c
 tie.
 The interval is clipped to what the mean can be (``value_range``): [0, 1] for an error
 (the training error and the two-class Brier score too), [0, 2] for the Brier score of K > 2
-classes, [0, inf) for the log-loss; a paired difference to plus or minus that width. With few splits the t multiplier is large (12.7 at n = 2) and the unclipped
-ends would leave that range; the mean itself cannot, so the clipped interval covers it
+classes, [0, inf) for the log-loss; a paired difference to plus or minus that width.
+With few splits the t multiplier is large (12.7 at n = 2) and the unclipped ends would
+leave that range; the mean itself cannot, so the clipped interval covers it
 whenever the unclipped one does (the same coverage), and every reader accepts it.
 
 Paired differences use the same formulas on ``d_i = e_i(a) - e_i(b)`` over the splits that

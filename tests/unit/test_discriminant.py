@@ -289,7 +289,7 @@ def test_the_public_cholesky_path_gives_the_private_paths_factors(monkeypatch):
     fast = [gaussian._cholesky_where(M.copy()) for M in (C, bad)]
     monkeypatch.setattr(gaussian, "_CHOLESKY_LO", None)
     public = [gaussian._cholesky_where(M.copy()) for M in (C, bad)]
-    for (L1, ok1), (L2, ok2) in zip(fast, public):
+    for (L1, ok1), (L2, ok2) in zip(fast, public, strict=True):
         np.testing.assert_array_equal(ok1, ok2)
         np.testing.assert_array_equal(L1, L2)  # NaN where failed, on both paths
     assert public[1][1].tolist() == [True, False, True, True, False, True]

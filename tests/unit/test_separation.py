@@ -416,7 +416,7 @@ def test_distinct_rows_cache_is_safe_across_threads():
     rng = np.random.default_rng(0)
     Us = [(rng.random((50 + 10 * k, 8)) < 0.3).astype(float) for k in range(2)]
     extras = [rng.standard_normal((8, 2)) for _ in range(2)]
-    want = [sep._entries(U, e) for U, e in zip(Us, extras)]
+    want = [sep._entries(U, e) for U, e in zip(Us, extras, strict=True)]
     want_nz = [np.count_nonzero(U) for U in Us]
     wrong = []
 
