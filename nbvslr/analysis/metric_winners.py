@@ -12,7 +12,7 @@ model without class probabilities on every split there).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -29,8 +29,10 @@ the same test rows (the training error is of other rows, its winner another ques
 KEYS = ("model_a", "model_b", "m")
 
 
-def winners_by_m(task: TaskResults, metrics: Sequence[str]) -> pd.DataFrame:
-    """The winner of each compared pair at each m, by metric.
+def winners_by_m(task: TaskResults, metrics: Sequence[str],
+                 views: Mapping[str, TaskResults] | None = None) -> pd.DataFrame:
+    """The winner of each compared pair at each m, by metric (``views``: the task's views
+    of some metrics already made, ``for_metric``'s, read instead of made again).
 
     Returns one row per (pair, m) that any metric has, columns ``model_a, model_b, m`` and
     one per metric of ``metrics``: the winner (a model's name, or ``NEITHER``), None where
@@ -39,7 +41,10 @@ def winners_by_m(task: TaskResults, metrics: Sequence[str]) -> pd.DataFrame:
     """
     table: pd.DataFrame | None = None
     for metric in metrics:
-        paired = task_paired(for_metric(task, metric))
+        view = (views or {}).get(metric)
+        if view is None:
+            view = for_metric(task, metric)
+        paired = task_paired(view)
         got = pd.DataFrame({
             "model_a": paired["model_a"].astype(str), "model_b": paired["model_b"].astype(str),
             "m": paired["m"].astype(int),

@@ -18,7 +18,7 @@ splits both models have.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -72,9 +72,11 @@ def metric_view(splits: pd.DataFrame, metric: str) -> pd.DataFrame:
 @dataclass(frozen=True)
 class MetricTask(TaskResults):
     """A task's results for one metric (``for_metric``): ``view`` its splits table with the
-    metric as ``error``."""
+    metric as ``error``, ``paired`` the run's pairs computed from it (``stats.task_paired``,
+    once: every table, figure and winner of the view reads it)."""
 
     view: pd.DataFrame | None = None
+    paired: pd.DataFrame | None = None
 
     def has_splits(self) -> bool:
         return True
@@ -83,7 +85,7 @@ class MetricTask(TaskResults):
         return self.view
 
     def saved_paired(self) -> pd.DataFrame | None:
-        return None  # computed for the metric from its splits (stats.task_paired)
+        return self.paired
 
 
 def for_metric(task: TaskResults, metric: str) -> TaskResults:
@@ -107,8 +109,9 @@ def for_metric(task: TaskResults, metric: str) -> TaskResults:
                                "majority_error": None}
     summary = stats.summarize(view, bounds=stats.value_range(info)).sort_values(
         ["model", "m"], kind="stable")
-    return MetricTask(name=task.name, folder=task.folder, summary=summary.reset_index(drop=True),
+    seen = MetricTask(name=task.name, folder=task.folder, summary=summary.reset_index(drop=True),
                       run_info=info, manifest=task.manifest, sealed=task.sealed, view=view)
+    return replace(seen, paired=stats.task_paired(seen))
 
 
 def measured(task: TaskResults) -> tuple[str, ...]:

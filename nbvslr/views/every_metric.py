@@ -117,17 +117,21 @@ def every_metric(
                            level=level, metric=m) for m in metrics}
     order = list(dict.fromkeys(key(r["_task"]) for r in rows["error"]))
     by_key = {key(t): t for t in tasks}
+    views = {key(r["_task"]) + (m,): r["_task"] for m in metrics for r in rows[m]}
     return EveryMetric(tuple(by_key[k] for k in order), metrics, rows, got,
-                       {key(t): _disagreements(t, got[key(t)]) for t in tasks})
+                       {key(t): _disagreements(t, got[key(t)], {
+                           m: views[key(t) + (m,)] for m in got[key(t)]
+                           if key(t) + (m,) in views}) for t in tasks})
 
 
-def _disagreements(task: TaskResults, metrics: Sequence[str]) -> list[Disagreement]:
+def _disagreements(task: TaskResults, metrics: Sequence[str],
+                   views: Mapping[str, TaskResults]) -> list[Disagreement]:
     """The log-loss and the Brier score (those of ``metrics``) against the test error, by
-    pair, then metric."""
+    pair, then metric; ``views`` the task's views the report rows made."""
     mine = [m for m in AGAINST_ERROR if m in metrics]
     if not mine:
         return []
-    winners = winners_by_m(task, ["error", *mine])
+    winners = winners_by_m(task, ["error", *mine], views)
     found = [d for m in mine for d in disagreement(winners, m)]
     pairs = list(dict.fromkeys((d.model_a, d.model_b) for d in found))
     return [d for pair in pairs for d in found if (d.model_a, d.model_b) == pair]
