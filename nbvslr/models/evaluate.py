@@ -141,15 +141,6 @@ def heldout_errors(
 DIRECTION_RTOL = 1e-9
 
 
-def heldout_errors_lex(
-    design: Design, directions: np.ndarray, theta: np.ndarray, train_idx: np.ndarray,
-    ties: float = 0.0,
-) -> np.ndarray:
-    """``heldout_errors`` of lexicographic rules (``count_mistakes_lex``); (n,)."""
-    all_rows, train = count_mistakes_lex(design, directions, theta, train_idx, ties)
-    return (all_rows - train) / (design.n_rows - np.asarray(train_idx).shape[1])
-
-
 def count_mistakes_lex(
     design: Design, directions: np.ndarray, theta: np.ndarray, train_idx: np.ndarray,
     ties: float = 0.0,
