@@ -50,6 +50,25 @@ def test_an_lda_vs_lr_report_never_says_nb(tmp_path):
     assert "paired differences LDA − LR" in text
 
 
+def test_the_separable_note_names_only_a_discriminative_model(tmp_path):
+    """The note "asymptotic ... 0 for X when the whole dataset is linearly separable" names
+    the side whose models are LR: a, when the pair is (lr, lda); not LDA, and not a side
+    mixing LR and LDA."""
+    _folder(tmp_path / "one", "toy", {"lr": ("lr", lr_curve), "lda": ("lda", nb_curve)},
+            [("lr", "lda")])
+    text = report.report_table(tmp_path / "one", n_boot=50, paper=False)
+    assert "0 for LR when the whole dataset" in text, text
+    assert "0 for LDA" not in text
+    _folder(tmp_path / "two", "toy", {"lr": ("lr", lr_curve), "lda": ("lda", nb_curve),
+                                      "nb": ("nb", nb_curve)}, [("nb", "lr"), ("nb", "lda")])
+    text = report.report_table(tmp_path / "two", n_boot=50, paper=False)
+    assert "0 for b" not in text and "linearly separable" not in text, text
+    _folder(tmp_path / "three", "toy", {"nb": ("nb", nb_curve), "lr": ("lr", lr_curve)},
+            [("nb", "lr")])
+    text = report.report_table(tmp_path / "three", n_boot=50, paper=False)
+    assert "0 for LR when the whole dataset" in text  # the paper's pair, as before
+
+
 def test_pairs_of_different_families_are_headed_a_and_b(tmp_path):
     """nb and lda each against lr: the columns say a and b, and every row names its pair."""
     _folder(tmp_path, "toy", {"nb": ("nb", nb_curve), "lda": ("lda", nb_curve),
