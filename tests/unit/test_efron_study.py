@@ -47,3 +47,17 @@ def test_are_is_efrons_table_for_any_number_of_features(d):
     does not depend on the number of features."""
     got = {delta: round(efron.are(delta, d)["are"], 3) for delta in EFRON}
     assert got == EFRON
+
+
+@pytest.mark.parametrize("args, word", [(["--splits", "0"], "--splits"),
+                                        (["--splits", "1"], "--splits"),
+                                        (["--features", "0"], "--features")])
+def test_too_few_splits_or_features_is_a_one_line_error(tmp_path, capsys, args, word):
+    """--splits below 2 (no standard error) or --features below 1 stop before any work
+    with one usage line naming the option, not a traceback from deep in the study."""
+    with pytest.raises(SystemExit) as stop:
+        efron.main(["--out", str(tmp_path / "out"), *args])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert word in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
