@@ -54,3 +54,14 @@ def test_local_links_resolve(page):
     targets = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
     missing = [t for t in targets if "://" not in t and not (page.parent / t).exists()]
     assert not missing, f"{page.name}: {missing}"
+
+
+def test_results_readme_names_every_committed_folder():
+    """results/README.md lists each folder that .gitignore lets git keep under results/
+    (`name/`), so no committed run is left unexplained."""
+    text = (ROOT / "results" / "README.md").read_text("utf-8")
+    kept = re.findall(r"^!/results/([^/\s]+)/$", (ROOT / ".gitignore").read_text("utf-8"),
+                      flags=re.MULTILINE)
+    assert len(kept) >= 10
+    missing = [name for name in kept if f"`{name}/`" not in text]
+    assert not missing, missing
