@@ -65,3 +65,41 @@ def test_results_readme_names_every_committed_folder():
     assert len(kept) >= 10
     missing = [name for name in kept if f"`{name}/`" not in text]
     assert not missing, missing
+
+
+def _quasi_shares(task: str) -> dict[int, float]:
+    """LR's share of quasi-separated training sets per m in the committed reference run."""
+    import pandas as pd
+
+    summary = pd.read_csv(ROOT / "results" / "reference" / task / "summary.csv")
+    lr = summary[summary["model"] == "lr"]
+    return dict(zip(lr["m"].astype(int), lr["share_quasi"], strict=True))
+
+
+def _from_m(shares: dict[int, float], holds) -> int:
+    """The smallest m from which ``holds(share)`` is true at every larger m of the grid."""
+    sizes = sorted(shares)
+    return next(m for i, m in enumerate(sizes) if all(holds(shares[k]) for k in sizes[i:]))
+
+
+def test_quoted_shares_of_quasi_separated_sets_are_the_committed_ones():
+    """Where the pages say from which m every adult (discrete) training set and most of
+    sick's are quasi-separated, and the share at m = 102, they quote results/reference."""
+    adult, sick = _quasi_shares("adult-discrete"), _quasi_shares("sick")
+    every = _from_m(adult, lambda s: s == 1.0)
+    most = _from_m(sick, lambda s: s > 0.5)
+    at_102 = round(100 * adult[102])
+    pages = {name: (ROOT / "docs" / name).read_text("utf-8").replace("\n", " ")
+             for name in ("results.md", "findings.md", "fidelity.md")}
+    claims = [
+        ("results.md", r"adult \(discrete\) every training set from m = (\d+) on", every),
+        ("results.md", r"on sick most from m = (\d+)", most),
+        ("findings.md", r"(\d+)% of adult \(discrete\)'s at m = 102", at_102),
+        ("findings.md", r"at m = 102 and all from\s+m = (\d+)", every),
+        ("findings.md", r"most of sick's from m = (\d+)", most),
+        ("fidelity.md", r"(\d+)% at m = 102, all from m = \d+", at_102),
+        ("fidelity.md", r"% at m = 102, all from m = (\d+)", every),
+    ]
+    for page, pattern, want in claims:
+        found = re.findall(pattern, re.sub(r"\s+", " ", pages[page]))
+        assert found and all(int(f) == want for f in found), (page, pattern, found, want)
