@@ -103,3 +103,14 @@ def test_quoted_shares_of_quasi_separated_sets_are_the_committed_ones():
     for page, pattern, want in claims:
         found = re.findall(pattern, re.sub(r"\s+", " ", pages[page]))
         assert found and all(int(f) == want for f in found), (page, pattern, found, want)
+
+
+def test_the_default_pairs_are_described_by_approach_everywhere():
+    """No page or docstring says the default pairs are nb models against lr models: they
+    are every generative model against every discriminative one (config.pairs)."""
+    stale = re.compile(r"(each|every) nb model (against|vs\.?) (each|every) lr model",
+                       re.IGNORECASE)
+    files = [*PAGES, *sorted((ROOT / "nbvslr").rglob("*.py"))]
+    hits = [f"{f.relative_to(ROOT)}: {m.group(0)}" for f in files
+            for m in stale.finditer(re.sub(r"\s+#?\s*", " ", f.read_text("utf-8")))]
+    assert not hits, hits
