@@ -61,3 +61,21 @@ def test_too_few_splits_or_features_is_a_one_line_error(tmp_path, capsys, args, 
     err = capsys.readouterr().err
     assert word in err and "Traceback" not in err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_small_study_writes_its_tables_and_no_rule_beats_bayes(tmp_path):
+    """A small run of the study (one separation, two sizes, 30 training sets) writes
+    efron.csv, are.csv, efron.png and study.json; every fitted rule's exact error is at
+    least the Bayes error, so both excess errors are >= 0."""
+    from scipy.stats import norm
+
+    delta = 2.0
+    got = efron.measure(delta, 2, 10, 30, 0)
+    bayes = norm.cdf(-delta / 2)
+    assert got["lda"].shape == got["lr"].shape == (30,)
+    assert (got["lda"] >= bayes - 1e-12).all() and (got["lr"] >= bayes - 1e-12).all()
+    table = efron.run(tmp_path, deltas=(delta,), sizes=(10, 40), splits=30)
+    assert [p.name for p in sorted(tmp_path.iterdir())] == [
+        "are.csv", "efron.csv", "efron.png", "study.json"]
+    assert list(table["m"]) == [10, 40] and (table["splits"] == 30).all()
+    assert (table[["excess_lda", "excess_lr"]] >= 0).all().all()
