@@ -114,3 +114,34 @@ def test_the_default_pairs_are_described_by_approach_everywhere():
     hits = [f"{f.relative_to(ROOT)}: {m.group(0)}" for f in files
             for m in stale.finditer(re.sub(r"\s+#?\s*", " ", f.read_text("utf-8")))]
     assert not hits, hits
+
+
+def test_the_as_published_profile_is_described_with_every_setting():
+    """docs/configs.md's sentence on `profile: as-published` and docs/fidelity.md's section
+    on it name each model setting the profile makes (nbvslr.models.options.PROFILES)."""
+    from nbvslr.models.options import PROFILES
+
+    configs = re.sub(r"\s+", " ", (ROOT / "docs" / "configs.md").read_text("utf-8"))
+    sentence = configs[configs.index("`profile: as-published` (one config key"):]
+    sentence = sentence[:sentence.index(". ")]
+    fidelity = (ROOT / "docs" / "fidelity.md").read_text("utf-8")
+    section = fidelity[fidelity.index("## The profile `as-published`"):]
+    section = re.sub(r"\s+", " ", section[:section.index("\n## ", 5)])
+    for options in PROFILES["as-published"].values():
+        for key, value in options.items():
+            assert f"`{key}: {value}`" in sentence, (key, value, sentence)
+            assert f"`{key}: {value}`" in section, (key, value)
+
+
+def test_the_fidelity_gate_on_the_reference_is_quoted_as_it_exits():
+    """docs/fidelity.md's `nbvslr fidelity results/reference --min-within 13 --min-agree 14`
+    comment gives the counts the committed reference has (within, agree at the largest m)."""
+    from nbvslr.analysis import fidelity
+
+    panels = fidelity.compare_results([ROOT / "results" / "reference"])
+    within = sum(p.within() for p in panels)
+    agree = sum(p.agrees_at(-1) for p in panels)
+    page = (ROOT / "docs" / "fidelity.md").read_text("utf-8")
+    line = next(ln for ln in page.splitlines()
+                if ln.startswith("nbvslr fidelity results/reference --min-within"))
+    assert line.endswith(f"# exits 1: {within} and {agree}"), (line, within, agree)
