@@ -58,13 +58,16 @@ def test_local_links_resolve(page):
 
 def test_results_readme_names_every_committed_folder():
     """results/README.md lists each folder that .gitignore lets git keep under results/
-    (`name/`), so no committed run is left unexplained."""
+    (`name/`), and README.md names each (`results/name/`): no committed run unexplained."""
     text = (ROOT / "results" / "README.md").read_text("utf-8")
     kept = re.findall(r"^!/results/([^/\s]+)/$", (ROOT / ".gitignore").read_text("utf-8"),
                       flags=re.MULTILINE)
     assert len(kept) >= 10
     missing = [name for name in kept if f"`{name}/`" not in text]
     assert not missing, missing
+    readme = (ROOT / "README.md").read_text("utf-8")
+    missing = [name for name in kept if f"`results/{name}/`" not in readme]
+    assert not missing, ("README.md", missing)
 
 
 def _quasi_shares(task: str) -> dict[int, float]:
