@@ -116,8 +116,8 @@ def test_the_figure_names_the_pair_it_draws(tmp_path):
             [("lda", "lr")])
     fig = plots.figure_of_tasks(load_results(tmp_path), n_boot=20)
     text = fig.get_supxlabel()
-    if registry.approach("lda") == GENERATIVE:
-        assert "LDA solid, LR dashed" in " ".join(text.split()), text
+    assert registry.approach("lda") == GENERATIVE
+    assert "LDA solid, LR dashed" in " ".join(text.split()), text
     assert "first crossover of LDA and LR, LR ahead after it" in " ".join(text.split())
     assert "NB" not in text
 
