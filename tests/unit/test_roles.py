@@ -108,6 +108,21 @@ def test_one_crossover_table_for_the_api_and_the_csv(tmp_path):
     assert api["better_after"].iloc[0] == "lr" and api["b_better_from"].iloc[0] > 0
 
 
+def test_the_api_crossovers_follow_the_reports_task_order(tmp_path):
+    """Results.crossovers lists its tasks as report --format csv does (the paper's panel
+    order: pima before adult-continuous), not in the order the folders load."""
+    from nbvslr.api import load
+
+    for task in ("adult-continuous", "pima"):
+        _folder(tmp_path, task, {"nb": ("nb", nb_curve), "lr": ("lr", lr_curve)},
+                [("nb", "lr")])
+    res = load(tmp_path)
+    assert [t.name for t in res.tasks] == ["adult-continuous", "pima"]  # the load order
+    csv = pd.read_csv(io.StringIO(report.report_csv(tmp_path)))
+    assert res.crossovers["task"].tolist() == csv["task"].tolist() == ["pima",
+                                                                       "adult-continuous"]
+
+
 def test_the_figure_names_the_pair_it_draws(tmp_path):
     """An lda-vs-lr figure: LDA solid like NB, LR dashed, its caption names LDA and LR."""
     _folder(tmp_path, "toy", {"lda": ("lda", nb_curve), "lr": ("lr", lr_curve)},
