@@ -222,6 +222,13 @@ def _distinct(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rows[first], back.reshape(-1)
 
 
+def _repeated_both(ids: np.ndarray, sign: np.ndarray) -> np.ndarray:
+    """Whether some distinct row is a training row of both classes, (S,) bool: ids (S, m)
+    each training row's index among the distinct rows, sign (S, m)."""
+    key = np.sort(2 * ids.astype(np.int64) + (sign > 0), axis=1)  # (S, m) a row's two keys
+    return ((key[:, 1:] != key[:, :-1]) & (key[:, 1:] // 2 == key[:, :-1] // 2)).any(axis=1)
+
+
 def overlap_certified(Z1: np.ndarray, sign: np.ndarray, rows: np.ndarray, theta: np.ndarray,
                       converged: np.ndarray) -> np.ndarray:
     """Step 2's certificate that no row of ``rows`` (S, m) can be separated, (S,) bool:
@@ -297,14 +304,22 @@ def detect(
     separated = peel(np.arange(S)) if early else np.zeros((S, m), dtype=bool)  # (S, m)
     kept = ~separated
     two = (kept & (sign > 0)).any(axis=1) & (kept & (sign < 0)).any(axis=1)  # both classes
-    plain = np.flatnonzero(~separated.any(axis=1) | ~two)
+    whole_or_one = ~separated.any(axis=1) | ~two
+    # a cut split with no training row repeated with both signs (such a pair is never
+    # separated) may still be complete: it tries the first steps too, and only their
+    # separability certificate ends it there (one fit on all rows, instead of the fit of its
+    # rest and then the fit on all rows that a complete set's sampler starts from); a quasi
+    # one goes on to the fit of its rest as the other cut splits
+    hopeful = ~_repeated_both(rows[1], sign) if early else np.zeros(S, dtype=bool)
+    plain = np.flatnonzero(whole_or_one | hopeful)
     sure = np.zeros(S, dtype=bool)
     if plain.size:
         Zp, sp = (Z1, sign) if plain.size == S else (Z1[plain], sign[plain])
         first = fit_newton(Zp, sp, stop_when_separable=True, tol=tol,
                            max_iter=min(max_iter, FIRST_STEPS), budget=budget)
         whole = np.ones((plain.size, m), dtype=bool)
-        ok = first.separable | overlap_certified(Zp, sp, whole, first.theta, first.converged)
+        ok = first.separable | (overlap_certified(Zp, sp, whole, first.theta, first.converged)
+                                & whole_or_one[plain])
         sure[plain[ok]] = True
         code[plain[first.separable]] = COMPLETE
         ready[plain[first.separable]] = True
