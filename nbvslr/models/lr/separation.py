@@ -16,8 +16,10 @@ R = ``not Q`` are the *overlap rows*. Albert & Anderson (1984):
 How it is decided (``detect``), exactly and without reading where a solver stopped
 (``FIRST_STEPS`` Newton steps on every row settle most separable and overlapping sets, by
 the certificates of step 2: on a one-hot design after step 1, for the splits it peeled
-nothing from or left a rest of one class, since a split it peeled is not overlapping and
-its fit on all rows would run off; on a dense design before step 1, for every split):
+nothing from or left a rest of one class, and for the others only by the separability
+certificate and only where no distinct row is a training row of both classes (such a pair
+is never separated), since a split it peeled is not overlapping and its fit on all rows of
+a quasi set would run off; on a dense design before step 1, for every split):
 
 1. ``pure_rows`` peels the rows that one column separates: a column whose non-zero entries
    among the remaining rows of ``A`` all have one sign is a cone direction of those rows
