@@ -59,8 +59,8 @@ def _first_wall(ratio):
     The scan of ``for i: if ratio[i] < k: j, k = i, ratio[i]``, in four interleaved lanes
     (index i mod 4, the tail in lane 0) whose independent comparisons the processor
     overlaps; the lanes' results are then combined, the smallest value first and among equal
-    values the smallest index: the same j and value as the single scan (a chain's events
-    call it once each; about 15% of HMC's CPU on the continuous panels, benchmarks/RESULTS.md).
+    values the smallest index: the same j and value as the single scan, in less time (a
+    chain's events call it once each; benchmarks/RESULTS.md).
     """
     n = ratio.shape[0]
     k0 = k1 = k2 = k3 = np.inf
