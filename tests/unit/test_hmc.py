@@ -243,3 +243,26 @@ def test_cone_kernel_draws_do_not_depend_on_the_row_order(gram):
         other = draws(np.take_along_axis(Z, order[:, :, None], 1),
                       np.take_along_axis(y, order, 1))
         assert np.array_equal(other[0], kept) and np.array_equal(other[1], events)
+
+
+def test_first_wall_in_lanes_is_the_single_scan():
+    """The four-lane ``_first_wall`` returns the index and value of the single in-order scan
+    (first smallest, ties, -0.0 and 0.0, inf and nan, every length up to 13)."""
+    from nbvslr.kernels.hmc import _first_wall
+
+    def scan(ratio):
+        j, k = 0, np.inf
+        for i, r in enumerate(ratio):
+            if r < k:
+                j, k = i, r
+        return j, k
+
+    rng = np.random.default_rng(0)
+    pool = np.array([-2.0, -1.0, -0.0, 0.0, 1.0, np.inf, -np.inf, np.nan, -1e300, 1e-300])
+    for n in range(14):
+        for _ in range(300):
+            ratio = rng.choice(pool, n) if rng.random() < 0.7 else rng.standard_normal(n)
+            j, k = _first_wall(ratio)
+            rj, rk = scan(ratio)
+            assert j == rj and np.array_equal(np.float64(k), np.float64(rk)), (ratio, j, k)
+            assert np.signbit(k) == np.signbit(rk)

@@ -468,3 +468,37 @@ def test_distinct_rows_cache_is_safe_across_threads():
     finally:
         sys.setswitchinterval(interval)
     assert not wrong
+
+
+def test_cut_complete_sets_certified_first_get_the_fields_of_the_fit_of_their_rest(
+        monkeypatch):
+    """A split the peel cut, tried on all rows first (no row seen in both classes), ends
+    with every field ``detect`` returns as when its rest is fitted first (the order before)."""
+    data = _quasi_data()
+    design = get_design(data, "onehot_ref")
+    extra = level_directions(data, "onehot_ref")
+    tried = 0
+    for m in (12, 30, 60):
+        idx = _train(data.y, m, 80)
+        Z1, sign = design.rows(idx), design.sign[idx]
+        rows = (design.unique_Z1, design.row_to_unique[idx])
+        repeated = separation._repeated_both(rows[1], sign)
+        cut = separation.pure_rows(Z1, sign, extra).any(axis=1)
+        new = separation.detect(Z1, sign, extra=extra, rows=rows)
+        tried += int((cut & ~repeated & (new.code == separation.COMPLETE)).sum())
+        with monkeypatch.context() as mp:  # every cut split to the fit of its rest
+            mp.setattr(separation, "_repeated_both", lambda ids, s: np.ones(len(s), bool))
+            old = separation.detect(Z1, sign, extra=extra, rows=rows)
+        for field in ("code", "separated", "theta", "direction", "n_iter", "converged", "how"):
+            np.testing.assert_array_equal(getattr(new, field), getattr(old, field),
+                                          err_msg=f"{field} at m = {m}")
+    assert tried >= 20
+
+
+def test_repeated_both_finds_a_row_seen_in_both_classes():
+    """``_repeated_both`` is True exactly where one distinct row is a training row of both
+    classes (repeats within one class do not count)."""
+    ids = np.array([[3, 1, 3, 2], [3, 1, 3, 2], [0, 0, 0, 5], [7, 2, 9, 4]])
+    sign = np.array([[1, -1, -1, 1], [1, -1, 1, 1], [1, 1, 1, -1], [1, -1, 1, -1]], float)
+    np.testing.assert_array_equal(separation._repeated_both(ids, sign),
+                                  [True, False, False, False])

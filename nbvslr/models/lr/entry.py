@@ -260,10 +260,11 @@ def _fit_lr_scaled(
     draws = np.empty((0, 1, P))
     if todo.size and rule == "sample":
         sampler = sample_separating_hmc if opts["mcmc_method"] == "hmc" else sample_separating
-        draws = sampler(
-            Z1[todo],
-            sign[todo],
-            theta[todo],
+        every = todo.size == S  # every split separable (the rule's usual case at small m):
+        draws = sampler(  # the stacks as they are, without a copy of each
+            Z1 if every else Z1[todo],
+            sign if every else sign[todo],
+            theta if every else theta[todo],
             seeds.take(todo) if isinstance(seeds, SplitSeeds) else [seeds[i] for i in todo],
             chains=opts["mcmc_chains"],
             draws=opts["mcmc_draws"],
