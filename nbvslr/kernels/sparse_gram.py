@@ -102,3 +102,33 @@ def sparse_rmatvec(cols, vals, nnz, r, P):
             for u in range(nnz[a, i]):
                 out[a, cols[a, i, u]] += vals[a, i, u] * ri
     return out
+
+
+@compiled
+def listed_rows(ptr, cols, vals, ids, skip):
+    """The non-zeros of a stack given by its distinct rows, as ``sparse_rows`` lists them.
+
+    ptr (u + 1,), cols (nnz,) int64 and vals (nnz,): the distinct rows' non-zeros (row r's
+    in ``ptr[r]:ptr[r + 1]``, columns increasing); ids (A, m) int64 each row's distinct
+    row; skip (A, m) bool the rows read as zero. Returns ``(cols, vals, nnz)``, (A, m, K)
+    with K the largest count (at least 1), the unused slots 0: ``sparse_rows`` of the stack
+    ``U[ids]`` with the skipped rows zeroed, without the stack.
+    """
+    A, m = ids.shape
+    nnz = np.zeros((A, m), dtype=np.int64)
+    K = 1
+    for a in range(A):
+        for i in range(m):
+            if not skip[a, i]:
+                r = ids[a, i]
+                nnz[a, i] = ptr[r + 1] - ptr[r]
+                K = max(K, nnz[a, i])
+    out_cols = np.zeros((A, m, K), dtype=np.int64)
+    out_vals = np.zeros((A, m, K))
+    for a in range(A):
+        for i in range(m):
+            start = ptr[ids[a, i]]
+            for k in range(nnz[a, i]):
+                out_cols[a, i, k] = cols[start + k]
+                out_vals[a, i, k] = vals[start + k]
+    return out_cols, out_vals, nnz

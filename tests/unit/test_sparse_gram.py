@@ -129,3 +129,22 @@ def test_packed_fits_do_not_depend_on_the_block():
     np.testing.assert_array_equal(blocks.n_iter, whole.n_iter)
     np.testing.assert_array_equal(alone.theta[0], whole.theta[3])
     assert (whole.n_iter > 3).any()
+
+
+def test_listed_rows_equal_sparse_rows_of_the_gathered_stack():
+    """``listed_rows`` (a stack's non-zeros read from its distinct rows, some rows read as
+    zero) lists exactly what ``sparse_rows`` lists of the gathered stack, those rows zeroed."""
+    from nbvslr.kernels.sparse_gram import listed_rows
+
+    rng = np.random.default_rng(7)
+    U = rng.integers(-2, 3, (40, 9)).astype(float) * (rng.random((40, 9)) < 0.3)
+    U[3] = 0.0  # a distinct row with no non-zero
+    ids = rng.integers(0, 40, (6, 25))
+    skip = rng.random((6, 25)) < 0.3
+    r, c = np.nonzero(U)
+    ptr = np.r_[0, np.cumsum(np.bincount(r, minlength=40))].astype(np.int64)
+    got = listed_rows(ptr, c.astype(np.int64), U[r, c], ids, skip)
+    want = sparse_rows(U[ids] * ~skip[:, :, None])
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+        assert g.dtype == w.dtype
