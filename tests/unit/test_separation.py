@@ -357,10 +357,10 @@ def test_the_guess_steps_change_the_cost_not_the_answer(tmp_path_factory, monkey
 
 def test_detect_from_the_distinct_rows_equals_detect_on_the_stack(tmp_path_factory,
                                                                    monkeypatch):
-    """Every field ``detect`` returns is the same with and without the distinct rows (with
-    them, the direction problem reads them instead of the stack, and Newton's fits of the
-    rests run on a stand-in of the stack where they read none of its entries: both kinds of
-    fit occur)."""
+    """Every field ``detect`` returns is the same with and without the distinct rows, and
+    with them and no stack (with them, the direction problem reads them instead of the
+    stack, and Newton's fits of the rests run on a stand-in of the stack where they read
+    none of its entries: both kinds of fit occur)."""
     read = []
 
     def spy(*args, **kwargs):
@@ -374,10 +374,12 @@ def test_detect_from_the_distinct_rows_equals_detect_on_the_stack(tmp_path_facto
         Z1, sign = design.rows(idx), design.sign[idx]
         extra = level_directions(data, coding)
         a = separation.detect(Z1, sign, extra=extra)
-        b = separation.detect(Z1, sign, extra=extra,
-                              rows=(design.unique_Z1, design.row_to_unique[idx]))
+        rows = (design.unique_Z1, design.row_to_unique[idx])
+        b = separation.detect(Z1, sign, extra=extra, rows=rows)
+        c = separation.detect(None, sign, extra=extra, rows=rows)
         for field in ("code", "separated", "theta", "direction", "n_iter", "converged", "how"):
             np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
+            np.testing.assert_array_equal(getattr(a, field), getattr(c, field), err_msg=field)
     assert set(read) == {True, False}
 
 

@@ -148,3 +148,37 @@ def test_listed_rows_equal_sparse_rows_of_the_gathered_stack():
     for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(g, w)
         assert g.dtype == w.dtype
+
+
+def _packed_by_numpy(cols, nnz, P):
+    """``pack_columns`` as numpy computed it in ``newton._packed`` before (the reference)."""
+    A = cols.shape[0]
+    used = np.zeros((A, P + 1), dtype=bool)
+    listed = np.arange(cols.shape[2]) < nnz[:, :, None]
+    used[np.arange(A)[:, None, None], np.where(listed, cols, P)] = True
+    used = used[:, :P]
+    slot = np.cumsum(used, axis=1) - 1
+    W = max(1, int(used.sum(axis=1).max()))
+    pos = np.full((A, W), P, dtype=np.int64)
+    a_i, j_i = np.nonzero(used)
+    pos[a_i, slot[a_i, j_i]] = j_i
+    packed = np.maximum(np.take_along_axis(slot, cols.reshape(A, -1), axis=1), 0)
+    return packed.reshape(cols.shape), pos
+
+
+def test_pack_columns_equals_the_numpy_packing():
+    """``pack_columns`` (compiled) renumbers every slot and lists every split's used
+    columns exactly as the numpy passes did, unused and past-the-count slots included."""
+    from nbvslr.kernels.sparse_gram import pack_columns
+
+    rng = np.random.default_rng(8)
+    for A, m, P in [(7, 20, 15), (3, 5, 40), (1, 1, 3)]:
+        Z = _sparse_stack(A, m, P, seed=A)
+        cols, vals, nnz = sparse_rows(Z)
+        cols = cols.copy()
+        past = np.arange(cols.shape[2]) >= nnz[:, :, None]
+        cols[past] = rng.integers(0, P, past.sum())  # any column in the unused slots
+        got, want = pack_columns(cols, nnz, P), _packed_by_numpy(cols, nnz, P)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w)
+            assert g.dtype == w.dtype

@@ -505,19 +505,11 @@ def _packed(
     A split's used columns keep their order, so each row's packed indices still increase
     (``weighted_gram`` relies on it); the padding columns are 0 in every row.
     """
+    # compiled (numba): imported where it runs, as the other kernels
+    from nbvslr.kernels.sparse_gram import pack_columns
+
     cols, vals, nnz = SP
     A, _, P = Z.shape
-    used = np.zeros((A, P + 1), dtype=bool)  # (A, P) the columns each split's rows use,
-    listed = np.arange(cols.shape[2]) < nnz[:, :, None]  # from the non-zeros' slots
-    used[np.arange(A)[:, None, None], np.where(listed, cols, P)] = True  # (P: an empty slot)
-    used = used[:, :P]
-    slot = np.cumsum(used, axis=1) - 1  # (A, P) packed index of each used column
-    W = max(1, int(used.sum(axis=1).max()))
-    pos = np.full((A, W), P, dtype=np.int64)
-    a_i, j_i = np.nonzero(used)
-    pos[a_i, slot[a_i, j_i]] = j_i
-    # the slots past a row's nnz hold column 0, which a split may not use: any index will do
-    packed = np.maximum(np.take_along_axis(slot, cols.reshape(A, -1), axis=1), 0)
+    packed, pos = pack_columns(np.ascontiguousarray(cols), np.ascontiguousarray(nnz), P)
     th_ext = np.concatenate([th, np.zeros((A, 1))], axis=1)  # (A, P + 1), column P is 0
-    return ((packed.reshape(cols.shape), vals, nnz), pos,
-            np.take_along_axis(th_ext, pos, axis=1))
+    return (packed, vals, nnz), pos, np.take_along_axis(th_ext, pos, axis=1)

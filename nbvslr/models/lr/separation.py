@@ -94,6 +94,11 @@ PEEL_DENSITY = 0.3
 #: the cost, not the answer.
 GUESS_STEPS = 10
 GUESS_MOVE = 0.5
+#: The first steps of that fit: a rest that one more step then shows running off (rows it
+#: moves by more than ``GUESS_MOVE``) is guessed after them (on adult (discrete), every
+#: third size, the same rows as after ``GUESS_STEPS`` on 98% of the splits guessed then);
+#: the others resume to ``GUESS_STEPS``. Checked as the guess is: the cost, not the answer.
+EARLY_STEPS = 7
 #: Which step decided a split (``Detected.how``).
 PEEL, GUESS, LP = 0, 1, 2
 #: The smallest ``sigma(-mu_i)`` of a row of R that the overlap certificate accepts (a
@@ -250,7 +255,7 @@ def separated_rows_lp(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def detect(
-    Z1: np.ndarray,
+    Z1: np.ndarray | None,
     sign: np.ndarray,
     *,
     tol: float = 1e-10,
@@ -264,14 +269,16 @@ def detect(
     Z1 : (S, m, P) training rows, trailing column of ones; sign : (S, m) ``2 y - 1``.
     ``tol`` and ``max_iter`` are the Newton fits' (``newton.fit_newton``); ``extra``
     (P, L) and ``rows`` (the distinct rows U and each row's index in them, (S, m)) as for
-    ``pure_rows``.
+    ``pure_rows``; with ``rows``, Z1 may be None (the rows a step reads are then gathered
+    from U for the splits it reads them of).
     """
     # compiled (numba): imported where they run, as the other kernels
     from nbvslr.kernels.sparse_gram import listed_rows, sparse_matvec
 
-    Z1 = np.asarray(Z1, dtype=np.float64)
+    if Z1 is not None:
+        Z1 = np.asarray(Z1, dtype=np.float64)
     sign = np.asarray(sign, dtype=np.float64)
-    S, m, P = Z1.shape
+    S, m, P = Z1.shape if Z1 is not None else rows[1].shape + rows[0].shape[1:]
     newton = dict(tol=tol, max_iter=max_iter, budget=budget)
     code = np.full(S, OVERLAP, dtype=np.int8)
     theta = np.zeros((S, P))
@@ -280,6 +287,9 @@ def detect(
     converged = np.zeros(S, dtype=bool)
     how = np.full(S, PEEL, dtype=np.int8)
     ready = np.zeros(S, dtype=bool)  # complete, theta already a certified iterate
+
+    def stack(splits):  # Z1[splits], gathered from the distinct rows without Z1
+        return Z1[splits] if Z1 is not None else rows[0][rows[1][splits]]
 
     def peel(splits: np.ndarray) -> np.ndarray:  # pure_rows of some splits, (s, m)
         if rows is None:
@@ -301,7 +311,8 @@ def detect(
     plain = np.flatnonzero(~separated.any(axis=1) | ~two)
     sure = np.zeros(S, dtype=bool)
     if plain.size:
-        Zp, sp = (Z1, sign) if plain.size == S else (Z1[plain], sign[plain])
+        Zp, sp = ((Z1, sign) if plain.size == S and Z1 is not None
+                  else (stack(plain), sign[plain]))
         first = fit_newton(Zp, sp, stop_when_separable=True, tol=tol,
                            max_iter=min(max_iter, FIRST_STEPS), budget=budget)
         whole = np.ones((plain.size, m), dtype=bool)
@@ -363,15 +374,20 @@ def detect(
             return sign[splits] * sparse_matvec(*nz, th)
         return sign[splits] * np.matmul(Zr, th[:, :, None])[:, :, 0]
 
-    def fit_rest(splits: np.ndarray, stop: bool = False, cap: int | None = None):
+    def fit_rest(splits: np.ndarray, stop: bool = False, cap: int | None = None,
+                 start: tuple[np.ndarray, int] | None = None):
         """Newton on the rows not separated: the fit, its certificate and the rows it
         fitted (``rest_of``: what a later step reads of the rows not separated); ``cap``
-        steps at most instead of ``max_iter``."""
+        steps at most instead of ``max_iter``; ``start`` = (theta (s, P), k): the fit
+        resumed from its iterate after k steps (Newton's step reads the iterate only, so
+        the iterates are those of the fit run without the stop; ``n_iter`` counts the k)."""
         rest = rest_of(splits)
         res = fit_newton(rest[0], sign[splits], stop_when_separable=stop,
                          rows=~separated[splits], nonzeros=rest[1],
+                         theta0=None if start is None else start[0],
                          **(newton if cap is None else {**newton, "max_iter": cap}))
-        theta[splits], n_iter[splits], converged[splits] = res.theta, res.n_iter, res.converged
+        theta[splits], converged[splits] = res.theta, res.converged
+        n_iter[splits] = res.n_iter + (0 if start is None else start[1])
         ok = overlap_certified(margins(splits, rest, res.theta), ~separated[splits],
                                res.converged)
         return res, ok & ~res.separable, rest
@@ -405,18 +421,17 @@ def detect(
         return max_margin_direction(None, sign[splits], separated[splits],
                                     rows=(rows[0], rows[1][splits]))
 
-    # the rest of each split fitted by Newton (the peeled rows zeroed); a split that peels
-    # nothing is the plain fit of all its rows
-    todo = np.flatnonzero(~every & ~sure)
-    lp = np.empty(0, dtype=np.int64)
-    if todo.size:
-        cap = min(max_iter, GUESS_STEPS)
-        res, ok, rest = fit_rest(todo, stop=True, cap=cap)
-        ok |= settled(todo, res, ok, rest)
-        code[todo[res.separable]] = COMPLETE  # the rest separable too
+    def decide(splits: np.ndarray, res, ok: np.ndarray, rest, cap: int, final: bool):
+        """Steps 2-3 after a fit of the splits' rests (``fit_rest`` with at most ``cap``
+        steps: ``res``, ``ok``, ``rest``): the splits it decides, and the guesses (below)
+        tried. Returns the splits left to the LP and, unless ``final``, the positions in
+        ``splits`` of those still running at the cap whose guess failed or that had none
+        (their fit is to be resumed: the LP only after the last cap)."""
+        ok = ok | settled(splits, res, ok, rest)
+        code[splits[res.separable]] = COMPLETE  # the rest separable too
         # a split that peeled nothing and that Newton certified: its iterate is the start
-        ready[todo[res.separable & ~separated[todo].any(axis=1)]] = True
-        code[todo[ok]] = np.where(separated[todo[ok]].any(axis=1), QUASI, OVERLAP)
+        ready[splits[res.separable & ~separated[splits].any(axis=1)]] = True
+        code[splits[ok]] = np.where(separated[splits[ok]].any(axis=1), QUASI, OVERLAP)
         # undecided: guess that the rows the fit left with sigma(-mu) below the floor are
         # separated, or for a fit stopped at the cap (running off), the rows one more step
         # moves by more than GUESS_MOVE; the fit of the others must then be certified, and
@@ -424,24 +439,51 @@ def detect(
         # else the LP. (Every split left here is fitted again from the start once decided:
         # where this fit stopped changes the cost only.)
         left = ~ok & ~res.separable
-        mu = margins(todo, rest, res.theta)  # read on R only
+        mu = margins(splits, rest, res.theta)  # read on R only
         guess = sigmoid_neg(mu) < CERTIFICATE_FLOOR
-        capped = np.flatnonzero(left & ~res.converged & (res.n_iter == cap))
+        running = left & ~res.converged & (res.n_iter == cap)
+        capped = np.flatnonzero(running)
         if capped.size:
-            guess[capped] = one_step(todo[capped], res.theta[capped],
+            guess[capped] = one_step(splits[capped], res.theta[capped],
                                      part(rest, capped))[0] > GUESS_MOVE
-        del rest
-        guess &= ~separated[todo] & left[:, None]
-        tried = todo[guess.any(axis=1)]
-        lp = todo[left & ~guess.any(axis=1)]
-        if tried.size:
+        guess &= ~separated[splits] & left[:, None]
+        has = guess.any(axis=1)
+        failed = np.zeros(splits.size, dtype=bool)
+        if has.any():
+            tried = splits[has]
             before = separated[tried].copy()
-            separated[tried] |= guess[guess.any(axis=1)]
-            ok2 = fit_rest(tried)[1]
+            separated[tried] |= guess[has]
+            # before the last cap, the check's fit is capped too (a guess that misses rows
+            # runs off): a correct guess it leaves unconverged is only tried again later
+            ok2 = fit_rest(tried, cap=None if final else GUESS_STEPS)[1]
             code[tried[ok2]] = QUASI
             how[tried[ok2]] = GUESS
             separated[tried[~ok2]] = before[~ok2]
-            lp = np.concatenate([lp, tried[~ok2]])
+            failed[has] = ~ok2
+        out = left & (failed | ~has)
+        if final:
+            return splits[out], np.empty(0, dtype=np.int64)
+        return splits[out & ~running], np.flatnonzero(out & running)
+
+    # the rest of each split fitted by Newton (the peeled rows zeroed); a split that peels
+    # nothing is the plain fit of all its rows. First EARLY_STEPS steps: a fit that one more
+    # step shows running off is guessed then; the others (and wrong guesses) resume to
+    # GUESS_STEPS, the iterates of one uninterrupted fit (the guesses are checked: where
+    # the fits stop changes the cost only)
+    todo = np.flatnonzero(~every & ~sure)
+    lp = np.empty(0, dtype=np.int64)
+    if todo.size:
+        cap = min(max_iter, GUESS_STEPS)
+        early = min(cap, EARLY_STEPS)
+        res, ok, rest = fit_rest(todo, stop=True, cap=early)
+        lp, back = decide(todo, res, ok, rest, early, final=early == cap)
+        del rest
+        if back.size:
+            res, ok, rest = fit_rest(todo[back], stop=True, cap=cap - early,
+                                     start=(res.theta[back], early))
+            lp = np.concatenate([lp, decide(todo[back], res, ok, rest, cap - early,
+                                            final=True)[0]])
+            del rest
     # the directions of the quasi sets; a guessed one without a direction goes to the LP
     quasi = np.flatnonzero(code == QUASI)
     direction[quasi], feasible = direction_of(quasi)
@@ -451,7 +493,7 @@ def detect(
     for i in lp:  # the LP on the rows left after the peel
         how[i] = LP
         live = ~separated[i]
-        q, _ = separated_rows_lp(sign[i, live, None] * Z1[i, live])
+        q, _ = separated_rows_lp(sign[i, live, None] * stack(i)[live])
         separated[i, np.flatnonzero(live)[q]] = True
         code[i] = COMPLETE if separated[i].all() else QUASI if separated[i].any() else OVERLAP
     again = lp[code[lp] == QUASI]  # the fit of its overlap rows, and its direction
@@ -478,10 +520,10 @@ def detect(
     # separable-set rule has always started from
     done = np.flatnonzero((code == COMPLETE) & ~ready)
     if done.size:
-        res = fit_newton(Z1[done], sign[done], stop_when_separable=True, **newton)
+        res = fit_newton(stack(done), sign[done], stop_when_separable=True, **newton)
         theta[done], n_iter[done], converged[done] = res.theta, res.n_iter, res.converged
         for a in np.flatnonzero(~res.separable):  # certified by the peel or the LP only
-            theta[done[a]] = separated_rows_lp(sign[done[a], :, None] * Z1[done[a]])[1]
+            theta[done[a]] = separated_rows_lp(sign[done[a], :, None] * stack(done[a]))[1]
     return Detected(code, separated, theta, direction, n_iter, converged, how)
 
 
