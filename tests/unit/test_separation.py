@@ -335,10 +335,12 @@ def test_the_compiled_peel_equals_the_peel_by_rounds(tmp_path_factory):
 
 
 def test_the_guess_steps_change_the_cost_not_the_answer(tmp_path_factory, monkeypatch):
-    """``detect`` with the rest's first fit stopped after GUESS_STEPS (the guess read from
-    one more step) returns every field as with that fit run to its end (the guess read from
-    the rows below the floor): the same kinds, rows, fits and directions; the stopped fit
-    guesses right on most of the shipped splits that need a guess."""
+    """``detect`` with the rest's first fit stopped after EARLY_STEPS and GUESS_STEPS (the
+    guess read from one more step; the fits not guessed early resumed) returns every field
+    as with that fit run to its end (the guess read from the rows below the floor), as with
+    no early stop, and as with an early stop so early that many guesses fail and resume:
+    the same kinds, rows, fits and directions; the stopped fit guesses right on most of the
+    shipped splits that need a guess."""
     data = _shipped("adult-discrete", tmp_path_factory)
     design = get_design(data, "onehot_ref")
     idx = _train(data.y, 102, 60)
@@ -346,11 +348,15 @@ def test_the_guess_steps_change_the_cost_not_the_answer(tmp_path_factory, monkey
     kw = dict(extra=level_directions(data, "onehot_ref"),
               rows=(design.unique_Z1, design.row_to_unique[idx]))
     capped = separation.detect(Z1, sign, **kw)
-    monkeypatch.setattr(separation, "GUESS_STEPS", 100)
-    whole = separation.detect(Z1, sign, **kw)
-    for field in ("code", "separated", "theta", "direction", "n_iter", "converged"):
-        np.testing.assert_array_equal(getattr(capped, field), getattr(whole, field),
-                                      err_msg=field)
+    others = []
+    for early, cap in [(100, 100), (10, 10), (3, 10)]:
+        monkeypatch.setattr(separation, "EARLY_STEPS", early)
+        monkeypatch.setattr(separation, "GUESS_STEPS", cap)
+        others.append(separation.detect(Z1, sign, **kw))
+    for other in others:
+        for field in ("code", "separated", "theta", "direction", "n_iter", "converged"):
+            np.testing.assert_array_equal(getattr(capped, field), getattr(other, field),
+                                          err_msg=field)
     guessed = capped.how == separation.GUESS
     assert guessed.sum() >= 10 and (capped.how == separation.LP).sum() <= guessed.sum() / 5
 
