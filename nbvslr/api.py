@@ -23,6 +23,7 @@ import pandas as pd
 from nbvslr import results
 from nbvslr.analysis import crossovers
 from nbvslr.analysis.crossovers import DEFAULT_N_BOOT, task_crossovers
+from nbvslr.analysis.fidelity import panel_order
 from nbvslr.analysis.metrics import for_metric, metric_of
 from nbvslr.analysis.stats import task_paired, task_pairs
 from nbvslr.config import Config, load_config, parse_config
@@ -522,11 +523,13 @@ class Results:
 
     @cached_property
     def crossovers(self) -> pd.DataFrame:
-        """Where the curves of each compared pair cross: one row per (task, pair); columns
+        """Where the curves of each compared pair cross: one row per (task, pair), tasks in
+        the report's order (the paper's panels first, ``fidelity.panel_order``); columns
         ``CROSSOVER_COLUMNS`` (the report's crossover, its bootstrap interval, where b or a
         is significantly better; NaN where there is none)."""
         rows = []
-        for task in self.tasks:
+        for i in panel_order([t.name for t in self.tasks]):  # the report's order
+            task = self.tasks[i]
             for pair in task_pairs(task):
                 _, c = task_crossovers(task, pair, n_boot=self.n_boot, seed=self.seed)
                 rows.append({"task": task.name, "model_a": c.model_a, "model_b": c.model_b,

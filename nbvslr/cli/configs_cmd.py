@@ -7,8 +7,21 @@ import click
 from nbvslr.catalog import shipped_config, shipped_configs
 
 
+class _Configs(click.Group):
+    """``nbvslr configs``: a shipped config's name given where a command goes
+    (``nbvslr configs pima``) is answered with the command that prints it."""
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        name = args[0] if args else ""
+        if name and self.get_command(ctx, name) is None and not name.startswith("-"):
+            if name in {c.name for c in shipped_configs()}:
+                raise click.UsageError(f"no command {name!r}; to print the shipped config "
+                                       f"{name!r}: nbvslr configs show {name}", ctx)
+        return super().resolve_command(ctx, args)
+
+
 @click.group(
-    "configs", invoke_without_command=True,
+    "configs", cls=_Configs, invoke_without_command=True,
     short_help="List the shipped configs, or show one.",
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="""\b

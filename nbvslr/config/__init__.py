@@ -6,12 +6,13 @@ A config file (YAML, read with ``yaml.safe_load`` only)::
     sizes: {start: 2, stop: 59, step: 3}   # stop inclusive; or a list; or "paper"
     splits: 1000                           # random train/test splits per size
     seed: 0                                # base seed of every random draw
-    models:                                # name -> {model: nb|lr, ...family options}
+    models:                                # name -> {model: nb|lr|lda|qda, ...options}
       nb: {}
       lr: {}
       lr_l2: {model: lr, C: 1.0}
     compare: [[nb, lr], [nb, lr_l2]]       # pairs [a, b] for paired.csv and the report
-                                           # (default: every nb model vs every lr model)
+                                           # (default: every generative model against
+                                           # every discriminative one, config.pairs)
     nested: false                          # training sets of one split grow with m
     block: 250                             # splits per work unit (never changes results)
     profile: stated                        # model defaults for every task (options.PROFILES)

@@ -265,7 +265,7 @@ def notes_markdown(every: EveryMetric, *, level: float, n_boot: int, notes: bool
     names = titles(rows)
     text = ""
     if notes:
-        text += notes_text(names, level=level, n_boot=n_boot) + "\n"
+        text += notes_text(names, level=level, n_boot=n_boot, rows=rows) + "\n"
         text += ("- A metric's rows show that metric in the columns headed for the error "
                  "(`nbvslr report --metric log_loss` has each alone); the asymptotic and "
                  "majority-class errors, of the test error alone, are in `nbvslr report`.\n")

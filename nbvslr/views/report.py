@@ -28,6 +28,8 @@ from nbvslr.analysis.formatting import MISSING, m_text, number
 from nbvslr.analysis.metrics import LABELS, for_metric, missing_counts
 from nbvslr.analysis.stats import task_pairs
 from nbvslr.analysis.winner import winner
+from nbvslr.models.family import DISCRIMINATIVE
+from nbvslr.models.registry import approach
 from nbvslr.results.read import PathLike, TaskResults, load_results
 from nbvslr.views.naming import GENERIC, family_of, shared_titles, task_label
 
@@ -224,8 +226,14 @@ NOTES = """\
   resampled curves often cross before / after the plotted range.
 - {B} better from: the smallest m from which {B} is significantly better at every larger m.
 - asymptotic: the error of each model trained on all the rows and scored on the same rows
-  (run.json), an optimistic estimate of the paper's ε(h, ∞): 0 for {B} when the whole dataset
+  (run.json), an optimistic estimate of the paper's ε(h, ∞){rest}"""
+
+#: The end of NOTES: with the clause on the side whose models are all discriminative (LR,
+#: whose all-rows error is 0 on a linearly separable dataset), or without it.
+NOTES_END_ZERO = """: 0 for {X} when the whole dataset
   is linearly separable; majority: the error of always predicting the majority class."""
+NOTES_END = """; majority: the error of always
+  predicting the majority class."""
 
 GENERIC_NOTE = """\
 - a, b: the two models of the row's pair, named after its task (`task (a vs b)`); the
@@ -240,14 +248,33 @@ SINGLE_NOTE = """\
   side of it): its errors in the {A} columns, `n/a` where a pair is needed."""
 
 
-def notes_text(names: tuple[str, str] | None, *, level: float, n_boot: int) -> str:
-    """The definitions under the table, for its headings ``names`` (``titles``)."""
+def discriminative_side(rows: Sequence[Mapping[str, Any]],
+                        names: tuple[str, str] | None) -> str | None:
+    """The heading (of ``names``, else ``GENERIC``) of the side of the rows' pairs whose
+    models are all of a discriminative family (b before a), or None when neither side is:
+    the side whose all-rows error is 0 on a linearly separable dataset."""
+    pairs = [r["_families"] for r in rows if r["_cross"] is not None]
+    A, B = names or GENERIC
+    for side, heading in ((1, B), (0, A)):
+        if pairs and all(approach(p[side]) == DISCRIMINATIVE for p in pairs):
+            return heading
+    return None
+
+
+def notes_text(names: tuple[str, str] | None, *, level: float, n_boot: int,
+               rows: Sequence[Mapping[str, Any]] | None = None) -> str:
+    """The definitions under the table, for its headings ``names`` (``titles``) and its
+    ``rows`` (which side the asymptotic note's separable clause names,
+    ``discriminative_side``; without rows, b)."""
     A, B = names or GENERIC
     if names is None:  # a winner is the model's name
         wa, wb = "a's name", "b's name"
     else:
         wa, wb = f"`{A.lower()}`", f"`{B.lower()}`"
-    text = NOTES.format(A=A, B=B, wa=wa, wb=wb, pct=round(100 * level), n_boot=n_boot)
+    side = B if rows is None else discriminative_side(rows, names)
+    rest = NOTES_END if side is None else NOTES_END_ZERO.format(X=side)
+    text = NOTES.format(A=A, B=B, wa=wa, wb=wb, pct=round(100 * level), n_boot=n_boot,
+                        rest=rest)
     return text if names is not None else text + "\n" + GENERIC_NOTE
 
 
@@ -454,7 +481,7 @@ def report_table(
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     text = "\n".join(lines) + "\n"
     if notes:
-        text += "\n" + notes_text(names, level=level, n_boot=n_boot) + "\n"
+        text += "\n" + notes_text(names, level=level, n_boot=n_boot, rows=rows) + "\n"
         text += row_notes(rows, names)
         if metric != "error":
             text += missing_note(rows, metric)

@@ -277,11 +277,28 @@ def figure(table: pd.DataFrame) -> Figure:
     return fig
 
 
+def _at_least(low: int):
+    """An argparse type: an integer of at least ``low``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{value} is below {low}; give at least {low}")
+        return value
+
+    return parse
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--splits", type=int, default=SPLITS)
-    ap.add_argument("--features", type=int, default=FEATURES)
+    ap.add_argument("--splits", type=_at_least(2), default=SPLITS,
+                    help=f"training sets per separation and size, at least 2 (default {SPLITS})")
+    ap.add_argument("--features", type=_at_least(1), default=FEATURES,
+                    help=f"features d, at least 1 (default {FEATURES})")
     args = ap.parse_args(argv)
     run(args.out, d=args.features, splits=args.splits)
     return 0

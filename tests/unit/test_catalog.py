@@ -48,6 +48,19 @@ def test_configs_lists_and_show_prints_a_config():
     assert yaml.safe_load(shown.output)["tasks"] == ["pima"]
 
 
+def test_a_config_name_in_place_of_a_command_names_configs_show():
+    """`nbvslr configs generative` (a shipped config, not a command): exit 2, one line
+    giving the command that prints it; another unknown word keeps click's message."""
+    runner = CliRunner()
+    result = runner.invoke(cli, ["configs", "generative"])
+    assert result.exit_code == 2
+    assert len(result.output.strip().splitlines()) == 1
+    assert "nbvslr configs show generative" in result.output
+    other = runner.invoke(cli, ["configs", "nosuch"])
+    assert other.exit_code == 2
+    assert "No such command 'nosuch'" in other.output
+
+
 def test_an_unknown_name_suggests_the_closest(tmp_path, monkeypatch):
     """A misspelt name, or a checkout path used elsewhere: exit 2, one line with a hint."""
     runner = CliRunner()

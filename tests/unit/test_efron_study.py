@@ -47,3 +47,35 @@ def test_are_is_efrons_table_for_any_number_of_features(d):
     does not depend on the number of features."""
     got = {delta: round(efron.are(delta, d)["are"], 3) for delta in EFRON}
     assert got == EFRON
+
+
+@pytest.mark.parametrize("args, word", [(["--splits", "0"], "--splits"),
+                                        (["--splits", "1"], "--splits"),
+                                        (["--features", "0"], "--features")])
+def test_too_few_splits_or_features_is_a_one_line_error(tmp_path, capsys, args, word):
+    """--splits below 2 (no standard error) or --features below 1 stop before any work
+    with one usage line naming the option, not a traceback from deep in the study."""
+    with pytest.raises(SystemExit) as stop:
+        efron.main(["--out", str(tmp_path / "out"), *args])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert word in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_small_study_writes_its_tables_and_no_rule_beats_bayes(tmp_path):
+    """A small run of the study (one separation, two sizes, 30 training sets) writes
+    efron.csv, are.csv, efron.png and study.json; every fitted rule's exact error is at
+    least the Bayes error, so both excess errors are >= 0."""
+    from scipy.stats import norm
+
+    delta = 2.0
+    got = efron.measure(delta, 2, 10, 30, 0)
+    bayes = norm.cdf(-delta / 2)
+    assert got["lda"].shape == got["lr"].shape == (30,)
+    assert (got["lda"] >= bayes - 1e-12).all() and (got["lr"] >= bayes - 1e-12).all()
+    table = efron.run(tmp_path, deltas=(delta,), sizes=(10, 40), splits=30)
+    assert [p.name for p in sorted(tmp_path.iterdir())] == [
+        "are.csv", "efron.csv", "efron.png", "study.json"]
+    assert list(table["m"]) == [10, 40] and (table["splits"] == 30).all()
+    assert (table[["excess_lda", "excess_lr"]] >= 0).all().all()

@@ -50,6 +50,25 @@ def test_an_lda_vs_lr_report_never_says_nb(tmp_path):
     assert "paired differences LDA − LR" in text
 
 
+def test_the_separable_note_names_only_a_discriminative_model(tmp_path):
+    """The note "asymptotic ... 0 for X when the whole dataset is linearly separable" names
+    the side whose models are LR: a, when the pair is (lr, lda); not LDA, and not a side
+    mixing LR and LDA."""
+    _folder(tmp_path / "one", "toy", {"lr": ("lr", lr_curve), "lda": ("lda", nb_curve)},
+            [("lr", "lda")])
+    text = report.report_table(tmp_path / "one", n_boot=50, paper=False)
+    assert "0 for LR when the whole dataset" in text, text
+    assert "0 for LDA" not in text
+    _folder(tmp_path / "two", "toy", {"lr": ("lr", lr_curve), "lda": ("lda", nb_curve),
+                                      "nb": ("nb", nb_curve)}, [("nb", "lr"), ("nb", "lda")])
+    text = report.report_table(tmp_path / "two", n_boot=50, paper=False)
+    assert "0 for b" not in text and "linearly separable" not in text, text
+    _folder(tmp_path / "three", "toy", {"nb": ("nb", nb_curve), "lr": ("lr", lr_curve)},
+            [("nb", "lr")])
+    text = report.report_table(tmp_path / "three", n_boot=50, paper=False)
+    assert "0 for LR when the whole dataset" in text  # the paper's pair, as before
+
+
 def test_pairs_of_different_families_are_headed_a_and_b(tmp_path):
     """nb and lda each against lr: the columns say a and b, and every row names its pair."""
     _folder(tmp_path, "toy", {"nb": ("nb", nb_curve), "lda": ("lda", nb_curve),
@@ -89,6 +108,21 @@ def test_one_crossover_table_for_the_api_and_the_csv(tmp_path):
     assert api["better_after"].iloc[0] == "lr" and api["b_better_from"].iloc[0] > 0
 
 
+def test_the_api_crossovers_follow_the_reports_task_order(tmp_path):
+    """Results.crossovers lists its tasks as report --format csv does (the paper's panel
+    order: pima before adult-continuous), not in the order the folders load."""
+    from nbvslr.api import load
+
+    for task in ("adult-continuous", "pima"):
+        _folder(tmp_path, task, {"nb": ("nb", nb_curve), "lr": ("lr", lr_curve)},
+                [("nb", "lr")])
+    res = load(tmp_path)
+    assert [t.name for t in res.tasks] == ["adult-continuous", "pima"]  # the load order
+    csv = pd.read_csv(io.StringIO(report.report_csv(tmp_path)))
+    assert res.crossovers["task"].tolist() == csv["task"].tolist() == ["pima",
+                                                                       "adult-continuous"]
+
+
 def test_the_figure_names_the_pair_it_draws(tmp_path):
     """An lda-vs-lr figure: LDA solid like NB, LR dashed, its caption names LDA and LR."""
     _folder(tmp_path, "toy", {"lda": ("lda", nb_curve), "lr": ("lr", lr_curve)},
@@ -97,8 +131,8 @@ def test_the_figure_names_the_pair_it_draws(tmp_path):
             [("lda", "lr")])
     fig = plots.figure_of_tasks(load_results(tmp_path), n_boot=20)
     text = fig.get_supxlabel()
-    if registry.approach("lda") == GENERATIVE:
-        assert "LDA solid, LR dashed" in " ".join(text.split()), text
+    assert registry.approach("lda") == GENERATIVE
+    assert "LDA solid, LR dashed" in " ".join(text.split()), text
     assert "first crossover of LDA and LR, LR ahead after it" in " ".join(text.split())
     assert "NB" not in text
 

@@ -86,8 +86,9 @@ DISCRIMINANT_OPTIONS: tuple[Option, ...] = (
     Option("shrinkage", 0.0, lambda v: _fraction(v), "a number in [0, 1]",
            "λ of `(1 − λ) Σ + λ diag(Σ)`: 0 the full covariance, 1 naive Bayes's diagonal"),
     Option("singular", "epsilon", choice("epsilon", "pinv"), one_of("epsilon", "pinv"),
-           "a singular covariance (m ≤ d): `epsilon` inverts `Σ + ε I` with naive Bayes's "
-           "epsilon; `pinv` takes its pseudo-inverse (docs/discriminant.md)"),
+           "a singular covariance (at m ≤ d, or with a feature constant in the training "
+           "rows): `epsilon` inverts `Σ + ε I` with naive Bayes's epsilon; `pinv` takes its "
+           "pseudo-inverse (docs/discriminant.md)"),
     Option("var_smoothing", 1e-9, number(0.0, strict=False), "a number >= 0",
            "`singular: epsilon`: epsilon is `max(var_smoothing × largest feature variance of "
            "the training set, var_floor)`"),

@@ -82,7 +82,8 @@ LR_OPTIONS: tuple[Option, ...] = (
     Option("C_separable", 1e4, number(0.0, strict=True), "a number > 0",
            "the penalty of `separable: l2`"),
     Option("tol", 1e-10, number(0.0, strict=True), "a number > 0",
-           "Newton stops when the largest absolute gradient component over m is ≤ tol"),
+           "Newton stops when the largest absolute gradient component over m is ≤ tol "
+           "(unpenalised: the detection of separated rows fits to at most 1e-10)"),
     Option("max_iter", 100, integer(1, MAX_ITER), f"an integer from 1 to {MAX_ITER}",
            "at most this many Newton steps"),
     Option("mcmc_method", "hmc", choice("hmc", "hit-and-run"), one_of("hmc", "hit-and-run"),

@@ -104,6 +104,12 @@ PEEL, GUESS, LP = 0, 1, 2
 #: The smallest ``sigma(-mu_i)`` of a row of R that the overlap certificate accepts (a
 #: smaller one sends the split to the LP: it changes the cost, not the answer).
 CERTIFICATE_FLOOR = 1e-6
+#: The loosest tolerance of ``detect``'s Newton fits, whatever LR's ``tol`` (a looser one is
+#: lowered to it): the certificate's bound ``tol m ||v||_1 / CERTIFICATE_FLOOR`` rules out a
+#: separating direction only while ``tol`` is small (at 1e-6 it certifies fits running off
+#: along a direction the peel missed), so which rows are separated, and the predictions,
+#: do not move with the option.
+CERTIFICATE_TOL = 1e-10
 #: The certificate's second form: the largest margin change of one more Newton step from a
 #: converged fit of R (``detect``); a change, not a size: the cost of a split, not its answer.
 STEP_FLOOR = 1e-3
@@ -267,10 +273,10 @@ def detect(
     """Overlap, complete or quasi for S training sets (the module docstring's steps).
 
     Z1 : (S, m, P) training rows, trailing column of ones; sign : (S, m) ``2 y - 1``.
-    ``tol`` and ``max_iter`` are the Newton fits' (``newton.fit_newton``); ``extra``
-    (P, L) and ``rows`` (the distinct rows U and each row's index in them, (S, m)) as for
-    ``pure_rows``; with ``rows``, Z1 may be None (the rows a step reads are then gathered
-    from U for the splits it reads them of).
+    ``tol`` (lowered to ``CERTIFICATE_TOL`` if looser) and ``max_iter`` are the Newton fits'
+    (``newton.fit_newton``); ``extra`` (P, L) and ``rows`` (the distinct rows U and each
+    row's index in them, (S, m)) as for ``pure_rows``; with ``rows``, Z1 may be None (the
+    rows a step reads are then gathered from U for the splits it reads them of).
     """
     # compiled (numba): imported where they run, as the other kernels
     from nbvslr.kernels.sparse_gram import listed_rows, sparse_matvec
@@ -279,6 +285,7 @@ def detect(
         Z1 = np.asarray(Z1, dtype=np.float64)
     sign = np.asarray(sign, dtype=np.float64)
     S, m, P = Z1.shape if Z1 is not None else rows[1].shape + rows[0].shape[1:]
+    tol = min(tol, CERTIFICATE_TOL)  # the certificate's bound needs it (CERTIFICATE_TOL)
     newton = dict(tol=tol, max_iter=max_iter, budget=budget)
     code = np.full(S, OVERLAP, dtype=np.int8)
     theta = np.zeros((S, P))
