@@ -39,9 +39,10 @@ its fit on all rows would run off; on a dense design before step 1, for every sp
    margins. Q is then exactly the peeled rows: ``overlap`` if none, else ``quasi``.
 3. Otherwise (Newton capped, a row fitted with ``sigma(-mu_i)`` below the floor, or a
    separation that no single column shows) a guess is tried first: the rows the fit left
-   below the floor, or, for a fit of R still running after ``GUESS_STEPS`` steps (a rest
-   that overlaps converges within them; one with a separation the peel missed runs off),
-   the rows one more step moves by more than ``GUESS_MOVE``. The guess stands only if the
+   below the floor, or, for a fit of R still running after ``EARLY_STEPS`` and, if that
+   guess fails or is empty, after ``GUESS_STEPS`` steps (the fit resumed from its iterate;
+   a rest that overlaps converges within them; one with a separation the peel missed runs
+   off), the rows one more step moves by more than ``GUESS_MOVE``. The guess stands only if the
    fit of the other rows is certified as above and the direction problem of the guessed
    rows is feasible (a direction that separates them: both proofs); else the linear
    program of Konis (2007) decides on the remaining rows (``separated_rows_lp``): maximise
