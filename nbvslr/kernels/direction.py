@@ -17,14 +17,16 @@ from nbvslr.kernels.jit import compiled
 
 
 @compiled
-def overlap_columns(Z1, separated, used, count):
+def overlap_columns(U, ids, separated, used, count):
     """``used[a, j]``: some overlap row of split a (``~separated[a]``) is non-zero in weight
     column j; ``count[a]`` its number of overlap rows.
 
-    Z1 (S, m, P) with the intercept last; separated (S, m) bool; used (S, P - 1) bool and
-    count (S,) int64, filled.
+    U (u, P) the distinct rows, the intercept last; ids (S, m) int64 each training row's
+    distinct row (split a's row i is ``U[ids[a, i]]``); separated (S, m) bool; used
+    (S, P - 1) bool and count (S,) int64, filled.
     """
-    S, m, P = Z1.shape
+    S, m = ids.shape
+    P = U.shape[1]
     for a in range(S):
         used[a, :] = False
         r = 0
@@ -32,8 +34,9 @@ def overlap_columns(Z1, separated, used, count):
             if separated[a, i]:
                 continue
             r += 1
+            z = U[ids[a, i]]
             for j in range(P - 1):
-                if Z1[a, i, j] != 0.0:
+                if z[j] != 0.0:
                     used[a, j] = True
         count[a] = r
 
@@ -45,7 +48,7 @@ EXACT_ROWS = 65536
 
 
 @compiled
-def overlap_grams(Z1, separated, used, count, c_ptr, mean, g_ptr, gram):
+def overlap_grams(U, ids, separated, used, count, c_ptr, mean, g_ptr, gram):
     """Each split's overlap rows on its used columns C (c of them, ascending): their mean
     (``mean[c_ptr[a]:c_ptr[a + 1]]``) and the centred Gram matrix ``(X - xbar)^T (X -
     xbar)`` ((c, c) row-major at ``gram[g_ptr[a]:]``).
@@ -55,10 +58,12 @@ def overlap_grams(Z1, separated, used, count, c_ptr, mean, g_ptr, gram):
     the numerator an exact integer, so each entry is the exact value correctly rounded;
     other rows: the centred products summed row by row.
 
-    Z1 (S, m, P); separated (S, m) bool; used (S, P - 1) bool and count (S,) from
-    ``overlap_columns``; c_ptr, g_ptr (S + 1,) int64; mean, gram flat float64, filled.
+    U (u, P) and ids (S, m) as for ``overlap_columns``; separated (S, m) bool; used
+    (S, P - 1) bool and count (S,) from ``overlap_columns``; c_ptr, g_ptr (S + 1,) int64;
+    mean, gram flat float64, filled.
     """
-    S, m, P = Z1.shape
+    S, m = ids.shape
+    P = U.shape[1]
     cols = np.zeros(P, dtype=np.int64)
     d = np.zeros(P)
     nz = np.zeros(P, dtype=np.int64)
@@ -76,8 +81,9 @@ def overlap_grams(Z1, separated, used, count, c_ptr, mean, g_ptr, gram):
         exact = r <= EXACT_ROWS
         for i in range(m):
             if not separated[a, i]:
+                z = U[ids[a, i]]
                 for t in range(c):
-                    x = Z1[a, i, cols[t]]
+                    x = z[cols[t]]
                     mu[t] += x
                     if exact and (abs(x) > EXACT_ENTRY or x != np.floor(x)):
                         exact = False
@@ -87,16 +93,17 @@ def overlap_grams(Z1, separated, used, count, c_ptr, mean, g_ptr, gram):
             for i in range(m):
                 if separated[a, i]:
                     continue
+                z = U[ids[a, i]]
                 q = 0
                 for t in range(c):
-                    if Z1[a, i, cols[t]] != 0.0:
+                    if z[cols[t]] != 0.0:
                         nz[q] = t
                         q += 1
                 for p in range(q):
                     t = nz[p]
-                    xt = Z1[a, i, cols[t]]
+                    xt = z[cols[t]]
                     for o in range(p, q):
-                        g[t * c + nz[o]] += xt * Z1[a, i, cols[nz[o]]]
+                        g[t * c + nz[o]] += xt * z[cols[nz[o]]]
             for t in range(c):
                 for u in range(t, c):
                     g[t * c + u] = (r * g[t * c + u] - mu[t] * mu[u]) / r
@@ -108,8 +115,9 @@ def overlap_grams(Z1, separated, used, count, c_ptr, mean, g_ptr, gram):
             for i in range(m):
                 if separated[a, i]:
                     continue
+                z = U[ids[a, i]]
                 for t in range(c):
-                    d[t] = Z1[a, i, cols[t]] - mu[t]
+                    d[t] = z[cols[t]] - mu[t]
                 for t in range(c):
                     dt = d[t]
                     for u in range(t, c):

@@ -102,3 +102,73 @@ def sparse_rmatvec(cols, vals, nnz, r, P):
             for u in range(nnz[a, i]):
                 out[a, cols[a, i, u]] += vals[a, i, u] * ri
     return out
+
+
+@compiled
+def listed_rows(ptr, cols, vals, ids, skip):
+    """The non-zeros of a stack given by its distinct rows, as ``sparse_rows`` lists them.
+
+    ptr (u + 1,), cols (nnz,) int64 and vals (nnz,): the distinct rows' non-zeros (row r's
+    in ``ptr[r]:ptr[r + 1]``, columns increasing); ids (A, m) int64 each row's distinct
+    row; skip (A, m) bool the rows read as zero. Returns ``(cols, vals, nnz)``, (A, m, K)
+    with K the largest count (at least 1), the unused slots 0: ``sparse_rows`` of the stack
+    ``U[ids]`` with the skipped rows zeroed, without the stack.
+    """
+    A, m = ids.shape
+    nnz = np.zeros((A, m), dtype=np.int64)
+    K = 1
+    for a in range(A):
+        for i in range(m):
+            if not skip[a, i]:
+                r = ids[a, i]
+                nnz[a, i] = ptr[r + 1] - ptr[r]
+                K = max(K, nnz[a, i])
+    out_cols = np.zeros((A, m, K), dtype=np.int64)
+    out_vals = np.zeros((A, m, K))
+    for a in range(A):
+        for i in range(m):
+            start = ptr[ids[a, i]]
+            for k in range(nnz[a, i]):
+                out_cols[a, i, k] = cols[start + k]
+                out_vals[a, i, k] = vals[start + k]
+    return out_cols, out_vals, nnz
+
+
+@compiled
+def pack_columns(cols, nnz, P):
+    """The columns each split's rows use, packed (``lr.newton._packed``): cols (A, m, K)
+    and nnz (A, m) as ``sparse_rows`` lists them, P the stack's width.
+
+    Returns ``(packed, pos)``: packed (A, m, K) int64 each slot's column renumbered among
+    its split's used columns (in their order; a slot past a row's nnz: the renumbered index
+    of the column it holds, clipped at 0, any index will do), pos (A, W) int64 the column
+    of each packed one (P for the padding of splits that use fewer than W = the most used).
+    """
+    A, m, K = cols.shape
+    slot = np.empty((A, P), dtype=np.int64)  # number of used columns up to j, minus 1
+    used = np.zeros(P, dtype=np.bool_)
+    W = 1
+    for a in range(A):
+        used[:] = False
+        for i in range(m):
+            for k in range(nnz[a, i]):
+                used[cols[a, i, k]] = True
+        c = 0
+        for j in range(P):
+            if used[j]:
+                c += 1
+            slot[a, j] = c - 1
+        W = max(W, c)
+    pos = np.full((A, W), P, dtype=np.int64)
+    for a in range(A):
+        prev = -1
+        for j in range(P):
+            if slot[a, j] != prev:  # column j is used: the next packed index
+                pos[a, slot[a, j]] = j
+                prev = slot[a, j]
+    packed = np.empty((A, m, K), dtype=np.int64)
+    for a in range(A):
+        for i in range(m):
+            for k in range(K):
+                packed[a, i, k] = max(slot[a, cols[a, i, k]], 0)
+    return packed, pos

@@ -61,12 +61,37 @@ def add_lex_agreement(sv, st, tau_v, tau, inv_tau, weight, ties, agree):
     for r in range(R):
         w = weight[r]
         for c in range(C):
-            v = sv[r, c]
-            if abs(v) > tau_v[c]:
-                score = (1.0 if v > 0.0 else -1.0) * 2.0 * tau[c]
-            else:
-                score = st[r, c]
+            score = _lex_score(sv[r, c], st[r, c], tau_v[c], tau[c])
             agree[c] += w * _step(score, inv_tau[c], ties)
+
+
+@compiled
+def _lex_score(v, t, tau_v, tau):
+    """The folded score of ``add_lex_agreement``: ``sign(v) 2 tau`` where ``|v| > tau_v``
+    (the direction decides), else ``t``."""
+    if abs(v) > tau_v:
+        return (1.0 if v > 0.0 else -1.0) * 2.0 * tau
+    return t
+
+
+@compiled
+def add_lex_train_agreement(sv, st, r0, rows, sign, tau_v, tau, inv_tau, ties, agree):
+    """``add_train_agreement`` of lexicographic rules: ``agree[c] += sum_i sign[c, i] *
+    step(score)`` over the training rows i of model c whose distinct row ``rows[c, i]`` is
+    among the tiles' rows ``r0 .. r0 + R - 1``, the score folded from the two tiles (R, C)
+    ``sv`` and ``st`` as ``add_lex_agreement`` folds it (tau_v, tau, inv_tau (C,) as
+    there); rows (C, m) int64, sign (C, m), agree (C,) updated in place."""
+    R, C = sv.shape
+    m = rows.shape[1]
+    for c in range(C):
+        t = inv_tau[c]
+        acc = 0.0
+        for i in range(m):
+            u = rows[c, i] - r0
+            if 0 <= u < R:
+                score = _lex_score(sv[u, c], st[u, c], tau_v[c], tau[c])
+                acc += sign[c, i] * _step(score, t, ties)
+        agree[c] += acc
 
 
 @compiled

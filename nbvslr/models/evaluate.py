@@ -152,8 +152,10 @@ def count_mistakes_lex(
 
     The two scores are folded into one: where the direction decides, the score is replaced
     by ``+-2 tau`` (tau: theta's tie band), which ``count_mistakes``'s step reads as that sign.
+    As in ``count_mistakes``, a training row's scores are read from the tiles that hold its
+    distinct row, so a row counts the same among all rows and among the training rows.
     """
-    from nbvslr.kernels.steps import add_lex_agreement
+    from nbvslr.kernels.steps import add_lex_agreement, add_lex_train_agreement
 
     theta = np.asarray(theta, dtype=np.float64)
     directions = np.asarray(directions, dtype=np.float64)
@@ -164,7 +166,12 @@ def count_mistakes_lex(
     tau_v = np.maximum(DIRECTION_RTOL * np.abs(directions).sum(axis=1), 1e-300)  # (n,)
     Zu = design.unique_Z1
     U = Zu.shape[0]
+    m = idx.shape[1]
     agree = np.zeros(n)
+    agree_tr = np.zeros(n)
+    if m:
+        train_rows_u = design.row_to_unique[idx].astype(np.int64)  # (n, m) distinct rows
+        train_sign = np.ascontiguousarray(design.sign[idx], dtype=np.float64)  # (n, m)
     cols = min(n, MODEL_TILE) if n else 1
     rows = max(1, TILE // max(cols, 1))
     for lo in range(0, n, cols):
@@ -173,20 +180,11 @@ def count_mistakes_lex(
             r1 = min(U, r0 + rows)
             # the two tiles of scores (r, hi - lo), folded and counted in one compiled pass
             Zr = Zu[r0:r1]
-            add_lex_agreement(Zr @ directions[lo:hi].T, Zr @ theta[lo:hi].T, tau_v[lo:hi],
-                              tau[lo:hi], inv_tau[lo:hi], design.unique_weight[r0:r1], ties,
-                              agree[lo:hi])
-    all_rows = 0.5 * (design.n_rows - agree)
-    train = np.zeros(n)
-    m = idx.shape[1]
-    step = max(1, TILE * 16 // max(m * Zu.shape[1], 1))  # splits whose rows are gathered at once
-    for lo in range(0, n, step):  # each split's own training rows, by blocks of splits
-        hi = min(n, lo + step)
-        Zt = Zu[design.row_to_unique[idx[lo:hi]]]  # (s, m, P)
-        sv = np.matmul(Zt, directions[lo:hi, :, None])[:, :, 0]  # (s, m)
-        st = np.matmul(Zt, theta[lo:hi, :, None])[:, :, 0]
-        t = tau[lo:hi, None]
-        sc = np.where(np.abs(sv) > tau_v[lo:hi, None], np.sign(sv) * 2.0 * t, st)
-        pred = np.where(sc / t >= 1.0, 1.0, np.where(sc / t <= -1.0, -1.0, ties))
-        train[lo:hi] = 0.5 * (m - (design.sign[idx[lo:hi]] * pred).sum(axis=1))
-    return all_rows, train
+            sv, st = Zr @ directions[lo:hi].T, Zr @ theta[lo:hi].T
+            add_lex_agreement(sv, st, tau_v[lo:hi], tau[lo:hi], inv_tau[lo:hi],
+                              design.unique_weight[r0:r1], ties, agree[lo:hi])
+            if m:  # the training rows' scores: in the same tiles
+                add_lex_train_agreement(sv, st, r0, train_rows_u[lo:hi], train_sign[lo:hi],
+                                        tau_v[lo:hi], tau[lo:hi], inv_tau[lo:hi], ties,
+                                        agree_tr[lo:hi])
+    return 0.5 * (design.n_rows - agree), 0.5 * (m - agree_tr) if m else np.zeros(n)

@@ -154,6 +154,7 @@ def _two_class() -> None:
     import numpy as np
 
     from nbvslr.data.dataset import Dataset
+    from nbvslr.kernels.sparse_gram import listed_rows, pack_columns
     from nbvslr.models.design import get_design
     from nbvslr.models.evaluate import count_mistakes, count_mistakes_lex
     from nbvslr.models.lr.hmc import sample_separating_hmc
@@ -178,6 +179,10 @@ def _two_class() -> None:
     Z[0, :, 8] = 1.0
     fit_newton(Z, np.array([[1.0, -1.0] * 4]), C=1.0)
     pure_rows(Z, np.array([[1.0, -1.0] * 4]))
+    # a split's rest listed from the distinct rows (``separation.detect``)
+    listed_rows(np.array([0, 1], dtype=np.int64), np.zeros(1, dtype=np.int64), np.ones(1),
+                np.zeros((1, 2), dtype=np.int64), np.array([[False, True]]))
+    pack_columns(np.zeros((1, 2, 1), dtype=np.int64), np.ones((1, 2), dtype=np.int64), 2)
     # a quasi set: the first row separated by its own column (kernels.direction)
     Zq = np.array([[[1.0, 0.0, 1.0], [0.0, 1.0, 1.0], [0.0, 1.0, 1.0], [0.0, 0.0, 1.0],
                     [0.0, 0.0, 1.0]]])

@@ -36,14 +36,15 @@ def _numpy_kkt(G: np.ndarray, y: np.ndarray, rtol: float = ld.KKT_RTOL):
 def _grams(Z1: np.ndarray, separated: np.ndarray):
     """``overlap_grams``'s means and Gram matrices, per split (lists of (c,), (c, c))."""
     S, m, P = Z1.shape
+    U, ids = Z1.reshape(S * m, P), np.arange(S * m).reshape(S, m)
     used = np.zeros((S, P - 1), dtype=bool)
     count = np.zeros(S, dtype=np.int64)
-    overlap_columns(Z1, separated, used, count)
+    overlap_columns(U, ids, separated, used, count)
     c = used.sum(axis=1)
     c_ptr = np.r_[0, np.cumsum(c)].astype(np.int64)
     g_ptr = np.r_[0, np.cumsum(c * c)].astype(np.int64)
     mean, gram = np.zeros(c_ptr[-1]), np.zeros(g_ptr[-1])
-    overlap_grams(Z1, separated, used, count, c_ptr, mean, g_ptr, gram)
+    overlap_grams(U, ids, separated, used, count, c_ptr, mean, g_ptr, gram)
     return used, [mean[c_ptr[a]:c_ptr[a + 1]] for a in range(S)], [
         gram[g_ptr[a]:g_ptr[a + 1]].reshape(c[a], c[a]) for a in range(S)]
 

@@ -11,6 +11,7 @@ import pytest
 from scipy.optimize import linprog
 
 import nbvslr.models.evaluate as evaluate
+import nbvslr.models.lr.newton as newton
 import nbvslr.models.lr.separation as separation
 from nbvslr.analysis.stats import summarize
 from nbvslr.data.dataset import Dataset
@@ -115,6 +116,30 @@ def test_fit_newton_given_the_nonzeros_is_the_fit_that_finds_them():
     for kw in (dict(stop_when_separable=True), dict(max_iter=3)):
         want = fit_newton(Zr, sign, rows=rows, **kw)
         got = fit_newton(Zr, sign, rows=rows, nonzeros=wide, **kw)
+        for field in ("theta", "n_iter", "converged", "separable"):
+            np.testing.assert_array_equal(getattr(got, field), getattr(want, field))
+
+
+def test_fit_newton_on_a_stand_in_of_the_stack_is_the_fit_of_the_stack():
+    """Where ``reads_stack`` says Newton given the non-zeros reads no entry of the stack, a
+    stand-in of its shape gives the very fit the stack gives; the row-space form (m at most
+    P / 2) and a penalty do read it."""
+    from nbvslr.kernels.sparse_gram import sparse_rows
+
+    data = _quasi_data()
+    design, idx, Z1, sign = _stack(data, 80, 20, "onehot")
+    rows = np.random.default_rng(4).random(Z1.shape[:2]) < 0.9
+    Zr = Z1 * rows[:, :, None]
+    nonzeros = sparse_rows(Zr)
+    S, m, P = Zr.shape
+    assert not newton.reads_stack(m, P, nonzeros[2])
+    assert newton.reads_stack(P // 2, P, nonzeros[2])
+    assert newton.reads_stack(m, P, nonzeros[2], C=1.0)
+    assert newton.reads_stack(m, P, np.full((S, m), P))  # rows too dense for the sparse form
+    stand_in = np.broadcast_to(0.0, Zr.shape)
+    for kw in (dict(stop_when_separable=True), dict(max_iter=3)):
+        want = fit_newton(Zr, sign, rows=rows, nonzeros=nonzeros, **kw)
+        got = fit_newton(stand_in, sign, rows=rows, nonzeros=nonzeros, **kw)
         for field in ("theta", "n_iter", "converged", "separable"):
             np.testing.assert_array_equal(getattr(got, field), getattr(want, field))
 
@@ -339,10 +364,12 @@ def test_the_compiled_peel_equals_the_peel_by_rounds(tmp_path_factory):
 
 
 def test_the_guess_steps_change_the_cost_not_the_answer(tmp_path_factory, monkeypatch):
-    """``detect`` with the rest's first fit stopped after GUESS_STEPS (the guess read from
-    one more step) returns every field as with that fit run to its end (the guess read from
-    the rows below the floor): the same kinds, rows, fits and directions; the stopped fit
-    guesses right on most of the shipped splits that need a guess."""
+    """``detect`` with the rest's first fit stopped after EARLY_STEPS and GUESS_STEPS (the
+    guess read from one more step; the fits not guessed early resumed) returns every field
+    as with that fit run to its end (the guess read from the rows below the floor), as with
+    no early stop, and as with an early stop so early that many guesses fail and resume:
+    the same kinds, rows, fits and directions; the stopped fit guesses right on most of the
+    shipped splits that need a guess."""
     data = _shipped("adult-discrete", tmp_path_factory)
     design = get_design(data, "onehot_ref")
     idx = _train(data.y, 102, 60)
@@ -350,27 +377,45 @@ def test_the_guess_steps_change_the_cost_not_the_answer(tmp_path_factory, monkey
     kw = dict(extra=level_directions(data, "onehot_ref"),
               rows=(design.unique_Z1, design.row_to_unique[idx]))
     capped = separation.detect(Z1, sign, **kw)
-    monkeypatch.setattr(separation, "GUESS_STEPS", 100)
-    whole = separation.detect(Z1, sign, **kw)
-    for field in ("code", "separated", "theta", "direction", "n_iter", "converged"):
-        np.testing.assert_array_equal(getattr(capped, field), getattr(whole, field),
-                                      err_msg=field)
+    others = []
+    for early, cap in [(100, 100), (10, 10), (3, 10)]:
+        monkeypatch.setattr(separation, "EARLY_STEPS", early)
+        monkeypatch.setattr(separation, "GUESS_STEPS", cap)
+        others.append(separation.detect(Z1, sign, **kw))
+    for other in others:
+        for field in ("code", "separated", "theta", "direction", "n_iter", "converged"):
+            np.testing.assert_array_equal(getattr(capped, field), getattr(other, field),
+                                          err_msg=field)
     guessed = capped.how == separation.GUESS
     assert guessed.sum() >= 10 and (capped.how == separation.LP).sum() <= guessed.sum() / 5
 
 
-def test_detect_from_the_distinct_rows_equals_detect_on_the_stack(tmp_path_factory):
-    """Every field ``detect`` returns is the same with and without the distinct rows."""
+def test_detect_from_the_distinct_rows_equals_detect_on_the_stack(tmp_path_factory,
+                                                                   monkeypatch):
+    """Every field ``detect`` returns is the same with and without the distinct rows, and
+    with them and no stack (with them, the direction problem reads them instead of the
+    stack, and Newton's fits of the rests run on a stand-in of the stack where they read
+    none of its entries: both kinds of fit occur)."""
+    read = []
+
+    def spy(*args, **kwargs):
+        read.append(newton.reads_stack(*args, **kwargs))
+        return read[-1]
+
+    monkeypatch.setattr(separation, "reads_stack", spy)
     for data, coding, m in _peel_cases(tmp_path_factory)[:4]:
         design = get_design(data, coding)
         idx = _train(data.y, m, 30)
         Z1, sign = design.rows(idx), design.sign[idx]
         extra = level_directions(data, coding)
         a = separation.detect(Z1, sign, extra=extra)
-        b = separation.detect(Z1, sign, extra=extra,
-                              rows=(design.unique_Z1, design.row_to_unique[idx]))
+        rows = (design.unique_Z1, design.row_to_unique[idx])
+        b = separation.detect(Z1, sign, extra=extra, rows=rows)
+        c = separation.detect(None, sign, extra=extra, rows=rows)
         for field in ("code", "separated", "theta", "direction", "n_iter", "converged", "how"):
             np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
+            np.testing.assert_array_equal(getattr(a, field), getattr(c, field), err_msg=field)
+    assert set(read) == {True, False}
 
 
 def test_a_complete_set_starts_from_newtons_first_separating_iterate():
@@ -411,10 +456,10 @@ def _lex_train_per_split(design, directions, theta, idx, ties):
 
 @pytest.mark.parametrize("ties", [0.0, 1.0, -1.0])
 def test_lex_training_mistakes_by_blocks_equal_the_per_split_count(monkeypatch, ties):
-    """count_mistakes_lex's training-row count, by blocks of splits, equals the per-split
-    count, on random rules (rows with a direction score of exactly 0 included) and on the
-    quasi fits of the random data."""
-    monkeypatch.setattr(evaluate, "TILE", 64)  # several blocks of splits
+    """count_mistakes_lex's training-row count, read from the tiles of the distinct rows,
+    equals the per-split count, on random rules (rows with a direction score of exactly 0
+    included) and on the quasi fits of the random data."""
+    monkeypatch.setattr(evaluate, "TILE", 64)  # several tiles of rows
     data = _quasi_data()
     design, idx, Z1, sign = _stack(data, 40, 50)
     rng = np.random.default_rng(2)

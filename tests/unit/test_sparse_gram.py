@@ -129,3 +129,56 @@ def test_packed_fits_do_not_depend_on_the_block():
     np.testing.assert_array_equal(blocks.n_iter, whole.n_iter)
     np.testing.assert_array_equal(alone.theta[0], whole.theta[3])
     assert (whole.n_iter > 3).any()
+
+
+def test_listed_rows_equal_sparse_rows_of_the_gathered_stack():
+    """``listed_rows`` (a stack's non-zeros read from its distinct rows, some rows read as
+    zero) lists exactly what ``sparse_rows`` lists of the gathered stack, those rows zeroed."""
+    from nbvslr.kernels.sparse_gram import listed_rows
+
+    rng = np.random.default_rng(7)
+    U = rng.integers(-2, 3, (40, 9)).astype(float) * (rng.random((40, 9)) < 0.3)
+    U[3] = 0.0  # a distinct row with no non-zero
+    ids = rng.integers(0, 40, (6, 25))
+    skip = rng.random((6, 25)) < 0.3
+    r, c = np.nonzero(U)
+    ptr = np.r_[0, np.cumsum(np.bincount(r, minlength=40))].astype(np.int64)
+    got = listed_rows(ptr, c.astype(np.int64), U[r, c], ids, skip)
+    want = sparse_rows(U[ids] * ~skip[:, :, None])
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+        assert g.dtype == w.dtype
+
+
+def _packed_by_numpy(cols, nnz, P):
+    """``pack_columns`` as numpy computed it in ``newton._packed`` before (the reference)."""
+    A = cols.shape[0]
+    used = np.zeros((A, P + 1), dtype=bool)
+    listed = np.arange(cols.shape[2]) < nnz[:, :, None]
+    used[np.arange(A)[:, None, None], np.where(listed, cols, P)] = True
+    used = used[:, :P]
+    slot = np.cumsum(used, axis=1) - 1
+    W = max(1, int(used.sum(axis=1).max()))
+    pos = np.full((A, W), P, dtype=np.int64)
+    a_i, j_i = np.nonzero(used)
+    pos[a_i, slot[a_i, j_i]] = j_i
+    packed = np.maximum(np.take_along_axis(slot, cols.reshape(A, -1), axis=1), 0)
+    return packed.reshape(cols.shape), pos
+
+
+def test_pack_columns_equals_the_numpy_packing():
+    """``pack_columns`` (compiled) renumbers every slot and lists every split's used
+    columns exactly as the numpy passes did, unused and past-the-count slots included."""
+    from nbvslr.kernels.sparse_gram import pack_columns
+
+    rng = np.random.default_rng(8)
+    for A, m, P in [(7, 20, 15), (3, 5, 40), (1, 1, 3)]:
+        Z = _sparse_stack(A, m, P, seed=A)
+        cols, vals, nnz = sparse_rows(Z)
+        cols = cols.copy()
+        past = np.arange(cols.shape[2]) >= nnz[:, :, None]
+        cols[past] = rng.integers(0, P, past.sum())  # any column in the unused slots
+        got, want = pack_columns(cols, nnz, P), _packed_by_numpy(cols, nnz, P)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w)
+            assert g.dtype == w.dtype

@@ -190,13 +190,14 @@ def fit_lr(
     With ``rescale="training"`` on a continuous task the fit (and the sampler) sees each
     split's training rows rescaled to [0, 1], and the hyperplanes are mapped back.
     """
-    Z1 = design.rows(idx)  # (S, m, P)
     sign = design.sign[idx]  # (S, m)
-    scale = None
+    Z1, scale = None, None
     if opts["rescale"] == "training" and continuous:
+        Z1 = design.rows(idx)  # (S, m, P)
         U, lo, r = rescale_to_training(Z1[:, :, :-1])
         Z1 = np.concatenate([U, Z1[:, :, -1:]], axis=2)  # (S, m, P), intercept column kept
         scale = (lo, r)
+    # else the stack is gathered only for the splits a step reads it of
     rows = None if scale is not None else (design.unique_Z1, design.row_to_unique[idx])
     fit = _fit_lr_scaled(Z1, sign, opts, seeds, budget, levels, rows)
     if scale is None:
@@ -219,7 +220,7 @@ def fit_lr(
 
 
 def _fit_lr_scaled(
-    Z1: np.ndarray,
+    Z1: np.ndarray | None,
     sign: np.ndarray,
     opts: Mapping[str, Any],
     seeds: Sequence[np.random.SeedSequence],
@@ -229,13 +230,19 @@ def _fit_lr_scaled(
 ) -> Fit:
     """``fit_lr`` on the stacked training rows ``Z1`` (S, m, P) and ``sign`` (S, m);
     ``rows`` (the distinct rows and each training row's index in them) as for
-    ``separation.detect``."""
+    ``separation.detect``; with ``rows``, Z1 may be None (gathered where read)."""
+
+    def stack(splits=None):  # Z1[splits] (all splits: None)
+        if Z1 is not None:
+            return Z1 if splits is None else Z1[splits]
+        return rows[0][rows[1] if splits is None else rows[1][splits]]
+
     C, rule = opts["C"], opts["separable"]
     newton = dict(tol=opts["tol"], max_iter=opts["max_iter"], budget=budget)
-    S, _, P = Z1.shape
+    S, P = sign.shape[0], (Z1.shape[2] if Z1 is not None else rows[0].shape[1])
     none = np.empty(0, dtype=np.int64)
     if C is not None:  # penalised: the minimum exists, nothing to tell apart
-        res = fit_newton(Z1, sign, C=C, **newton)
+        res = fit_newton(stack(), sign, C=C, **newton)
         return Fit(res.theta, none, np.empty((0, 1, P)), res.separable, res.n_iter,
                    res.converged, np.full(S, NOT_ASSESSED, dtype=np.int8), none,
                    np.empty((0, P)))
@@ -248,7 +255,7 @@ def _fit_lr_scaled(
         # Newton's iterate on all rows, run on as the likelihood lets it (no stop at a
         # separating iterate under "mle"): what such sets got before they were told apart
         redo = (np.arange(S) if rule == "mle" else quasi)
-        res = fit_newton(Z1[redo], sign[redo], stop_when_separable=rule != "mle", **newton)
+        res = fit_newton(stack(redo), sign[redo], stop_when_separable=rule != "mle", **newton)
         keep = code[redo] != COMPLETE if rule != "mle" else np.ones(redo.size, dtype=bool)
         theta[redo[keep]] = res.theta[keep]
         n_iter[redo[keep]] = res.n_iter[keep]
@@ -262,7 +269,7 @@ def _fit_lr_scaled(
         sampler = sample_separating_hmc if opts["mcmc_method"] == "hmc" else sample_separating
         every = todo.size == S  # every split separable (the rule's usual case at small m):
         draws = sampler(  # the stacks as they are, without a copy of each
-            Z1 if every else Z1[todo],
+            stack(None if every else todo),
             sign if every else sign[todo],
             theta if every else theta[todo],
             seeds.take(todo) if isinstance(seeds, SplitSeeds) else [seeds[i] for i in todo],
@@ -274,7 +281,7 @@ def _fit_lr_scaled(
         )  # (s, K, P)
         converged[todo] = False
     elif todo.size and rule == "l2":
-        refit = fit_newton(Z1[todo], sign[todo], C=opts["C_separable"], **newton)
+        refit = fit_newton(stack(todo), sign[todo], C=opts["C_separable"], **newton)
         theta[todo] = refit.theta
         n_iter[todo] += refit.n_iter
         converged[todo] = refit.converged

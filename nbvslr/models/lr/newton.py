@@ -245,7 +245,9 @@ def fit_newton(
     nonzeros : (cols, vals, nnz), optional
         Z1's non-zeros as ``kernels.sparse_gram.sparse_rows`` lists them (cols and vals
         (S, m, K) for any K at least the largest count, nnz (S, m)), when the caller has
-        them: the same fit, without the passes over the dense stack that find them.
+        them: the same fit, without the passes over the dense stack that find them. Where
+        ``reads_stack`` says the fit reads no entry of Z1, Z1 may be a stand-in of its
+        shape (``np.broadcast_to(0.0, (S, m, D + 1))``).
 
     Returns
     -------
@@ -299,6 +301,16 @@ def fit_newton(
     )
 
 
+def reads_stack(m: int, P: int, nnz: np.ndarray, C: float | None = None) -> bool:
+    """Whether ``fit_newton`` given the non-zeros of a stack (S, m, P), ``nnz`` (S, m) the
+    count of each row's, reads the stack's entries: penalised, in the unpenalised row-space
+    form (``DUAL``, ``2 m <= P``), or where a block of splits is not sparse (no row with
+    more than ``SPARSE_DENSITY P`` non-zeros: then no block has more than that share)."""
+    if C is not None or (DUAL and 2 * m <= P):
+        return True
+    return bool(nnz.max(initial=0) > SPARSE_DENSITY * P)
+
+
 def _fit_block(
     Z1: np.ndarray,
     sign: np.ndarray,
@@ -317,7 +329,8 @@ def _fit_block(
     # compiled (numba): imported where it runs, as the other kernels
     from nbvslr.kernels.cholesky import row_dots
 
-    Z1 = np.ascontiguousarray(Z1)
+    if nonzeros is None or not sparse:  # else only its shape is read (``reads_stack``)
+        Z1 = np.ascontiguousarray(Z1)
     S, m, P = Z1.shape
     pen = _penalty_diag(P, C)  # (P,)
     theta_out = np.array(theta0, dtype=np.float64)
@@ -492,19 +505,11 @@ def _packed(
     A split's used columns keep their order, so each row's packed indices still increase
     (``weighted_gram`` relies on it); the padding columns are 0 in every row.
     """
+    # compiled (numba): imported where it runs, as the other kernels
+    from nbvslr.kernels.sparse_gram import pack_columns
+
     cols, vals, nnz = SP
     A, _, P = Z.shape
-    used = np.zeros((A, P + 1), dtype=bool)  # (A, P) the columns each split's rows use,
-    listed = np.arange(cols.shape[2]) < nnz[:, :, None]  # from the non-zeros' slots
-    used[np.arange(A)[:, None, None], np.where(listed, cols, P)] = True  # (P: an empty slot)
-    used = used[:, :P]
-    slot = np.cumsum(used, axis=1) - 1  # (A, P) packed index of each used column
-    W = max(1, int(used.sum(axis=1).max()))
-    pos = np.full((A, W), P, dtype=np.int64)
-    a_i, j_i = np.nonzero(used)
-    pos[a_i, slot[a_i, j_i]] = j_i
-    # the slots past a row's nnz hold column 0, which a split may not use: any index will do
-    packed = np.maximum(np.take_along_axis(slot, cols.reshape(A, -1), axis=1), 0)
+    packed, pos = pack_columns(np.ascontiguousarray(cols), np.ascontiguousarray(nnz), P)
     th_ext = np.concatenate([th, np.zeros((A, 1))], axis=1)  # (A, P + 1), column P is 0
-    return ((packed.reshape(cols.shape), vals, nnz), pos,
-            np.take_along_axis(th_ext, pos, axis=1))
+    return (packed, vals, nnz), pos, np.take_along_axis(th_ext, pos, axis=1)

@@ -42,9 +42,10 @@ split):
    margins. Q is then exactly the peeled rows: ``overlap`` if none, else ``quasi``.
 3. Otherwise (Newton capped, a row fitted with ``sigma(-mu_i)`` below the floor, or a
    separation that no single column shows) a guess is tried first: the rows the fit left
-   below the floor, or, for a fit of R still running after ``GUESS_STEPS`` steps (a rest
-   that overlaps converges within them; one with a separation the peel missed runs off),
-   the rows one more step moves by more than ``GUESS_MOVE``. The guess stands only if the
+   below the floor, or, for a fit of R still running after ``EARLY_STEPS`` and, if that
+   guess fails or is empty, after ``GUESS_STEPS`` steps (the fit resumed from its iterate;
+   a rest that overlaps converges within them; one with a separation the peel missed runs
+   off), the rows one more step moves by more than ``GUESS_MOVE``. The guess stands only if the
    fit of the other rows is certified as above and the direction problem of the guessed
    rows is feasible (a direction that separates them: both proofs); else the linear
    program of Konis (2007) decides on the remaining rows (``separated_rows_lp``): maximise
@@ -74,7 +75,7 @@ from scipy.optimize import linprog
 
 from nbvslr.models.budget import DEFAULT_BUDGET, Budget
 from nbvslr.models.lr.least_distance import KKT_RTOL, least_distance
-from nbvslr.models.lr.newton import fit_newton, sigmoid_neg
+from nbvslr.models.lr.newton import fit_newton, reads_stack, sigmoid_neg
 
 #: The codes of ``Detected.code`` (and ``Fit.separation``); ``NOT_ASSESSED`` for a fit that
 #: does not ask (naive Bayes, a penalised LR, K classes).
@@ -101,6 +102,11 @@ PEEL_DENSITY = 0.3
 #: the cost, not the answer.
 GUESS_STEPS = 10
 GUESS_MOVE = 0.5
+#: The first steps of that fit: a rest that one more step then shows running off (rows it
+#: moves by more than ``GUESS_MOVE``) is guessed after them (on adult (discrete), every
+#: third size, the same rows as after ``GUESS_STEPS`` on 98% of the splits guessed then);
+#: the others resume to ``GUESS_STEPS``. Checked as the guess is: the cost, not the answer.
+EARLY_STEPS = 7
 #: Which step decided a split (``Detected.how``).
 PEEL, GUESS, LP = 0, 1, 2
 #: The smallest ``sigma(-mu_i)`` of a row of R that the overlap certificate accepts (a
@@ -242,12 +248,10 @@ def _repeated_both(ids: np.ndarray, sign: np.ndarray) -> np.ndarray:
     return ((key[:, 1:] != key[:, :-1]) & (key[:, 1:] // 2 == key[:, :-1] // 2)).any(axis=1)
 
 
-def overlap_certified(Z1: np.ndarray, sign: np.ndarray, rows: np.ndarray, theta: np.ndarray,
-                      converged: np.ndarray) -> np.ndarray:
+def overlap_certified(mu: np.ndarray, rows: np.ndarray, converged: np.ndarray) -> np.ndarray:
     """Step 2's certificate that no row of ``rows`` (S, m) can be separated, (S,) bool:
-    the fit ``theta`` (S, P) of those rows converged and each has ``sigma(-mu_i) >=
-    CERTIFICATE_FLOOR``."""
-    mu = sign * np.matmul(Z1, theta[:, :, None])[:, :, 0]  # (S, m)
+    the fit of those rows converged and each has ``sigma(-mu_i) >= CERTIFICATE_FLOOR``,
+    ``mu`` (S, m) its margins ``sign * (z_i . theta)``."""
     p = sigmoid_neg(mu)
     return converged & ((p >= CERTIFICATE_FLOOR) | ~rows).all(axis=1) & rows.any(axis=1)
 
@@ -272,7 +276,7 @@ def separated_rows_lp(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def detect(
-    Z1: np.ndarray,
+    Z1: np.ndarray | None,
     sign: np.ndarray,
     *,
     tol: float = 1e-10,
@@ -286,11 +290,16 @@ def detect(
     Z1 : (S, m, P) training rows, trailing column of ones; sign : (S, m) ``2 y - 1``.
     ``tol`` (lowered to ``CERTIFICATE_TOL`` if looser) and ``max_iter`` are the Newton fits'
     (``newton.fit_newton``); ``extra`` (P, L) and ``rows`` (the distinct rows U and each
-    row's index in them, (S, m)) as for ``pure_rows``.
+    row's index in them, (S, m)) as for ``pure_rows``; with ``rows``, Z1 may be None (the
+    rows a step reads are then gathered from U for the splits it reads them of).
     """
-    Z1 = np.asarray(Z1, dtype=np.float64)
+    # compiled (numba): imported where they run, as the other kernels
+    from nbvslr.kernels.sparse_gram import listed_rows, sparse_matvec
+
+    if Z1 is not None:
+        Z1 = np.asarray(Z1, dtype=np.float64)
     sign = np.asarray(sign, dtype=np.float64)
-    S, m, P = Z1.shape
+    S, m, P = Z1.shape if Z1 is not None else rows[1].shape + rows[0].shape[1:]
     tol = min(tol, CERTIFICATE_TOL)  # the certificate's bound needs it (CERTIFICATE_TOL)
     newton = dict(tol=tol, max_iter=max_iter, budget=budget)
     code = np.full(S, OVERLAP, dtype=np.int8)
@@ -300,6 +309,9 @@ def detect(
     converged = np.zeros(S, dtype=bool)
     how = np.full(S, PEEL, dtype=np.int8)
     ready = np.zeros(S, dtype=bool)  # complete, theta already a certified iterate
+
+    def stack(splits):  # Z1[splits], gathered from the distinct rows without Z1
+        return Z1[splits] if Z1 is not None else rows[0][rows[1][splits]]
 
     def peel(splits: np.ndarray) -> np.ndarray:  # pure_rows of some splits, (s, m)
         if rows is None:
@@ -330,13 +342,15 @@ def detect(
                                 (np.flatnonzero(hopeful), CUT_STEPS, False)):
         if not group.size:
             continue
-        Zp, sp = (Z1, sign) if group.size == S else (Z1[group], sign[group])
+        Zp, sp = ((Z1, sign) if group.size == S and Z1 is not None
+                  else (stack(group), sign[group]))
         first = fit_newton(Zp, sp, stop_when_separable=True, tol=tol,
                            max_iter=min(max_iter, steps), budget=budget)
         ok = first.separable
         if whole:  # or overlapping (certified): a split the peel cut is not
-            ok = ok | overlap_certified(Zp, sp, np.ones((group.size, m), dtype=bool),
-                                        first.theta, first.converged)
+            mu = sp * np.matmul(Zp, first.theta[:, :, None])[:, :, 0]  # (s, m)
+            ok = ok | overlap_certified(mu, np.ones((group.size, m), dtype=bool),
+                                        first.converged)
         sure[group[ok]] = True
         code[group[first.separable]] = COMPLETE
         ready[group[first.separable]] = True
@@ -356,65 +370,101 @@ def detect(
         from the distinct rows' (none without them)."""
         if zero is None:
             return None
-        ptr, cols, vals = _distinct_nonzeros(rows[0])
-        ids = rows[1][splits]
-        count = np.where(separated[splits], 0, ptr[ids + 1] - ptr[ids])  # (s, m)
-        slot = np.arange(max(1, int(count.max(initial=0))))
-        at = np.minimum(ptr[ids][:, :, None] + slot, max(cols.size - 1, 0))  # (s, m, K)
-        listed = slot < count[:, :, None]
-        return (np.where(listed, cols[at], 0), np.where(listed, vals[at], 0.0), count)
+        return listed_rows(*_distinct_nonzeros(rows[0]),
+                           np.ascontiguousarray(rows[1][splits], dtype=np.int64),
+                           separated[splits])
 
-    def fit_rest(splits: np.ndarray, stop: bool = False, cap: int | None = None):
-        """Newton on the rows not separated: the fit, its certificate and the stack it
-        fitted (the separated rows zeroed, the others as in Z1: what a later step reads of
-        the rows not separated); ``cap`` steps at most instead of ``max_iter``."""
-        rows = ~separated[splits]
+    def rest_of(splits: np.ndarray):
+        """The rows not separated of some splits, as ``fit_rest`` fits them: (the stack
+        (s, m, P), the separated rows zeroed, the others as in Z1; its non-zeros, None
+        without the distinct rows). Where Newton reads none of its entries
+        (``newton.reads_stack``) the stack is a stand-in of its shape, not gathered, and
+        the margins are read from the non-zeros (``margins``); the third item says whether
+        the stack was gathered."""
+        live = ~separated[splits]
+        nz = rest_nonzeros(splits)
+        if nz is not None and not reads_stack(m, P, nz[2]):
+            return np.broadcast_to(0.0, (splits.size, m, P)), nz, False
         if zero is None:
             Zr = Z1[splits]
-            Zr *= rows[:, :, None]
+            Zr *= live[:, :, None]
         else:  # one gather from the distinct rows, a separated row read as the zero row
-            Zr = zero[0][np.where(rows, zero[1][splits], zero[0].shape[0] - 1)]
-        res = fit_newton(Zr, sign[splits], stop_when_separable=stop, rows=rows,
-                         nonzeros=rest_nonzeros(splits),
-                         **(newton if cap is None else {**newton, "max_iter": cap}))
-        theta[splits], n_iter[splits], converged[splits] = res.theta, res.n_iter, res.converged
-        ok = overlap_certified(Zr, sign[splits], rows, res.theta, res.converged)
-        return res, ok & ~res.separable, Zr
+            Zr = zero[0][np.where(live, zero[1][splits], zero[0].shape[0] - 1)]
+        return Zr, nz, True
 
-    def one_step(splits: np.ndarray, theta0: np.ndarray, Zs: np.ndarray):
+    def part(rest, sel: np.ndarray):
+        """``rest_of`` of the splits ``sel`` (indices into the splits it was made for)."""
+        Zr, nz, gathered = rest
+        Zr = Zr[sel] if gathered else np.broadcast_to(0.0, (sel.size,) + Zr.shape[1:])
+        return Zr, None if nz is None else tuple(a[sel] for a in nz), gathered
+
+    def margins(splits: np.ndarray, rest, th: np.ndarray) -> np.ndarray:
+        """``sign * (z_i . th)`` of the splits' rows (s, m), the separated ones 0: from the
+        stack, or from the non-zeros where the stack is a stand-in (what decides with them
+        is checked: a certificate or a guess, the cost of a split, not its answer)."""
+        Zr, nz, gathered = rest
+        if not gathered:
+            return sign[splits] * sparse_matvec(*nz, th)
+        return sign[splits] * np.matmul(Zr, th[:, :, None])[:, :, 0]
+
+    def fit_rest(splits: np.ndarray, stop: bool = False, cap: int | None = None,
+                 start: tuple[np.ndarray, int] | None = None):
+        """Newton on the rows not separated: the fit, its certificate and the rows it
+        fitted (``rest_of``: what a later step reads of the rows not separated); ``cap``
+        steps at most instead of ``max_iter``; ``start`` = (theta (s, P), k): the fit
+        resumed from its iterate after k steps (Newton's step reads the iterate only, so
+        the iterates are those of the fit run without the stop; ``n_iter`` counts the k)."""
+        rest = rest_of(splits)
+        res = fit_newton(rest[0], sign[splits], stop_when_separable=stop,
+                         rows=~separated[splits], nonzeros=rest[1],
+                         theta0=None if start is None else start[0],
+                         **(newton if cap is None else {**newton, "max_iter": cap}))
+        theta[splits], converged[splits] = res.theta, res.converged
+        n_iter[splits] = res.n_iter + (0 if start is None else start[1])
+        ok = overlap_certified(margins(splits, rest, res.theta), ~separated[splits],
+                               res.converged)
+        return res, ok & ~res.separable, rest
+
+    def one_step(splits: np.ndarray, theta0: np.ndarray, rest):
         """One more Newton step of the rest's fit from ``theta0`` (s, P): each row's margin
-        change (s, m) and whether a step was taken (s,); ``Zs`` the stack ``fit_rest``
+        change (s, m) and whether a step was taken (s,); ``rest`` the rows ``fit_rest``
         fitted."""
-        step = fit_newton(Zs, sign[splits], rows=~separated[splits], tol=0.0, max_iter=1,
-                          theta0=theta0, budget=budget, nonzeros=rest_nonzeros(splits))
-        moved = sign[splits] * np.matmul(Zs, (step.theta - theta0)[:, :, None])[:, :, 0]
+        step = fit_newton(rest[0], sign[splits], rows=~separated[splits], tol=0.0,
+                          max_iter=1, theta0=theta0, budget=budget, nonzeros=rest[1])
+        moved = margins(splits, rest, step.theta - theta0)
         return moved, (step.theta != theta0).any(axis=1)
 
-    def settled(splits: np.ndarray, res, ok: np.ndarray, Zs: np.ndarray) -> np.ndarray:
+    def settled(splits: np.ndarray, res, ok: np.ndarray, rest) -> np.ndarray:
         """The certificate's second form, for converged fits with rows below the floor (an
         overlap set with very confident rows): one more Newton step moves no margin by more
-        than STEP_FLOOR (at a divergent fit it adds about 1 to the separated rows'); ``Zs``
-        the stack ``fit_rest`` fitted."""
+        than STEP_FLOOR (at a divergent fit it adds about 1 to the separated rows'); ``rest``
+        the rows ``fit_rest`` fitted."""
         out = np.zeros(splits.size, dtype=bool)
         weak = np.flatnonzero(~ok & ~res.separable & res.converged)
         if not weak.size:
             return out
-        moved, taken = one_step(splits[weak], res.theta[weak], Zs[weak])
+        moved, taken = one_step(splits[weak], res.theta[weak], part(rest, weak))
         out[weak] = (np.abs(moved) <= STEP_FLOOR).all(axis=1) & taken
         return out
 
-    # the rest of each split fitted by Newton (the peeled rows zeroed); a split that peels
-    # nothing is the plain fit of all its rows
-    todo = np.flatnonzero(~every & ~sure)
-    lp = np.empty(0, dtype=np.int64)
-    if todo.size:
-        cap = min(max_iter, GUESS_STEPS)
-        res, ok, Zr = fit_rest(todo, stop=True, cap=cap)
-        ok |= settled(todo, res, ok, Zr)
-        code[todo[res.separable]] = COMPLETE  # the rest separable too
+    def direction_of(splits: np.ndarray):
+        """``max_margin_direction`` of some splits, read from the distinct rows if given."""
+        if rows is None:
+            return max_margin_direction(Z1[splits], sign[splits], separated[splits])
+        return max_margin_direction(None, sign[splits], separated[splits],
+                                    rows=(rows[0], rows[1][splits]))
+
+    def decide(splits: np.ndarray, res, ok: np.ndarray, rest, cap: int, final: bool):
+        """Steps 2-3 after a fit of the splits' rests (``fit_rest`` with at most ``cap``
+        steps: ``res``, ``ok``, ``rest``): the splits it decides, and the guesses (below)
+        tried. Returns the splits left to the LP and, unless ``final``, the positions in
+        ``splits`` of those still running at the cap whose guess failed or that had none
+        (their fit is to be resumed: the LP only after the last cap)."""
+        ok = ok | settled(splits, res, ok, rest)
+        code[splits[res.separable]] = COMPLETE  # the rest separable too
         # a split that peeled nothing and that Newton certified: its iterate is the start
-        ready[todo[res.separable & ~separated[todo].any(axis=1)]] = True
-        code[todo[ok]] = np.where(separated[todo[ok]].any(axis=1), QUASI, OVERLAP)
+        ready[splits[res.separable & ~separated[splits].any(axis=1)]] = True
+        code[splits[ok]] = np.where(separated[splits[ok]].any(axis=1), QUASI, OVERLAP)
         # undecided: guess that the rows the fit left with sigma(-mu) below the floor are
         # separated, or for a fit stopped at the cap (running off), the rows one more step
         # moves by more than GUESS_MOVE; the fit of the others must then be certified, and
@@ -422,41 +472,67 @@ def detect(
         # else the LP. (Every split left here is fitted again from the start once decided:
         # where this fit stopped changes the cost only.)
         left = ~ok & ~res.separable
-        mu = sign[todo] * np.matmul(Zr, res.theta[:, :, None])[:, :, 0]  # read on R only
+        mu = margins(splits, rest, res.theta)  # read on R only
         guess = sigmoid_neg(mu) < CERTIFICATE_FLOOR
-        capped = np.flatnonzero(left & ~res.converged & (res.n_iter == cap))
+        running = left & ~res.converged & (res.n_iter == cap)
+        capped = np.flatnonzero(running)
         if capped.size:
-            guess[capped] = one_step(todo[capped], res.theta[capped], Zr[capped])[0] > GUESS_MOVE
-        del Zr
-        guess &= ~separated[todo] & left[:, None]
-        tried = todo[guess.any(axis=1)]
-        lp = todo[left & ~guess.any(axis=1)]
-        if tried.size:
+            guess[capped] = one_step(splits[capped], res.theta[capped],
+                                     part(rest, capped))[0] > GUESS_MOVE
+        guess &= ~separated[splits] & left[:, None]
+        has = guess.any(axis=1)
+        failed = np.zeros(splits.size, dtype=bool)
+        if has.any():
+            tried = splits[has]
             before = separated[tried].copy()
-            separated[tried] |= guess[guess.any(axis=1)]
-            ok2 = fit_rest(tried)[1]
+            separated[tried] |= guess[has]
+            # before the last cap, the check's fit is capped too (a guess that misses rows
+            # runs off): a correct guess it leaves unconverged is only tried again later
+            ok2 = fit_rest(tried, cap=None if final else GUESS_STEPS)[1]
             code[tried[ok2]] = QUASI
             how[tried[ok2]] = GUESS
             separated[tried[~ok2]] = before[~ok2]
-            lp = np.concatenate([lp, tried[~ok2]])
+            failed[has] = ~ok2
+        out = left & (failed | ~has)
+        if final:
+            return splits[out], np.empty(0, dtype=np.int64)
+        return splits[out & ~running], np.flatnonzero(out & running)
+
+    # the rest of each split fitted by Newton (the peeled rows zeroed); a split that peels
+    # nothing is the plain fit of all its rows. First EARLY_STEPS steps: a fit that one more
+    # step shows running off is guessed then; the others (and wrong guesses) resume to
+    # GUESS_STEPS, the iterates of one uninterrupted fit (the guesses are checked: where
+    # the fits stop changes the cost only)
+    todo = np.flatnonzero(~every & ~sure)
+    lp = np.empty(0, dtype=np.int64)
+    if todo.size:
+        cap = min(max_iter, GUESS_STEPS)
+        early = min(cap, EARLY_STEPS)
+        res, ok, rest = fit_rest(todo, stop=True, cap=early)
+        lp, back = decide(todo, res, ok, rest, early, final=early == cap)
+        del rest
+        if back.size:
+            res, ok, rest = fit_rest(todo[back], stop=True, cap=cap - early,
+                                     start=(res.theta[back], early))
+            lp = np.concatenate([lp, decide(todo[back], res, ok, rest, cap - early,
+                                            final=True)[0]])
+            del rest
     # the directions of the quasi sets; a guessed one without a direction goes to the LP
     quasi = np.flatnonzero(code == QUASI)
-    direction[quasi], feasible = max_margin_direction(Z1[quasi], sign[quasi],
-                                                      separated[quasi])
+    direction[quasi], feasible = direction_of(quasi)
     wrong = quasi[~feasible]  # a wrong guess (or, never seen, rounding on peeled rows)
     separated[wrong] = peel(wrong)
     lp = np.sort(np.concatenate([lp, wrong]))
     for i in lp:  # the LP on the rows left after the peel
         how[i] = LP
         live = ~separated[i]
-        q, _ = separated_rows_lp(sign[i, live, None] * Z1[i, live])
+        q, _ = separated_rows_lp(sign[i, live, None] * stack(i)[live])
         separated[i, np.flatnonzero(live)[q]] = True
         code[i] = COMPLETE if separated[i].all() else QUASI if separated[i].any() else OVERLAP
     again = lp[code[lp] == QUASI]  # the fit of its overlap rows, and its direction
     if again.size:
         fit_rest(again)
-        direction[again], feasible = max_margin_direction(Z1[again], sign[again],
-                                                          separated[again])
+        direction[again], feasible = direction_of(again)
         # rows the LP took within its feasibility tolerance (1e-7) that no exact direction
         # separates (continuous rows nearly, not exactly, separable): only the peel's rows,
         # which are separated by construction, count
@@ -466,8 +542,7 @@ def detect(
             code[doubt] = np.where(separated[doubt].any(axis=1), QUASI, OVERLAP)
             fit_rest(doubt)
             still = doubt[code[doubt] == QUASI]
-            direction[still], _ = max_margin_direction(Z1[still], sign[still],
-                                                       separated[still])
+            direction[still], _ = direction_of(still)
     again = lp[code[lp] == OVERLAP]  # the fit of all rows (the LP found none separated)
     if again.size:
         fit_rest(again)
@@ -478,17 +553,19 @@ def detect(
     # separable-set rule has always started from
     done = np.flatnonzero((code == COMPLETE) & ~ready)
     if done.size:
-        res = fit_newton(Z1[done], sign[done], stop_when_separable=True, **newton)
+        res = fit_newton(stack(done), sign[done], stop_when_separable=True, **newton)
         theta[done], n_iter[done], converged[done] = res.theta, res.n_iter, res.converged
         for a in np.flatnonzero(~res.separable):  # certified by the peel or the LP only
-            theta[done[a]] = separated_rows_lp(sign[done[a], :, None] * Z1[done[a]])[1]
+            theta[done[a]] = separated_rows_lp(sign[done[a], :, None] * stack(done[a]))[1]
     return Detected(code, separated, theta, direction, n_iter, converged, how)
 
 
 # --------------------------------------------------------------------------- the direction
-def max_margin_direction(Z1: np.ndarray, sign: np.ndarray, separated: np.ndarray,
+def max_margin_direction(Z1: np.ndarray | None, sign: np.ndarray, separated: np.ndarray,
                          rank_rtol: float | None = None, kkt_rtol: float | None = None,
-                         max_iter: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+                         max_iter: int | None = None,
+                         rows: tuple[np.ndarray, np.ndarray] | None = None
+                         ) -> tuple[np.ndarray, np.ndarray]:
     """The direction in which a quasi set's penalised fit runs off as the penalty vanishes,
     (S, P): ``v* = argmin ||w||^2`` subject to ``A_i v >= 1`` on the separated rows Q and
     ``z_i . v = 0`` on the overlap rows R, ``v = (w, b)`` with the intercept b unpenalised
@@ -501,7 +578,9 @@ def max_margin_direction(Z1: np.ndarray, sign: np.ndarray, separated: np.ndarray
     ``rank_rtol``: eigenvalues of the overlap rows' centred Gram matrix (below) at most
     ``rank_rtol`` times the largest are 0 (None: ``RANK_RTOL``); ``kkt_rtol`` the optimality
     check's tolerance (None: ``KKT_RTOL``), ``max_iter`` the fallback solver's step cap
-    (``least_distance``).
+    (``least_distance``). ``rows`` = (U, ids), U (u, P) and ids (S, m) with ``Z1[a, i] ==
+    U[ids[a, i]]``: the same problems read from the distinct rows (Z1 may then be None),
+    without the stack.
 
     Exactly, with no step size or stopping tolerance, in a basis of the directions with
     ``Z_R v = 0`` that is orthonormal in w: the weight columns split into C (used by some
@@ -529,13 +608,21 @@ def max_margin_direction(Z1: np.ndarray, sign: np.ndarray, separated: np.ndarray
 
     rank_rtol = RANK_RTOL if rank_rtol is None else rank_rtol  # read at the call
     kkt_rtol = KKT_RTOL if kkt_rtol is None else kkt_rtol
-    S, m, P = Z1.shape
+    if rows is None:  # the stack as its own distinct rows
+        S, m, P = Z1.shape
+        U = np.ascontiguousarray(Z1, dtype=np.float64).reshape(S * m, P)
+        ids = np.arange(S * m, dtype=np.int64).reshape(S, m)
+    else:
+        U, ids = rows[0], np.ascontiguousarray(rows[1], dtype=np.int64)
+        (S, m), P = ids.shape, U.shape[1]
+    separated = np.ascontiguousarray(separated, dtype=bool)
     out = np.zeros((S, P))
     feasible = np.ones(S, dtype=bool)
     if not S:
         return out, feasible
-    used, c_ptr, mean, nt_off, NT, k = _overlap_null_spaces(Z1, separated, rank_rtol)
-    AQ, ptr = _distinct_separated(Z1, sign, separated)  # (n, P) all splits' distinct rows
+    used, c_ptr, mean, nt_off, NT, k = _overlap_null_spaces(U, ids, separated, rank_rtol)
+    keys = _keys(U) if rows is not None else U @ np.sqrt(np.arange(2.0, P + 2.0))  # (u,)
+    AQ, ptr = _distinct_separated(U, ids, keys, sign, separated)  # (n, P) distinct rows
     in_q = np.logical_or.reduceat(AQ[:, :-1] != 0.0, ptr[:-1], axis=0)  # (S, P - 1)
     free = in_q & ~used  # F: columns Q uses and R does not
     nfree = free.sum(axis=1)
@@ -559,8 +646,10 @@ def max_margin_direction(Z1: np.ndarray, sign: np.ndarray, separated: np.ndarray
     return out, feasible
 
 
-def _overlap_null_spaces(Z1: np.ndarray, separated: np.ndarray, rank_rtol: float):
-    """For each split of ``max_margin_direction``, the weight columns C its overlap rows use,
+def _overlap_null_spaces(U: np.ndarray, ids: np.ndarray, separated: np.ndarray,
+                         rank_rtol: float):
+    """For each split of ``max_margin_direction`` (its rows ``U[ids]``, U (u, P) the
+    distinct rows, ids (S, m)), the weight columns C its overlap rows use,
     their mean on C and an orthonormal basis N of the null space of the centred rows:
     used (S, P - 1) bool (C), c_ptr (S + 1,) and mean (flat: split a's c means at
     ``c_ptr[a]``), nt_off (S,) and NT (flat: split a's N transposed, (k_a, c_a) row-major at
@@ -568,10 +657,10 @@ def _overlap_null_spaces(Z1: np.ndarray, separated: np.ndarray, rank_rtol: float
     by one compiled pass (``kernels.direction``), the eigendecompositions stacked by c."""
     from nbvslr.kernels.direction import overlap_columns, overlap_grams
 
-    S, m, P = Z1.shape
+    S, P = ids.shape[0], U.shape[1]
     used = np.zeros((S, P - 1), dtype=bool)
     count = np.zeros(S, dtype=np.int64)
-    overlap_columns(Z1, separated, used, count)
+    overlap_columns(U, ids, separated, used, count)
     width = used.sum(axis=1)
     c_ptr = np.zeros(S + 1, dtype=np.int64)
     np.cumsum(width, out=c_ptr[1:])
@@ -579,7 +668,7 @@ def _overlap_null_spaces(Z1: np.ndarray, separated: np.ndarray, rank_rtol: float
     np.cumsum(width * width, out=g_ptr[1:])
     mean = np.zeros(c_ptr[-1])
     gram = np.zeros(g_ptr[-1])
-    overlap_grams(Z1, separated, used, count, c_ptr, mean, g_ptr, gram)
+    overlap_grams(U, ids, separated, used, count, c_ptr, mean, g_ptr, gram)
     k = np.zeros(S, dtype=np.int64)
     nt_off = np.zeros(S, dtype=np.int64)
     parts, at = [], 0
@@ -597,23 +686,42 @@ def _overlap_null_spaces(Z1: np.ndarray, separated: np.ndarray, rank_rtol: float
     return used, c_ptr, mean, nt_off, NT, k
 
 
-def _distinct_separated(Z1: np.ndarray, sign: np.ndarray, separated: np.ndarray):
+def _distinct_separated(U: np.ndarray, ids: np.ndarray, keys: np.ndarray, sign: np.ndarray,
+                        separated: np.ndarray):
     """The distinct rows of ``A_Q = sign * Z1`` on each split's separated rows, all splits
-    at once: (n, P), split a's in rows ``ptr[a]:ptr[a + 1]`` (ptr (S + 1,)), ordered as
-    ``_distinct`` orders them (by key, each row's first occurrence); only those rows are
-    gathered (a row's key times its sign is the key of its row of A, exactly)."""
-    S, m, P = Z1.shape
-    flat = Z1.reshape(S * m, P)
+    at once (the rows ``Z1[a, i] = U[ids[a, i]]``, U (u, P), ids (S, m); keys (u,) U's rows'
+    keys as ``_distinct`` makes them): (n, P), split a's in rows ``ptr[a]:ptr[a + 1]`` (ptr
+    (S + 1,)), ordered as ``_distinct`` orders them (by key, each row's first occurrence);
+    only those rows are gathered (a row's key times its sign is the key of its row of A,
+    exactly)."""
+    S, m = ids.shape
     at = np.flatnonzero(separated)  # split * m + row, by split then row
-    key = (flat @ np.sqrt(np.arange(2.0, P + 2.0))).take(at) * sign.reshape(-1).take(at)
+    row = ids.reshape(-1).take(at)
+    key = keys.take(row) * sign.reshape(-1).take(at)
     split = at // m
     order = np.lexsort((key, split))  # stable: the first occurrence of a key first
     key, split = key[order], split[order]
     first = np.ones(order.size, dtype=bool)
     first[1:] = (key[1:] != key[:-1]) | (split[1:] != split[:-1])
-    pick = at[order[first]]
-    A = flat.take(pick, axis=0)
-    A *= sign.reshape(-1).take(pick)[:, None]
+    pick = order[first]
+    A = U.take(row.take(pick), axis=0)
+    A *= sign.reshape(-1).take(at.take(pick))[:, None]
     ptr = np.zeros(S + 1, dtype=np.int64)
     np.cumsum(np.bincount(split[first], minlength=S), out=ptr[1:])
     return A, ptr
+
+
+#: ``_keys`` of the last distinct rows it was given (held, as ``_LAST``).
+_LAST_KEYS: tuple | None = None
+
+
+def _keys(U: np.ndarray) -> np.ndarray:
+    """Each row's key ``U @ sqrt(2, 3, ..., P + 1)`` (u,), as ``_distinct`` keys rows, kept
+    for the next call with the same U (a design's distinct rows)."""
+    global _LAST_KEYS
+    last = _LAST_KEYS  # one read: another thread may replace it
+    if last is not None and last[0] is U:
+        return last[1]
+    key = U @ np.sqrt(np.arange(2.0, U.shape[1] + 2.0))
+    _LAST_KEYS = (U, key)
+    return key
