@@ -234,8 +234,12 @@ def _distinct_entries(U: np.ndarray, extra: np.ndarray | None
 
 def _distinct(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct rows of ``rows`` (n, P) and each row's index among them, (k,) and (n,):
-    rows keyed by their products with a fixed vector of square roots of integers (two rows
-    of small integers share a key only if equal)."""
+    rows keyed by their products with a fixed vector of square roots of integers. Not
+    exact: a key can be shared by rows that differ (sqrt(4) + sqrt(9) = sqrt(25): one-hot
+    rows of columns 2 and 7 and of column 23), and such rows are taken as one; the
+    direction problem's separated rows (``_distinct_separated``) likewise, which drops a
+    constraint on 407 of adult (discrete)'s 17224 quasi splits over its grid and 117 of
+    sick's (benchmarks/RESULTS.md, "Rows sharing a key")."""
     key = rows @ np.sqrt(np.arange(2.0, rows.shape[1] + 2.0))
     _, first, back = np.unique(key, return_index=True, return_inverse=True)
     return rows[first], back.reshape(-1)
