@@ -233,16 +233,24 @@ def _distinct_entries(U: np.ndarray, extra: np.ndarray | None
 
 
 def _distinct(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of ``rows`` (n, P) and each row's index among them, (k,) and (n,):
-    rows keyed by their products with a fixed vector of square roots of integers. Not
-    exact: a key can be shared by rows that differ (sqrt(4) + sqrt(9) = sqrt(25): one-hot
-    rows of columns 2 and 7 and of column 23), and such rows are taken as one; the
-    direction problem's separated rows (``_distinct_separated``) likewise, which drops a
-    constraint on 407 of adult (discrete)'s 17224 quasi splits over its grid and 117 of
-    sick's (benchmarks/RESULTS.md, "Rows sharing a key")."""
+    """The distinct rows of ``rows`` (n, P) and each row's index among them, (k,) and (n,),
+    ordered by their keys, the products with a fixed vector of square roots of integers
+    (``_keys``), each key's first row first. A key is not unique (sqrt(4) + sqrt(9) =
+    sqrt(25): one-hot rows of columns 2 and 7 and of column 23 share one), so rows sharing
+    a key are told apart exactly, each its own distinct row."""
     key = rows @ np.sqrt(np.arange(2.0, rows.shape[1] + 2.0))
     _, first, back = np.unique(key, return_index=True, return_inverse=True)
-    return rows[first], back.reshape(-1)
+    back = back.reshape(-1)
+    if np.array_equal(rows[first][back], rows):  # no two rows share a key
+        return rows[first], back
+    exact = np.unique(rows, axis=0, return_inverse=True)[1].reshape(-1)  # (n,) exact ids
+    order = np.lexsort((np.arange(key.size), exact, key))  # by key, row, occurrence
+    k, e = key[order], exact[order]
+    first = np.ones(key.size, dtype=bool)
+    first[1:] = (k[1:] != k[:-1]) | (e[1:] != e[:-1])
+    back = np.empty(key.size, dtype=np.int64)
+    back[order] = np.cumsum(first) - 1
+    return rows[order[first]], back
 
 
 def _repeated_both(ids: np.ndarray, sign: np.ndarray) -> np.ndarray:
@@ -703,10 +711,13 @@ def _distinct_separated(U: np.ndarray, ids: np.ndarray, keys: np.ndarray, sign: 
     row = ids.reshape(-1).take(at)
     key = keys.take(row) * sign.reshape(-1).take(at)
     split = at // m
-    order = np.lexsort((key, split))  # stable: the first occurrence of a key first
-    key, split = key[order], split[order]
+    # a row of A exactly: its distinct row of U and its sign (keys are not unique:
+    # ``_distinct``); stable: a key's first row first, rows sharing a key each kept
+    exact = 2 * row + (sign.reshape(-1).take(at) > 0)
+    order = np.lexsort((exact, key, split))
+    key, split, exact = key[order], split[order], exact[order]
     first = np.ones(order.size, dtype=bool)
-    first[1:] = (key[1:] != key[:-1]) | (split[1:] != split[:-1])
+    first[1:] = (key[1:] != key[:-1]) | (split[1:] != split[:-1]) | (exact[1:] != exact[:-1])
     pick = order[first]
     A = U.take(row.take(pick), axis=0)
     A *= sign.reshape(-1).take(at.take(pick))[:, None]
