@@ -26,10 +26,10 @@ A text task (``kind == "text"``, sparse word counts) takes the text entries
 vocabulary is a mask, and test errors are sparse products (``text.entry.text_errors``);
 their memory per split is the entry's ``sparse_bytes``, not an (m, P) stack.
 
-A task of K > 2 classes takes the registry's multiclass entries (``multiclass``): K linear
-scores per split, the class of highest score predicted, a tie among t top classes counting
-(t - 1)/t of an error when the true class is among them and 1 otherwise
-(``evaluate_multi``).
+A task of K > 2 classes takes the registry's multiclass entries (each in its family's folder,
+e.g. ``nb.entry_multi``, ``lr.entry_multi``): K linear scores per split, the class of
+highest score predicted, a tie among t top classes counting (t - 1)/t of an error when the
+true class is among them and 1 otherwise (``evaluate_multi``).
 
 Outputs per split: ``error`` (test error on every row outside the training set, a tie --
 score 0 -- counting one half unless the family's tie rule says otherwise), ``separable`` (the

@@ -17,12 +17,9 @@ from nbvslr.models.discriminant.lda import LinearDiscriminant, MulticlassLinearD
 from nbvslr.models.discriminant.qda import MulticlassQuadraticDiscriminant, QuadraticDiscriminant
 from nbvslr.models.family import DISCRIMINATIVE, GENERATIVE, Family, Option, defaults
 from nbvslr.models.lr.entry import LogisticRegression
-from nbvslr.models.multiclass import (
-    MulticlassCategoricalNB,
-    MulticlassGaussianNB,
-    SoftmaxRegression,
-)
+from nbvslr.models.lr.entry_multi import SoftmaxRegression
 from nbvslr.models.nb.entry import CategoricalNB, GaussianNB, MixedNB
+from nbvslr.models.nb.entry_multi import MulticlassCategoricalNB, MulticlassGaussianNB
 from nbvslr.models.options import DEFAULT_PROFILE, MCMC_DEFAULTS, PROFILES
 from nbvslr.models.text.entry import (
     TEXT_LR_OPTIONS,

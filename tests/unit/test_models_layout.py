@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import nbvslr
+from nbvslr.models.registry import ENTRIES
 from nbvslr.runner import bookkeeping
 
 MODELS = Path(nbvslr.__file__).parent / "models"
@@ -22,6 +23,19 @@ def test_the_map_names_every_module():
     text = (MODELS / "README.md").read_text()
     named = set(re.findall(r"`([\w/]+\.py)`", text))
     assert named == _modules()
+
+
+def test_each_family_keeps_its_entries_in_one_folder():
+    """Every entry lives in a family folder, and a non-text family's entries (two classes and
+    K) in one folder: none at the top of the room, none split across folders."""
+    folders: dict[str, set[str]] = {}
+    for entry in ENTRIES:
+        parts = type(entry).__module__.split(".")
+        assert parts[:2] == ["nbvslr", "models"] and len(parts) == 4, type(entry).__module__
+        if "text" not in entry.kinds:
+            folders.setdefault(entry.name, set()).add(parts[2])
+    assert folders == {"nb": {"nb"}, "lr": {"lr"}, "lda": {"discriminant"},
+                       "qda": {"discriminant"}}
 
 
 def test_code_digest_reads_every_family_folder(monkeypatch):

@@ -191,8 +191,8 @@ def test_cone_sampler_is_uniform_on_a_small_cone():
     from scipy.stats import ks_2samp
 
     from nbvslr.models.lr.cone_hmc import sample_cone_hmc
+    from nbvslr.models.lr.entry_multi import cone_rows
     from nbvslr.models.lr.sum_zero import to_coordinates, to_weights
-    from nbvslr.models.multiclass import cone_rows
 
     Z1 = np.array([[0.0, 1.0], [0.5, 1.0], [1.0, 1.0]])[None]  # one feature, intercept
     y = np.array([[0, 1, 2]])
@@ -219,9 +219,9 @@ def test_cone_sampler_is_the_binary_sampler_on_the_cone_rows(K, m, d):
     steps on them (``cone_rows``): the same seeds give the same draws up to rounding, each
     classifying its training rows correctly."""
     from nbvslr.models.lr.cone_hmc import sample_cone_hmc, separates
+    from nbvslr.models.lr.entry_multi import cone_rows
     from nbvslr.models.lr.hmc import sample_separating_hmc
     from nbvslr.models.lr.sum_zero import to_coordinates, to_weights
-    from nbvslr.models.multiclass import cone_rows
 
     rng = np.random.default_rng(1)
     Z1 = np.concatenate([rng.random((8, m, d)), np.ones((8, m, 1))], axis=2)

@@ -4,10 +4,10 @@ classes.
 The target: K weight vectors W (K, P) with ``s_{i y_i} > s_{i k}`` for every training row i
 and class k != y_i (``s = Z1 W^T``), drawn from the isotropic Gaussian on the weight
 matrices that sum to 0 over the classes, truncated to that cone, and normalised
-(``nbvslr.models.sum_zero``: no class is a reference, so relabelling the classes relabels
+(``lr.sum_zero``: no class is a reference, so relabelling the classes relabels
 the draws). In the subspace's Helmert coordinates (``sum_zero.basis``) the cone is
-``multiclass.cone_rows`` and the Gaussian the standard one; the iterations are the binary
-sampler's (``nbvslr.models.hmc``) on those rows -- a quarter turn of the ellipse per
+``lr.entry_multi.cone_rows`` and the Gaussian the standard one; the iterations are the binary
+sampler's (``lr.hmc``) on those rows -- a quarter turn of the ellipse per
 iteration with a fresh Gaussian velocity, bouncing off every wall met, the same cap on the
 bounces -- with the same random numbers drawn the same way from each split's seed
 (``sample_separating_hmc`` on ``cone_rows`` gives the same draws, mapped by the basis, up to
