@@ -620,10 +620,10 @@ def max_margin_direction(Z1: np.ndarray | None, sign: np.ndarray, separated: np.
 
     rank_rtol = RANK_RTOL if rank_rtol is None else rank_rtol  # read at the call
     kkt_rtol = KKT_RTOL if kkt_rtol is None else kkt_rtol
-    if rows is None:  # the stack as its own distinct rows
+    if rows is None:  # the stack's distinct rows (a row repeated is one constraint)
         S, m, P = Z1.shape
-        U = np.ascontiguousarray(Z1, dtype=np.float64).reshape(S * m, P)
-        ids = np.arange(S * m, dtype=np.int64).reshape(S, m)
+        U, ids = _distinct(np.ascontiguousarray(Z1, dtype=np.float64).reshape(S * m, P))
+        ids = ids.reshape(S, m)
     else:
         U, ids = rows[0], np.ascontiguousarray(rows[1], dtype=np.int64)
         (S, m), P = ids.shape, U.shape[1]
