@@ -25,6 +25,7 @@ import json
 import os
 import resource
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -491,3 +492,15 @@ def one_openmp_thread() -> None:
     if os.environ.get("OMP_NUM_THREADS") != "1":
         os.execve(sys.executable, [sys.executable, *sys.argv],
                   {**os.environ, "OMP_NUM_THREADS": "1"})
+
+
+def run_in_tree(tree: Path, code: str, *args: object) -> dict[str, Any]:
+    """Run the Python ``code`` (``-c``, with ``args``) in a fresh process inside another
+    checkout ``tree`` (its nbvslr first on the path, BLAS and OpenMP on one thread) and
+    return the JSON object of its last line of output."""
+    env = {**os.environ, "PYTHONPATH": str(tree), "OPENBLAS_NUM_THREADS": "1",
+           "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    out = subprocess.run([sys.executable, "-c", code, *map(str, args)], cwd=tree, env=env,
+                         check=True, capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+

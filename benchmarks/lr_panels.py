@@ -14,14 +14,15 @@ a sha256 over every array ``score_splits`` returns and every field of every LR `
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # run as a script: make ``benchmarks`` importable
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks import harness  # noqa: E402
 
 #: Run in a fresh process inside one tree: CPU seconds of a panel's LR and its outputs' hash.
 CHILD = r"""
@@ -72,11 +73,7 @@ print(json.dumps({"cpu": cpu, "sha256": digest.hexdigest()}))
 
 
 def run(tree: Path, task: str, splits: int) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(tree), "OPENBLAS_NUM_THREADS": "1",
-           "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    out = subprocess.run([sys.executable, "-c", CHILD, task, str(splits)], cwd=tree, env=env,
-                         check=True, capture_output=True, text=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return harness.run_in_tree(tree, CHILD, task, splits)
 
 
 def main() -> None:

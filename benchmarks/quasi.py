@@ -21,14 +21,16 @@ With ``--panels``, each case is instead a whole panel: every size of its Figure 
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # run as a script: make ``benchmarks`` importable
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks import harness  # noqa: E402
+
 CASES = [("adult-discrete", 22), ("adult-discrete", 102), ("adult-discrete", 202),
          ("adult-discrete", 382), ("sick", 56), ("breast-cancer", 128),
          ("adult-continuous", 26)]
@@ -86,11 +88,7 @@ print(json.dumps({"cpu": cpu, "direction": spent[0], "error": float(np.mean(erro
 
 
 def run(tree: Path, task: str, m: int, splits: int) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(tree), "OPENBLAS_NUM_THREADS": "1",
-           "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    out = subprocess.run([sys.executable, "-c", CHILD, task, str(m), str(splits)], cwd=tree,
-                         env=env, check=True, capture_output=True, text=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return harness.run_in_tree(tree, CHILD, task, m, splits)
 
 
 def main() -> None:
