@@ -81,7 +81,7 @@ refresh-reference: $(STAMP)
 # with their figure and report.
 refresh-multiclass: $(STAMP)
 	$(BIN)/nbvslr run configs/multiclass.yaml --out results/multiclass --force
-	$(BIN)/nbvslr plot $(wildcard results/multiclass/*/) \
+	$(BIN)/nbvslr plot results/multiclass \
 	    -o results/multiclass/figure.png -o results/multiclass/figure.pdf
 	$(BIN)/nbvslr report results/multiclass -o results/multiclass/report.md
 	$(MAKE) seal-committed
@@ -108,7 +108,7 @@ refresh-long: $(STAMP)
 # splits, with its figure and report.
 refresh-generative: $(STAMP)
 	$(BIN)/nbvslr run configs/generative.yaml --out results/generative --force
-	$(BIN)/nbvslr plot results/generative/*/ \
+	$(BIN)/nbvslr plot results/generative \
 	    -o results/generative/figure.png -o results/generative/figure.pdf
 	$(BIN)/nbvslr report results/generative -o results/generative/report.md
 	$(MAKE) seal-committed

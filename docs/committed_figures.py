@@ -29,6 +29,7 @@ from pathlib import Path
 from matplotlib.figure import Figure
 
 from nbvslr import results
+from nbvslr.analysis.fidelity import panel_order
 from nbvslr.views import plots
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,9 +73,10 @@ def drawings(root: Path = ROOT) -> list[Drawing]:
         for fig in ("figure1.png", "figure1.pdf"):
             if (run / fig).exists():
                 out.append(Drawing(run / fig, figure1, _figure1))
-        for fig in ("figure.png", "figure.pdf"):  # the run's tasks side by side
+        side_by_side = tuple(panels[i] for i in panel_order([p.name for p in panels]))
+        for fig in ("figure.png", "figure.pdf"):  # the run's tasks, as nbvslr plot RUN
             if (run / fig).exists():
-                out.append(Drawing(run / fig, tuple(panels),
+                out.append(Drawing(run / fig, side_by_side,
                                    lambda tasks: plots.figure_of_tasks(tasks)))
         synthetic = tuple(run / n for n in SYNTHETIC if (run / n).is_dir())
         if (run / "synthetic.png").exists() and synthetic:

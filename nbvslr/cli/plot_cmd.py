@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from nbvslr import results
+from nbvslr.analysis.fidelity import panel_order
 from nbvslr.analysis.metrics import for_metric
 from nbvslr.cli.results_options import results_dirs_argument
 from nbvslr.errors import ResultsError
@@ -61,7 +62,9 @@ def plot(results_dirs, outputs, figure1, paper, log_m, metric, dpi):
     """Draw the learning curves of finished runs: error vs m, one panel per task.
 
     RESULTS_DIR is a task folder (holding summary.csv and run.json) or a folder of task
-    folders. Generative models (NB, LDA, QDA) are solid and discriminative ones (LR)
+    folders: a folder of task folders in the report's order (the paper's panels in
+    Figure 1's order, then the others by name), task folders in the order given. Generative
+    models (NB, LDA, QDA) are solid and discriminative ones (LR)
     dashed, with 95% bands; the first crossover of each panel's first pair is dotted
     (dash-dotted blue when its a goes ahead), with its bootstrap interval shaded when the
     folder has splits.csv.gz; a caption says what is drawn; nothing is re-run.
@@ -70,7 +73,7 @@ def plot(results_dirs, outputs, figure1, paper, log_m, metric, dpi):
     formats = [plots.format_for(path) for path in outputs]  # fail before reading anything
     for path in outputs:
         _not_a_run_file(path)
-    tasks = [for_metric(t, metric) for t in results.load_results(results_dirs)]
+    tasks = [for_metric(t, metric) for t in _panels(results_dirs)]
     paper = figure1 if paper is None else paper
     if figure1:
         fig = plots.figure1(tasks, paper=paper, log_m=log_m)
@@ -82,6 +85,18 @@ def plot(results_dirs, outputs, figure1, paper, log_m, metric, dpi):
             results.atomic_write_bytes(path, data)
         click.echo(f"wrote {path} ({len(tasks)} panel{'s' if len(tasks) != 1 else ''})",
                    err=True)
+
+
+def _panels(results_dirs) -> list[results.TaskResults]:
+    """The tasks of each RESULTS_DIR in turn: a task folder as given, a folder of task
+    folders in the report's order (``fidelity.panel_order``)."""
+    out: list[results.TaskResults] = []
+    for folder in results_dirs:
+        tasks = results.load_results([folder])
+        if not results.is_task_dir(Path(folder)):
+            tasks = [tasks[i] for i in panel_order([str(t.name) for t in tasks])]
+        out.extend(tasks)
+    return out
 
 
 def default_output(first: Path) -> Path:

@@ -538,12 +538,13 @@ def caption(tasks: Sequence[Any], *, paper: bool, intervals: bool = True,
     return text
 
 
-def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | None = None,
+def figure_of_tasks(tasks: Sequence[Any], *, ncols: int | None = None, suptitle: str | None = None,
                     panel_size: tuple[float, float] = PANEL_SIZE, paper: bool = False,
                     n_boot: int = DEFAULT_N_BOOT, seed: int = 0, log_m: bool | None = None,
                     titles: Sequence[str] | None = None, what: str | None = None,
                     legend_cols: int = 6, pair: tuple[str, str] | None = None) -> Figure:
-    """One panel per task, in the given order, ``ncols`` panels a row.
+    """One panel per task, in the given order, ``ncols`` panels a row (default 3, or 2 for
+    four panels: two rows of two, no empty places).
 
     ``tasks`` are objects with ``name``, ``summary`` and ``run_info`` (e.g.
     ``nbvslr.results.TaskResults``); a ``saved_paired()`` method, when present, supplies the
@@ -561,6 +562,8 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int = 3, suptitle: str | Non
     n = len(tasks)
     if n == 0:
         raise ValueError("figure_of_tasks: no tasks to draw")
+    if ncols is None:
+        ncols = 2 if n == 4 else 3
     ncols = max(1, min(ncols, n))
     nrows = math.ceil(n / ncols)
     shared = n > 1

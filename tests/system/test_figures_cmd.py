@@ -200,3 +200,24 @@ def test_figure_and_report_are_ordinary_files(root, tmp_path):
     assert _invoke("report", root, "-o", tmp_path / "report.md", "--n-boot", 20).exit_code == 0
     for name in ("fig.png", "report.md"):
         assert (tmp_path / name).stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def _panel_titles(svg: str, titles: list[str]) -> list[str]:
+    """The given panel titles in the order an SVG draws them (matplotlib writes each text
+    as a comment before its glyphs)."""
+    return sorted(titles, key=lambda t: svg.index(f"<!-- {t} -->"))
+
+
+def test_plot_orders_a_folder_of_tasks_as_the_report_and_given_folders_as_given(root, tmp_path):
+    """A folder of task folders is drawn in the report's order (the paper's panels first,
+    in Figure 1's order, then the others); task folders named one by one keep their order."""
+    fabricate(root, task="my-task", title="my task")
+    titles = ["pima (continuous)", "sonar (continuous)", "my task"]
+    out = tmp_path / "all.svg"
+    assert _invoke("plot", root, "-o", out).exit_code == 0
+    assert _panel_titles(out.read_text(), titles) == titles  # folders: my-task, pima, sonar
+    out = tmp_path / "given.svg"
+    assert _invoke("plot", root / "my-task", root / "sonar", root / "pima",
+                   "-o", out).exit_code == 0
+    assert _panel_titles(out.read_text(), titles) == ["my task", "sonar (continuous)",
+                                                      "pima (continuous)"]

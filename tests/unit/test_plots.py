@@ -108,6 +108,16 @@ def test_figure1_orders_builtin_panels_like_the_paper(tmp_path):
         assert lines["nb"].get_linestyle() == "-" and lines["lr"].get_linestyle() == "--"
 
 
+@pytest.mark.parametrize(("n", "grid"), [(1, (1, 1)), (2, (1, 2)), (3, (1, 3)), (4, (2, 2)),
+                                         (5, (2, 3)), (7, (3, 3))])
+def test_figure_of_tasks_lays_four_panels_two_by_two(tmp_path, n, grid):
+    """Panels go three a row, but four make two rows of two (no empty places)."""
+    for k in range(n):
+        fabricate(tmp_path, task=f"t{k}", title=f"t{k}")
+    fig = plots.figure_of_tasks(load_results(tmp_path))
+    assert fig.get_axes()[0].get_subplotspec().get_gridspec().get_geometry() == grid
+
+
 def test_panel_order_is_the_papers_5_by_3_grid():
     """All 15 built-in tasks, given shuffled, come back in the paper's panel order."""
     from nbvslr.data.recipes import BUILTIN_TASKS
