@@ -81,6 +81,28 @@ def test_detection_matches_scipys_lp_on_every_split(m, coding):
     assert (found.code == separation.QUASI).sum() >= 3  # the case under test occurs
 
 
+def test_lps_solved_as_one_program_find_each_splits_rows():
+    """The LPs of many splits solved side by side (``separated_rows_many``) give each split
+    the rows its own LP gives, across batches and sizes and for all three kinds."""
+    data = _quasi_data()
+    As = []
+    for m in (20, 45, 90):
+        _, _, Z1, sign = _stack(data, m, 15)
+        As += [sign[a, :, None] * Z1[a] for a in range(len(Z1))]
+    rng = np.random.default_rng(0)  # continuous rows: a complete set and an overlapping one
+    X = rng.standard_normal((30, 4))
+    As += [np.c_[X, np.ones(30)] * np.where(X[:, :1] > 0, 1.0, -1.0),
+           np.c_[X, np.ones(30)] * rng.choice([-1.0, 1.0], (30, 1))]
+    found = separation.separated_rows_many(As)
+    assert len(found) == len(As) > 2 * separation.LP_BATCH
+    want = [_lp_rows(A) for A in As]
+    for a, (q, w) in enumerate(zip(found, want, strict=True)):
+        assert (q == w).all(), a
+        assert (q == separation.separated_rows_lp(As[a])[0]).all(), a
+    kinds = {0 if not w.any() else 1 if w.all() else 2 for w in want}
+    assert kinds == {0, 1, 2}  # overlap, complete and quasi sets all occur
+
+
 def test_detection_without_the_peel_still_matches_the_lp():
     """With nothing peeled (no pure column tried), the guess and the LP find the same rows."""
     data = _quasi_data()

@@ -48,7 +48,8 @@ split):
    off), the rows one more step moves by more than ``GUESS_MOVE``. The guess stands only if the
    fit of the other rows is certified as above and the direction problem of the guessed
    rows is feasible (a direction that separates them: both proofs); else the linear
-   program of Konis (2007) decides on the remaining rows (``separated_rows_lp``): maximise
+   program of Konis (2007) decides on the remaining rows (``separated_rows_lp``; the LPs of
+   LP_BATCH splits solved as one block-diagonal program, ``separated_rows_many``): maximise
    ``sum_i t_i`` subject to ``A v >= t``, ``0 <= t <= 1``; at its optimum ``t_i = 1``
    exactly on Q (scale a direction that separates Q until every margin there is >= 1) and
    0 elsewhere. The LP holds its
@@ -268,23 +269,65 @@ def overlap_certified(mu: np.ndarray, rows: np.ndarray, converged: np.ndarray) -
     return converged & ((p >= CERTIFICATE_FLOOR) | ~rows).all(axis=1) & rows.any(axis=1)
 
 
+def _lp_block(A: np.ndarray):
+    """The LP of ``separated_rows_lp`` for ``A`` (m, P): its constraint block
+    ``[-rows, I]`` (k, c + k) over the columns ``cols`` some row uses and the distinct rows
+    (repeated rows one constraint), and each row's index among them (m,)."""
+    cols = np.flatnonzero((A != 0.0).any(axis=0))
+    rows, back = _distinct(A[:, cols])
+    k = rows.shape[0]
+    block = sp.hstack([sp.csr_matrix(-rows), sp.identity(k, format="csr")],
+                      format="csr")  # t - A v <= 0 (sparse: k may be every row of the data)
+    return block, cols, back
+
+
+def _solve_lp(blocks: list) -> np.ndarray:
+    """The optimum ``[v, t]`` of the LPs of ``blocks`` (``_lp_block``'s) side by side, one
+    block-diagonal program (each LP's variables and constraints its own: the optimum is
+    each one's, and its ``t`` unique)."""
+    a_ub = blocks[0] if len(blocks) == 1 else sp.block_diag(blocks, format="csr")
+    widths = [(b.shape[1] - b.shape[0], b.shape[0]) for b in blocks]  # (columns, k)
+    cost = np.concatenate([np.r_[np.zeros(c), -np.ones(k)] for c, k in widths])
+    lower = np.concatenate([np.r_[np.full(c, -np.inf), np.zeros(k)] for c, k in widths])
+    upper = np.concatenate([np.r_[np.full(c, np.inf), np.ones(k)] for c, k in widths])
+    res = linprog(cost, A_ub=a_ub, b_ub=np.zeros(a_ub.shape[0]),
+                  bounds=np.stack([lower, upper], axis=1), method="highs")
+    if res.status != 0:  # bounded and feasible (v = 0, t = 0): only a solver failure
+        raise ArithmeticError(f"the separation LP failed: {res.message}")
+    return res.x
+
+
 def separated_rows_lp(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Step 3: the rows of ``A = sign * Z1`` (m, P) that a cone direction separates, (m,)
     bool, and such a direction (P,), by the LP ``max sum t, A v >= t, 0 <= t <= 1``
     (repeated rows one constraint, columns no row uses left out)."""
-    cols = np.flatnonzero((A != 0.0).any(axis=0))
-    rows, back = _distinct(A[:, cols])
-    k, P = rows.shape
-    cost = np.concatenate([np.zeros(P), -np.ones(k)])
-    a_ub = sp.hstack([sp.csr_matrix(-rows), sp.identity(k, format="csr")],
-                     format="csr")  # t - A v <= 0 (sparse: k may be every row of the data)
-    bounds = [(None, None)] * P + [(0.0, 1.0)] * k
-    res = linprog(cost, A_ub=a_ub, b_ub=np.zeros(k), bounds=bounds, method="highs")
-    if res.status != 0:  # bounded and feasible (v = 0, t = 0): only a solver failure
-        raise ArithmeticError(f"the separation LP failed: {res.message}")
+    block, cols, back = _lp_block(A)
+    x = _solve_lp([block])
     v = np.zeros(A.shape[1])
-    v[cols] = res.x[:P]
-    return (res.x[P:] > 0.5)[back], v
+    v[cols] = x[:cols.size]
+    return (x[cols.size:] > 0.5)[back], v
+
+
+#: Splits whose LPs ``separated_rows_many`` solves as one program: each LP alone spends
+#: most of its time in scipy's set-up around HiGHS (about 2.7 ms a split on Figure 1's
+#: continuous panels, 1.3 ms in programs of 16; benchmarks/RESULTS.md).
+LP_BATCH = 16
+
+
+def separated_rows_many(As: list[np.ndarray]) -> list[np.ndarray]:
+    """``separated_rows_lp``'s rows of each ``A`` of ``As``, LP_BATCH LPs a program (the
+    rows each LP separates are its own: its optimal ``t`` is unique, 1 on them, 0
+    elsewhere)."""
+    out: list[np.ndarray] = []
+    for lo in range(0, len(As), LP_BATCH):
+        made = [_lp_block(A) for A in As[lo:lo + LP_BATCH]]
+        x = _solve_lp([block for block, _, _ in made])
+        at = 0
+        for block, cols, back in made:
+            k = block.shape[0]
+            out.append((x[at + cols.size:at + cols.size + k] > 0.5)[back])
+            at += cols.size + k
+    return out
 
 
 def detect(
@@ -535,11 +578,11 @@ def detect(
     wrong = quasi[~feasible]  # a wrong guess (or, never seen, rounding on peeled rows)
     separated[wrong] = peel(wrong)
     lp = np.sort(np.concatenate([lp, wrong]))
-    for i in lp:  # the LP on the rows left after the peel
+    found = separated_rows_many([sign[i, ~separated[i], None] * stack(i)[~separated[i]]
+                                 for i in lp])  # the LP on the rows left after the peel
+    for i, q in zip(lp, found, strict=True):
         how[i] = LP
-        live = ~separated[i]
-        q, _ = separated_rows_lp(sign[i, live, None] * stack(i)[live])
-        separated[i, np.flatnonzero(live)[q]] = True
+        separated[i, np.flatnonzero(~separated[i])[q]] = True
         code[i] = COMPLETE if separated[i].all() else QUASI if separated[i].any() else OVERLAP
     again = lp[code[lp] == QUASI]  # the fit of its overlap rows, and its direction
     if again.size:
