@@ -63,7 +63,7 @@ from nbvslr.splits import draw_train_sets, split_seeds  # noqa: E402
 
 SEED = 0
 TASK = "sms-spam"
-#: The log grid of issue 25 (1-2-5 steps, as docs/text.md's example run).
+#: The log grid of the text targets (1-2-5 steps, as docs/text.md's example run).
 GRID = (10, 20, 50, 100, 200, 500, 1000, 2000)
 QUICK_GRID = (20, 500)
 MODELS: dict[str, dict[str, Any]] = {
@@ -77,7 +77,7 @@ PEER_LR_TOL = 1e-6
 #: CPU seconds of the peer loop per (m, model) before it is extrapolated.
 FULL_BUDGET = 3.0
 QUICK_BUDGET = 0.5
-#: The target of issue 25: each model at each size this many times the peer, the whole
+#: The text targets: each model at each size this many times the peer, the whole
 #: run within this many seconds and this much memory.
 TARGET_X = 30.0
 TARGET_WHOLE_S = 90.0
@@ -286,7 +286,7 @@ def run(quick: bool, n_splits: int | None = None, whole: bool = True) -> dict[st
               f"{done['peak_rss_sampled_mib']:.0f} MiB)")
     print()
     if quick:
-        print("(quick: 2 sizes, 50 splits; issue 25's targets are judged on the full run)")
+        print("(quick: 2 sizes, 50 splits; the targets are judged on the full run)")
     print(verdict(rows, done))
     return report
 

@@ -1,4 +1,4 @@
-"""Nothing wrong is ever believed (issue 28): the data a run fits is the data it
+"""Nothing wrong is ever believed: the data a run fits is the data it
 fingerprinted, a task's files are one sealed unit, nothing in a task folder is followed
 through a symlink, and every reader turns a damaged file into one line."""
 

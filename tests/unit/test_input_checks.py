@@ -1,4 +1,4 @@
-"""Input checked before it is believed (issue 28): YAML keys given twice and tags, CSV
+"""Input checked before it is believed: YAML keys given twice and tags, CSV
 headers naming a column twice, the offset of a byte that is not UTF-8, and a CSV too wide to
 parse, each refused in one line before any parse of the whole file."""
 

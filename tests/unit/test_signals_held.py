@@ -1,4 +1,4 @@
-"""Signals honoured at any moment, imports included (issue 28): a Ctrl-C or SIGTERM that
+"""Signals honoured at any moment, imports included: a Ctrl-C or SIGTERM that
 arrives while a module is imported waits for the import to finish, then stops the command
 with its one line and exit code, instead of breaking the import half way."""
 
