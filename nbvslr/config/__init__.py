@@ -237,6 +237,20 @@ class _PlainLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep)
 
 
+# YAML 1.1 (PyYAML) reads a float only with a dot: ``1e-6`` would be the text "1e-6" and a
+# numeric option would refuse it. A config reads floats as YAML 1.2 (and JSON) do: ``1e-6``,
+# ``1E+3`` and ``-2e5`` are numbers too; anything YAML 1.1 reads as a float still is.
+_PlainLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+                   |[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+
+                   |\.[0-9_]+(?:[eE][-+]?[0-9]+)?
+                   |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
+                   |[-+]?\.(?:inf|Inf|INF)
+                   |\.(?:nan|NaN|NAN))$""", re.X),
+    list("-+0123456789."))
+
+
 def _refuse_tags(where: _Where, text: str) -> None:
     """``ConfigError`` naming the line of the first explicit tag (``!!int``, ``!!str``,
     ``!custom``): a config holds plain data, typed by how it is written."""

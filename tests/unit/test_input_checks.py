@@ -43,6 +43,31 @@ def test_a_yaml_merge_key_is_still_plain_data(tmp_path):
     assert read_yaml(path)["lr"] == {"C": 2, "l2": 0}
 
 
+@pytest.mark.parametrize(("text", "value"), [
+    ("1e-6", 1e-6), ("1E+3", 1000.0), ("-2e5", -2e5), ("+1e-2", 0.01), ("1.0e-10", 1e-10),
+    (".5", 0.5), ("10", 10), ("1e", "1e"), ("1e-6x", "1e-6x"),
+])
+def test_a_number_in_scientific_notation_without_a_dot_is_a_number(tmp_path, text, value):
+    """``tol: 1e-6`` (as the docs write it) is the float 1e-6, as in YAML 1.2 and JSON,
+    not the text "1e-6" of YAML 1.1; integers and other text stay as they were."""
+    path = tmp_path / "c.yaml"
+    path.write_text(f"tol: {text}\n")
+    got = read_yaml(path)["tol"]
+    assert got == value and type(got) is type(value)
+
+
+def test_an_option_in_scientific_notation_resolves(tmp_path):
+    """The config the docs show, ``lr: {tol: 1e-6}`` and ``C: 1e-3``, is accepted."""
+    from nbvslr.config import load_config
+
+    path = tmp_path / "c.yaml"
+    path.write_text("tasks: [pima]\nsizes: [2, 5]\nsplits: 3\n"
+                    "models: {nb: {var_smoothing: 1e-9}, lr: {tol: 1e-6}, lr_c: {model: lr, C: 1e-3}}\n")
+    models = {m.name: m.options for m in load_config(path).models}
+    assert models["lr"]["tol"] == 1e-6 and models["lr_c"]["C"] == 1e-3
+    assert models["nb"]["var_smoothing"] == 1e-9
+
+
 def test_a_csv_header_naming_a_column_twice_is_refused(tmp_path):
     """``a,b,a``: one DataError naming the column and its positions."""
     path = tmp_path / "t.csv"
