@@ -15,10 +15,24 @@ from nbvslr import api
 from nbvslr.api import check_out
 from nbvslr.cli.data_options import MAX_DOWNLOAD_OPTION, data_options, data_settings
 from nbvslr.config import CLI_JOBS, DEFAULT_BACKEND
-from nbvslr.errors import stop_on_signal, stop_on_sigterm, stopped
+from nbvslr.errors import ConfigError, stop_on_signal, stop_on_sigterm, stopped
 from nbvslr.results import DEFAULT_OUT, task_dir
 from nbvslr.runner import check_experiment
 from nbvslr.runner.progress import progress_for
+
+
+def _one_folder_each(args, loaded, out) -> None:
+    """ConfigError when two configs of one command name the same task: both would write
+    OUT/<task>, and the second would replace the first's results."""
+    first: dict[str, str] = {}
+    for arg, config in zip(args, loaded, strict=True):
+        for spec in config.tasks:
+            if spec.name in first:
+                raise ConfigError(
+                    f"{arg}: task {spec.name!r} is also in {first[spec.name]}, and both would "
+                    f"write {task_dir(out, spec.name)}; run them one at a time with different "
+                    "--out folders, or give one of the tasks another name")
+            first[spec.name] = arg
 
 
 @contextmanager
@@ -109,6 +123,7 @@ def run(configs, splits, seed, jobs, backend, scheduler, out, force, quiet, mirr
     try:
         with _sigterm_stops_the_run():
             loaded = [api.read_config(arg, **settings) for arg in configs]
+            _one_folder_each(configs, loaded, out)
             if len(loaded) > 1:  # the data of every config, before the first one runs
                 for config in loaded:
                     check_experiment(config)

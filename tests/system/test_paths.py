@@ -82,3 +82,17 @@ def test_out_that_is_a_file_is_refused(tmp_path):
     assert result.exit_code == 2
     assert "is a file" in result.output
     assert blocker.read_text() == "not a folder"
+
+
+def test_two_configs_naming_one_task_are_refused_before_anything_is_written(tmp_path):
+    """Two configs of one command that both name pima would write OUT/pima one after the
+    other (the second replacing the first): refused in one line, exit 2, nothing written."""
+    first, second = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    first.write_text("tasks: [pima]\nsizes: [2, 5]\nsplits: 3\n")
+    second.write_text("tasks: [sonar, pima]\nsizes: [2, 5]\nsplits: 3\n")
+    out = tmp_path / "out"
+    res = CliRunner().invoke(cli, ["run", str(first), str(second), "--out", str(out), "-q"])
+    assert res.exit_code == 2, res.output
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and "task 'pima' is also in" in lines[0], res.output
+    assert not out.exists()
