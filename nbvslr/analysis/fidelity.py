@@ -179,7 +179,8 @@ def compare_curves(task: str, ours: pd.DataFrame, paper: pd.DataFrame, *, tie: f
     label : str, optional
         The panel's name in a table (default: ``task``).
 
-    Raises ``ResultsError`` when the two tables have no size in common.
+    Raises ``ResultsError`` when the two tables have fewer than two sizes in common (the
+    smallest and the largest m are the two ends compared).
     """
     ours = _check_curves(ours, f"{task}: our curves")
     paper = _check_curves(paper, f"{task}: the paper's curves")
@@ -188,6 +189,11 @@ def compare_curves(task: str, ours: pd.DataFrame, paper: pd.DataFrame, *, tie: f
         raise ResultsError(
             f"{task}: no size m in common with the paper's grid "
             f"({paper['m'].min()}..{paper['m'].max()}); run with `sizes: paper`")
+    if len(both) < 2:  # the smallest m would be the largest: one verdict counted twice
+        raise ResultsError(
+            f"{task}: only m = {int(both['m'].iloc[0])} in common with the paper's grid "
+            f"({paper['m'].min()}..{paper['m'].max()}), and the comparison's two ends need "
+            "two sizes; run with `sizes: paper`")
     ends = (0, len(both) - 1)
     return PanelFidelity(
         task=task,
@@ -223,12 +229,20 @@ def our_curves(task, nb: str | None = None, lr: str | None = None) -> pd.DataFra
     names = {fam: chosen or _first_of_family(task, fam)
              for fam, chosen in zip(PAPER_PAIR, (nb, lr), strict=True)}
     present = sorted(set(task.summary["model"].astype(str)))
+    fam = dict(zip(task.summary["model"].astype(str), task.summary["family"].astype(str),
+                   strict=False))
     for role, name in names.items():
         if name is None or name not in present:
             raise ConfigError(
                 f"{task.name}: no {role.upper()} model "
                 f"{f'named {name!r} ' if name else ''}in {task.folder}; models there: "
                 f"{', '.join(present)} (choose one with --{role} NAME)")
+        if fam.get(name) != role:  # the paper's pair: a naive Bayes and an LR model
+            of_role = [m for m in present if fam.get(m) == role]
+            raise ConfigError(
+                f"{task.name}: {name!r} is a model of family {fam.get(name)!r}, not {role!r}; "
+                f"--{role} names one of the {role} family"
+                + (f" ({', '.join(of_role)})" if of_role else f" (none in {task.folder})"))
     wide = task.summary.pivot_table(index="m", columns="model", values="error_mean",
                                     aggfunc="first")
     out = pd.DataFrame({"m": wide.index.astype(int),

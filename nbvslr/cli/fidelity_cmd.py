@@ -43,9 +43,9 @@ Examples:
               metavar="K", help="Exit 1 when the model ahead at the largest m is the "
                                 "paper's on fewer than K panels.")
 @click.option("--nb", default=None, metavar="MODEL",
-              help="The NB model to compare (default: the first of its family).")
+              help="The NB model to compare, of the nb family (default: the first of it).")
 @click.option("--lr", default=None, metavar="MODEL",
-              help="The LR model to compare (default: the first of its family).")
+              help="The LR model to compare, of the lr family (default: the first of it).")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               default=None, metavar="FILE", help="Also write the table to FILE (Markdown).")
 @click.option("--notes/--no-notes", default=True, show_default=True,

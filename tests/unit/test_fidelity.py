@@ -186,12 +186,24 @@ def test_non_paper_tasks_are_skipped_and_none_at_all_is_an_error(tmp_path):
 
 
 def test_models_by_name_and_a_missing_one(tmp_path):
-    """--nb/--lr pick the models; an unknown name is a ConfigError listing the models."""
+    """--nb/--lr pick the models; an unknown name is a ConfigError listing the models, and
+    a model of the other family (the pair swapped) one naming the family's models."""
     _paper_shifted(tmp_path, "liver", 0.0)
-    (p,) = fidelity.compare_results(tmp_path, nb="lr", lr="nb")  # swapped on purpose
-    assert p.diff_nb > 0.01 and p.label == "liver (lr vs nb)"
+    (p,) = fidelity.compare_results(tmp_path, nb="nb", lr="lr")
+    assert p.diff_nb < 1e-12 and p.label == "liver (nb vs lr)"
     with pytest.raises(ConfigError, match="no NB model named 'nb2'.*models there: lr, nb"):
         fidelity.compare_results(tmp_path, nb="nb2")
+    with pytest.raises(ConfigError, match="'lr' is a model of family 'lr', not 'nb'.*"
+                                          r"--nb names one of the nb family \(nb\)"):
+        fidelity.compare_results(tmp_path, nb="lr", lr="nb")
+
+
+def test_one_size_in_common_is_not_a_comparison_of_two_ends():
+    """A run sharing a single m with the paper's grid cannot say who is ahead at the
+    smallest and at the largest m (they are one size): ResultsError naming it."""
+    with pytest.raises(ResultsError, match=r"pima: only m = 2 in common.*two sizes"):
+        fidelity.compare_curves("pima", _curves([2, 10], [0.4, 0.3], [0.5, 0.2]),
+                                _curves([2, 5], [0.4, 0.3], [0.5, 0.3]))
 
 
 # --------------------------------------------------------------------------------------
