@@ -136,8 +136,10 @@ def run(configs, splits, seed, jobs, backend, scheduler, out, force, quiet, mirr
     except KeyboardInterrupt as exc:
         what, code = stopped(exc)
         names = {spec.name for config in loaded for spec in config.tasks}
-        if not any((Path(out) / name / ".checkpoints").is_dir() for name in names):
-            # stopped while reading configs or loading data (a download): nothing was kept
+        if not any(any((Path(out) / name / ".checkpoints").glob("m=*.csv.gz"))
+                   for name in names):
+            # stopped while reading configs, loading data (a download) or starting the
+            # workers, before any size was saved: nothing was kept
             click.echo(f"{what} before any size was computed: nothing was kept; rerun the "
                        "same command to start", err=True)
             sys.exit(code)
