@@ -485,10 +485,12 @@ def _metrics(where: _Where, key: str, raw: Any) -> tuple[str, ...]:
     if not isinstance(raw, list | tuple) or not raw:
         raise where.error(key, "not a list of metrics", raw,
                           f"write e.g. {key}: [error, log_loss]; metrics: {', '.join(METRICS)}")
-    for name in raw:
+    for k, name in enumerate(raw):
         if name not in METRICS:
             problem = with_hint("unknown metric", str(name), METRICS)
             raise where.error(key, problem, name, f"use some of: {', '.join(METRICS)}")
+        if name in raw[:k]:
+            raise where.error(key, "a metric listed twice", name, "list each metric once")
     return tuple(k for k in METRICS if k == "error" or k in raw)
 
 
@@ -594,7 +596,7 @@ def _sizes(where: _Where, raw: Any) -> tuple[int, ...] | str:
                     f"sizes.{k}", "missing", None, "write sizes: {start: 2, stop: 59, step: 3}"
                 )
         start = where.integer("sizes.start", raw["start"], MIN_SIZE, f">= {MIN_SIZE}")
-        stop = where.integer("sizes.stop", raw["stop"], start, f">= start ({start})")
+        stop = where.integer("sizes.stop", raw["stop"], start, f">= start = {start}")
         step = where.integer("sizes.step", raw.get("step", 1), 1, ">= 1")
         grid = range(start, stop + 1, step)
         if len(grid) > MAX_SIZES:

@@ -164,3 +164,15 @@ def test_compare_mistakes_are_one_line_errors(compare, expected):
     msg = _err({"tasks": ["pima"], "models": MODELS3, "compare": compare})
     assert expected in msg
     assert msg.startswith("c.yaml: compare")
+
+
+def test_a_metric_listed_twice_is_refused():
+    """metrics: [error, error] is refused as a size listed twice is, not silently merged."""
+    with pytest.raises(ConfigError, match=r"metrics: a metric listed twice \('brier'\)"):
+        parse_config({"tasks": ["pima"], "metrics": ["error", "brier", "brier"]}, source="c")
+
+
+def test_a_stop_below_start_names_the_start_once():
+    """The message names the start once, with no doubled parentheses."""
+    with pytest.raises(ConfigError, match=r"sizes.stop: must be >= start = 5 \(3\); give"):
+        parse_config({"tasks": ["pima"], "sizes": {"start": 5, "stop": 3}}, source="c")
