@@ -86,10 +86,11 @@ class Checkpoints:
     def _stamp(self) -> Path:
         return self.folder / FINGERPRINT_FILE
 
-    def prepare(self, *, force: bool = False) -> None:
+    def prepare(self, *, force: bool = False) -> int:
         """Drop checkpoints made for another fingerprint (or all of them, with ``force``),
         those with no recorded sha256, and the temporary files a killed run left in the
-        task's folder."""
+        task's folder. Returns how many finished sizes of an earlier run with other
+        settings were dropped (0 with ``force``: asked for)."""
         self._no_link()
         remove_temp_files(self.folder.parent)
         remove_temp_files(self.folder)
@@ -104,11 +105,13 @@ class Checkpoints:
         if force or current != self.fingerprint:
             digests = {}
         files = {p.name for p in self._files()}
+        stale = 0 if force or current in (None, self.fingerprint) else len(files)
         for name in files - set(digests):
             (self.folder / name).unlink()  # a save cut short, or another fingerprint's
         self.digests = {name: str(d) for name, d in digests.items() if name in files}
         if force or current != self.fingerprint or self.digests != digests:
             self._record()
+        return stale
 
     def _no_link(self) -> None:
         """``ResultsError`` if the checkpoints' folder is a symbolic link: nothing in a task
@@ -299,8 +302,9 @@ class MemoryCheckpoints:
     def __init__(self) -> None:
         self._data: dict[int, bytes] = {}
 
-    def prepare(self, *, force: bool = False) -> None:
+    def prepare(self, *, force: bool = False) -> int:
         self._data.clear()
+        return 0
 
     def done(self) -> set[int]:
         return set(self._data)

@@ -89,6 +89,12 @@ def run_tasks(config: Config, progress: Progress | None = None) -> list[Written]
     folders = [t.folder for t in tasks] if config.out is not None else []
     with results.TaskLocks(folders) as locks:
         units = list(work_units(config, tasks))
+        for task in tasks:  # a rerun with other settings: said, never silent
+            if task.dropped:
+                _say(f"note: {task.spec.name}: the {task.dropped} finished size"
+                     f"{'s' if task.dropped != 1 else ''} in {task.folder} were made with other "
+                     "settings and are recomputed; its files are replaced when this run "
+                     "finishes (--out another folder keeps them)")
         with unit_stream(config, units) as stream:  # a dask client is started here
             progress.start([_task_plan(t, units, config) for t in tasks],
                            workers=n_workers(config.jobs))

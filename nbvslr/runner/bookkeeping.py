@@ -58,6 +58,7 @@ class _Task:
     plan: memory.Plan | None = None
     began: float | None = None  # perf_counter when its first unit started, as far as known
     warnings: tuple[str, ...] = ()  # said once on stderr when the run starts; in run.json
+    dropped: int = 0  # finished sizes of an earlier run with other settings, recomputed
 
 
 def _check_sizes(config: Config, spec: TaskSpec, grid: tuple[int, ...], data: Dataset) -> None:
@@ -205,7 +206,7 @@ def work_units(config: Config, tasks: list[_Task]) -> Iterator[Unit]:
     """The units still to do. Every task's checkpoints are prepared and checked first, so a
     damaged one is reported before any size is computed."""
     for task in tasks:
-        task.checkpoints.prepare(force=config.force)
+        task.dropped = task.checkpoints.prepare(force=config.force)
         task.checkpoints.check(sorted(task.checkpoints.done() & set(task.grid)))
     pid = os.getpid()
     for task in tasks:

@@ -122,16 +122,23 @@ def test_resume_reuses_checkpoints_and_ends_with_the_same_bytes(csv_task, tmp_pa
     assert _bytes(out / "toy") == first
 
 
-def test_checkpoints_of_another_experiment_are_not_reused(csv_task, tmp_path):
-    """Changing the models invalidates the checkpoints (fingerprint)."""
+def test_checkpoints_of_another_experiment_are_not_reused(csv_task, tmp_path, capfd):
+    """Changing the models invalidates the checkpoints (fingerprint), and the run says so
+    in one line before it recomputes them (never silently); a plain resume says nothing."""
     out = tmp_path / "results"
     run_experiment(_config(csv_task, out))
+    run_experiment(_config(csv_task, out))
+    assert "note:" not in capfd.readouterr().err
     raw_models = {"nb": {"smoothing": 2.0}, "lr": {}}
     cfg = parse_config(
         {"tasks": [csv_task], "sizes": SIZES, "splits": SPLITS, "seed": 1, "models": raw_models},
         source="toy.yaml", data=DataSettings(cache_dir=tmp_path / "cache"), out=out,
     )
     run_experiment(cfg)
+    said = [line for line in capfd.readouterr().err.splitlines() if line.startswith("note:")]
+    assert said == [f"note: toy: the {len(SIZES)} finished sizes in {out / 'toy'} were made "
+                    "with other settings and are recomputed; its files are replaced when "
+                    "this run finishes (--out another folder keeps them)"]
     info = json.loads((out / "toy" / "run.json").read_text())
     assert info["timings"]["resumed_sizes"] == []
     assert set(pd.read_csv(out / "toy" / "summary.csv")["model"]) == {"nb", "lr"}
