@@ -109,11 +109,18 @@ def parse_description(raw: bytes, dataset_id: int, origin: str) -> Description:
     try:
         body = json.loads(raw.decode("utf-8"))
         d = body["data_set_description"]
-        url, md5 = str(d["url"]), str(d["md5_checksum"]).lower()
+        url, md5 = d["url"], str(d["md5_checksum"]).lower()
     except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError):
         raise DataError(f"{origin}: not an OpenML dataset description (JSON with "
                         "data_set_description, its url and md5_checksum); check "
                         f"{SERVER_ENV}, or delete the cached copy") from None
+    if not isinstance(url, str) or not url.strip():
+        raise DataError(f"{origin}: the description has no data URL (url is {url!r}), so "
+                        f"dataset {dataset_id} cannot be downloaded; check {SERVER_ENV}, or "
+                        "save its table as a CSV file and use source: {csv: path}")
+    if not sources.is_url(url):
+        raise DataError(f"{origin}: the data URL {url[:80]!r} is not an http:// or https:// "
+                        f"URL, the only ones nbvslr downloads from; check {SERVER_ENV}")
     if not re.fullmatch(r"[0-9a-f]{32}", md5):
         raise DataError(f"{origin}: md5_checksum {md5!r} is not an md5; check {SERVER_ENV}")
     target = _names(d.get("default_target_attribute"))

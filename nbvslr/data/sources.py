@@ -32,6 +32,7 @@ import tempfile
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from importlib import resources
 from pathlib import Path
@@ -79,7 +80,7 @@ def cache_path(dataset: str, file: DataFile, settings: DataSettings) -> Path:
 
 
 def is_url(mirror: object) -> bool:
-    """True when a mirror is an http(s) URL rather than a folder."""
+    """True when a mirror (or any address) is an http(s) URL rather than a folder."""
     return isinstance(mirror, str) and mirror.lower().startswith(("http://", "https://"))
 
 
@@ -194,6 +195,9 @@ def download(url: str, timeout: float, hint: str = _OFFLINE_HINT,
     is refused before the body is read, a body that goes on is cut there); every failure is
     a ``DownloadError`` naming the URL, the reason and ``hint``, except an HTTP status equal
     to ``absent`` (a mirror's 404), which returns None."""
+    if not is_url(url):  # file:, ftp:, data:... would read what is not a download
+        raise DataError(f"download of {url!r} refused: not an http:// or https:// URL, the "
+                        "only ones nbvslr downloads from; give an http(s) URL")
     outcome: dict[str, object] = {}
     deadline = time.monotonic() + timeout
     limit = MAX_DOWNLOAD if limit is None else limit
@@ -259,10 +263,26 @@ class TooLarge(DownloadError):
         self.limit = limit
 
 
+class _HttpRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect only to another http(s) URL (urllib's own would follow one to
+    ``ftp:``)."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        if not is_url(urllib.parse.urljoin(req.full_url, newurl)):
+            raise urllib.error.HTTPError(
+                req.full_url, code, f"a redirect to {newurl!r}, not an http(s) URL", headers,
+                fp)
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+_OPENER = urllib.request.build_opener(_HttpRedirects)
+"""urllib's default opener, its redirects kept to http(s)."""
+
+
 def _read_until(url: str, timeout: float, deadline: float, limit: int) -> bytes:
     chunks = []
     total = 0
-    with urllib.request.urlopen(url, timeout=timeout) as response:
+    with _OPENER.open(url, timeout=timeout) as response:
         if response.length is not None and response.length > limit:
             raise _TooLong(f"it announces {response.length} bytes", response.length)
         while True:

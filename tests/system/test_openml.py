@@ -118,6 +118,24 @@ def test_unknown_id_is_one_line(server, tmp_path):
         load_task(_spec(), _settings(tmp_path))
 
 
+@pytest.mark.parametrize(("url", "problem"), [
+    ("file:///etc/passwd", "the data URL 'file:///etc/passwd' is not an http:// or https:// URL"),
+    (None, "the description has no data URL (url is None)")])
+def test_a_description_whose_url_is_not_http_is_refused(server, tmp_path, url, problem):
+    """A description whose data URL is a local file (or null) is one line naming it, and
+    nothing is read or cached (a file: URL read the local file, then a traceback; null was
+    'download of None failed')."""
+    described = json.loads(server.routes[DESCRIPTION])
+    described["data_set_description"]["url"] = url
+    server.routes[DESCRIPTION] = json.dumps(described).encode()
+    with pytest.raises(DataError) as info:
+        load_task(_spec(), _settings(tmp_path))
+    line = str(info.value)
+    assert "\n" not in line and problem in line and openml.SERVER_ENV in line
+    assert server.requests == [DESCRIPTION]
+    assert not openml.cache_folder(40, _settings(tmp_path)).exists()
+
+
 @pytest.mark.parametrize("slow", ["description", "data"])
 def test_one_deadline_for_the_whole_transfer(server, tmp_path, slow):
     """A server that trickles either file stops at --timeout for both requests together."""

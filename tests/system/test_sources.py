@@ -232,6 +232,30 @@ def test_a_cached_file_of_a_terabyte_is_never_read(cache_dir):
     assert task_status("lenses", settings) == "shipped"  # not hashed either
 
 
+def test_a_url_that_is_not_http_is_refused_before_anything_is_read(tmp_path):
+    """download() of a file: (or ftp:) URL is one line refusing it, and reads nothing (a
+    file: URL read the local file, then failed with an AttributeError traceback)."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not for download")
+    for url in (secret.as_uri(), "ftp://127.0.0.1:1/x", "data:,hello"):
+        with pytest.raises(DataError) as info:
+            src.download(url, 5)
+        line = str(info.value)
+        assert "\n" not in line and "not an http:// or https:// URL" in line and url in line
+
+
+def test_a_redirect_away_from_http_is_refused(cache_dir, server):
+    """A server redirecting a download to an ftp: URL is refused in one line naming it (urllib
+    alone follows it)."""
+    server.routes[_route(LENSES_FILE)] = ("redirect", "ftp://127.0.0.1:1/lenses.data")
+    with pytest.raises(DownloadError) as info:
+        load_task(TaskSpec("lenses"), _online(cache_dir))
+    line = str(info.value)
+    assert "\n" not in line
+    assert "a redirect to 'ftp://127.0.0.1:1/lenses.data', not an http(s) URL" in line
+    assert list(cache_dir.rglob("*")) == []
+
+
 def test_a_refused_connection_is_a_download_error(cache_dir, monkeypatch):
     """Nothing listening on the port: a DownloadError naming the URL."""
     with LoopbackServer() as s:
