@@ -105,7 +105,8 @@ def _call_with_deadline(uci_id: int, timeout: float, fetch: Callable[[int], Any]
     try:
         thread = threading.Thread(target=work, name=f"uci-{uci_id}", daemon=True)
         thread.start()
-        thread.join(FETCH_DEADLINE_FACTOR * timeout + DEADLINE_GRACE)
+        thread.join(min(FETCH_DEADLINE_FACTOR * timeout + DEADLINE_GRACE,
+                        threading.TIMEOUT_MAX))
     finally:
         socket.setdefaulttimeout(previous)
     if thread.is_alive():

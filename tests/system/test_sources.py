@@ -413,6 +413,42 @@ def test_the_cli_takes_a_url_mirror_and_a_folder_mirror(mirror, tmp_path, server
     assert len(result.output.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("args", [
+    ["datasets", "fetch", "lenses", "--timeout", "inf"],
+    ["datasets", "fetch", "lenses", "--timeout", "1e10"],
+    ["datasets", "fetch", "lenses", "--timeout", "nan"],
+    ["run", "openml", "--offline", "--max-download", "inf"],
+    ["run", "openml", "--offline", "--max-download", "nan"]])
+def test_an_infinite_timeout_or_download_limit_is_a_usage_error(tmp_path, args):
+    """--timeout inf, 1e10 (past the longest wait a thread takes) or nan, and --max-download
+    inf or nan: exit 2 and one line asking for a finite value, before any download (they
+    were an OverflowError or ValueError traceback)."""
+    from click.testing import CliRunner
+
+    from nbvslr.cli import cli
+
+    result = CliRunner().invoke(cli, [*args, "--fresh", "--cache", str(tmp_path / "cache"),
+                                      "--mirror", "http://127.0.0.1:1/"],
+                                env={"NBVSLR_DATA_MIRROR": None})
+    lines = result.output.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1, result.output
+    assert lines[0].startswith(f"error: {args[-2]} ")
+    assert "must be a finite number" in lines[0] or "must be at most 9" in lines[0]
+    assert not (tmp_path / "cache").exists()
+
+
+@pytest.mark.parametrize("setting", [{"timeout": float("inf")}, {"timeout": 1e10},
+                                     {"timeout": 0.0}, {"max_download": float("nan")},
+                                     {"max_download": float("inf")}])
+def test_data_settings_refuse_an_infinite_timeout_or_limit(tmp_path, setting):
+    """DataSettings (the Python path) refuses the values the options refuse, in one line
+    naming the setting (they reached the waits and the size check as tracebacks)."""
+    from nbvslr.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=rf"^DataSettings\({next(iter(setting))}=.*: must be"):
+        DataSettings(cache_dir=tmp_path, **setting)
+
+
 # --------------------------------------------------------------------------- shipped copies
 
 
