@@ -23,7 +23,8 @@ The table then follows the rules of a CSV (``nbvslr.data.csvsource``); by defaul
 is the dataset's default target attribute, the features every other column but the ignored
 and row-id ones and the string and date columns, and each feature's kind is the one the
 ARFF header declares: numeric (``numeric``, ``real``, ``integer``) continuous, nominal
-(``{a, b, ...}``) discrete, a task of both mixed. A numeric default target (a regression
+(``{a, b, ...}``) discrete, a task of both mixed; a nominal value its header does not
+declare is refused, naming its line. A numeric default target (a regression
 dataset) is refused unless the config names the target or its classes.
 """
 
@@ -46,7 +47,7 @@ import nbvslr.data.csvsource as csvsource
 import nbvslr.data.sources as sources
 from nbvslr.data.csvsource import TableChoices
 from nbvslr.data.dataset import Dataset, DataSettings
-from nbvslr.errors import DataError, DownloadError, did_you_mean
+from nbvslr.errors import DataError, DownloadError, did_you_mean, show
 
 SERVER = "https://www.openml.org"
 SERVER_ENV = "NBVSLR_OPENML_SERVER"
@@ -210,6 +211,7 @@ def too_large(url: str, dataset_id: int, size: int | None, limit: float) -> Down
 class Attribute:
     name: str
     type: str  # numeric, nominal, string, date (ARFF's types, numeric for real/integer)
+    levels: tuple[str, ...] = ()  # a nominal attribute's declared values, unquoted
 
 
 _ATTRIBUTE = re.compile(r"""@attribute\s+('(?:\\.|[^'])*'|"(?:\\.|[^"])*"|\S+)\s+(.+)$""",
@@ -288,7 +290,10 @@ def read_arff(data: bytes, origin: str) -> tuple[pd.DataFrame, tuple[Attribute, 
                 raise DataError(f"{origin} line {number + 1}: not an ARFF attribute "
                                 f"({stripped[:60]!r}); check {SERVER_ENV}")
             name = _unquote(found.group(1))
-            attributes.append(Attribute(name, _type_of(found.group(2), origin, name)))
+            kind = _type_of(found.group(2), origin, name)
+            levels = (_levels(found.group(2), origin, number + 1, name)
+                      if kind == "nominal" else ())
+            attributes.append(Attribute(name, kind, levels))
         elif lowered.startswith("@data"):
             start = number + 1
             break
@@ -296,6 +301,7 @@ def read_arff(data: bytes, origin: str) -> tuple[pd.DataFrame, tuple[Attribute, 
         raise DataError(f"{origin}: not an ARFF file (no @attribute or no @data line); check "
                         f"{SERVER_ENV}")
     rows: list[list[str]] = []
+    numbers: list[int] = []
     width = len(attributes)
     for number, line in enumerate(lines[start:], start + 1):
         stripped = line.strip()
@@ -313,11 +319,40 @@ def read_arff(data: bytes, origin: str) -> tuple[pd.DataFrame, tuple[Attribute, 
             raise DataError(f"{origin} line {number}: {len(cells)} values, the header "
                             f"declares {width} attributes; check {SERVER_ENV}")
         rows.append(cells)
+        numbers.append(number)
     names = [a.name for a in attributes]
     twice = next((n for n in names if names.count(n) > 1), None)
     if twice is not None:
         raise DataError(f"{origin}: attribute {twice!r} is declared twice; check {SERVER_ENV}")
-    return pd.DataFrame(rows, columns=names, dtype=str), tuple(attributes)
+    table = pd.DataFrame(rows, columns=names, dtype=str)
+    for j, attribute in enumerate(attributes):
+        if attribute.type != "nominal":
+            continue
+        column = table.iloc[:, j]
+        stray = (~column.isin(attribute.levels) & (column != "")).to_numpy().nonzero()[0]
+        if stray.size:
+            first = int(stray[0])
+            declared = ", ".join(map(repr, attribute.levels[:8])) + (
+                ", ..." if len(attribute.levels) > 8 else "")
+            raise DataError(
+                f"{origin} line {numbers[first]}: attribute {attribute.name!r} has the value "
+                f"{show(column.iat[first])}, not one of the values its header declares "
+                f"({{{declared}}}; {stray.size} such row{'s' if stray.size > 1 else ''}); "
+                f"check {SERVER_ENV}, or save the table as a CSV file and use "
+                "source: {csv: path}")
+    return table, tuple(attributes)
+
+
+def _levels(declared: str, origin: str, number: int, name: str) -> tuple[str, ...]:
+    """The values a nominal type ``{a, 'b c', ...}`` declares, unquoted as a row's are."""
+    inside = declared.strip()[1:]
+    inside = inside[:inside.rfind("}")] if "}" in inside else None
+    cells = _cells(inside.strip()) if inside is not None else None
+    if cells is None:
+        raise DataError(f"{origin} line {number}: the values of nominal attribute {name!r} "
+                        f"are not a closed {{...}} list ({show(declared.strip())}); check "
+                        f"{SERVER_ENV}")
+    return tuple(c for c in cells if c != "")
 
 
 # --------------------------------------------------------------------------- the task

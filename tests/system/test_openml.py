@@ -279,6 +279,24 @@ def test_double_quoted_values_with_commas_are_one_value():
         openml.read_arff(head + b"'a,x,1\n", "t")
 
 
+def test_a_value_outside_its_nominal_declaration_is_refused(server, tmp_path):
+    """A row whose nominal value is not in its attribute's declared {...} set: one line naming
+    the row's line, the value and the declared set (it ran, 'maybe' a third class); missing
+    values and quoted declared values pass."""
+    head = "@relation r\n@attribute x numeric\n@attribute class {yes,'no, never'}\n@data\n"
+    rows = "".join(f"{i}.5,{'yes' if i % 2 else chr(39) + 'no, never' + chr(39)}\n"
+                   for i in range(20))
+    table, attributes = openml.read_arff((head + rows + "3,?\n").encode(), "t")
+    assert attributes[1].levels == ("yes", "no, never") and table.shape == (21, 2)
+    _serve(server, 43, (head + rows + "1,maybe\n2,yes\n").encode(), "class")
+    with pytest.raises(DataError) as info:
+        load_task(TaskSpec(name="bad", source={"openml": 43}), _settings(tmp_path))
+    assert str(info.value) == (
+        "OpenML dataset 43 (d43) line 25: attribute 'class' has the value 'maybe', not one of "
+        "the values its header declares ({'yes', 'no, never'}; 1 such row); check "
+        "NBVSLR_OPENML_SERVER, or save the table as a CSV file and use source: {csv: path}")
+
+
 def test_a_numeric_default_target_is_refused_in_one_line(server, tmp_path):
     """A regression dataset (a numeric default target) is refused, naming the fix (it was
     read as one class per distinct value); a nominal target.column is taken instead."""
