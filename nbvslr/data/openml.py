@@ -16,8 +16,9 @@ client on ``urllib`` (``nbvslr.data.sources.download``), no ``openml`` package:
   ``data.arff``), is checked against that md5 on every read; once there, the network is not
   touched again.
 - Every failure is one line (``DownloadError``): offline (``settings.download`` false and
-  nothing cached), a time-out, an HTTP error (an unknown id: OpenML answers 412), a bad
-  checksum; each says how to work offline.
+  nothing cached), a time-out, an HTTP error, a bad checksum; each says how to work offline.
+  An unknown id (OpenML answers HTTP 412 with its JSON error 111) says that OpenML has no
+  such dataset; another error OpenML explains in JSON is quoted (code and message).
 
 The table then follows the rules of a CSV (``nbvslr.data.csvsource``); by default the target
 is the dataset's default target attribute, the features every other column but the ignored
@@ -183,10 +184,39 @@ def _download(url: str, deadline: float, settings: DataSettings, dataset_id: int
         return sources.download(url, left, _hint(dataset_id), limit=limit) or b""
     except sources.TooLarge as exc:
         raise too_large(url, dataset_id, exc.size, settings.max_download) from None
+    except sources.HttpStatus as exc:
+        refusal = _refusal(exc.body)
+        if refusal is None:
+            raise
+        code, message = refusal
+        if code == UNKNOWN_DATASET:
+            raise DownloadError(f"OpenML has no dataset {dataset_id} ({server()} answered "
+                                f"HTTP {exc.status}, error {code}: {message}); check the "
+                                "id") from None
+        raise DownloadError(f"OpenML refused dataset {dataset_id} ({server()} answered HTTP "
+                            f"{exc.status}, error {code}: {message}); {_hint(dataset_id)}"
+                            ) from None
     except DownloadError:
         if time.monotonic() >= deadline - 0.05:  # the deadline ended it
             raise late from None
         raise
+
+
+UNKNOWN_DATASET = "111"
+"""OpenML's error code for an id it has no dataset for (with HTTP 412)."""
+
+
+def _refusal(body: bytes) -> tuple[str, str] | None:
+    """OpenML's reason for an error status, ``(code, message)`` from its JSON answer
+    (``{"error": {"code": "111", "message": "Unknown dataset"}}``); None for another answer."""
+    try:
+        error = json.loads(body.decode("utf-8"))["error"]
+        code, message = str(error["code"]).strip(), str(error.get("message", "")).strip()
+    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, AttributeError):
+        return None
+    if not re.fullmatch(r"\d{1,6}", code):
+        return None
+    return code, " ".join(message.split())[:120] or "no message"
 
 
 def too_large(url: str, dataset_id: int, size: int | None, limit: float) -> DownloadError:

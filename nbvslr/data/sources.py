@@ -60,6 +60,10 @@ than filling the memory; its sha256 could not match anyway. A dataset of no know
 OpenML dataset) has its own limit, ``DataSettings.max_download`` (``--max-download``)."""
 
 
+ERROR_BODY = 4096
+"""The most bytes of an HTTP error's answer read (``HttpStatus.body``)."""
+
+
 def sha256_of(path: Path) -> str:
     """Hex sha256 of a file's bytes."""
     h = hashlib.sha256()
@@ -193,8 +197,10 @@ def download(url: str, timeout: float, hint: str = _OFFLINE_HINT,
     ``timeout`` after its last byte) and at most ``limit`` bytes (default ``MAX_DOWNLOAD``:
     a longer announced length
     is refused before the body is read, a body that goes on is cut there); every failure is
-    a ``DownloadError`` naming the URL, the reason and ``hint``, except an HTTP status equal
-    to ``absent`` (a mirror's 404), which returns None."""
+    a ``DownloadError`` naming the URL, the reason and ``hint`` (``HttpStatus`` for an HTTP
+    error status, with its code and the start of its answer), except an HTTP status equal
+    to ``absent`` (a mirror's 404), which returns None; a URL that is not http(s) is a
+    ``DataError``, nothing read."""
     if not is_url(url):  # file:, ftp:, data:... would read what is not a download
         raise DataError(f"download of {url!r} refused: not an http:// or https:// URL, the "
                         "only ones nbvslr downloads from; give an http(s) URL")
@@ -205,6 +211,12 @@ def download(url: str, timeout: float, hint: str = _OFFLINE_HINT,
     def transfer() -> None:
         try:
             outcome["data"] = _read_until(url, timeout, deadline, limit)
+        except urllib.error.HTTPError as exc:  # its body may say why (OpenML's does)
+            outcome["error"] = exc
+            try:
+                outcome["body"] = exc.read(ERROR_BODY)
+            except (OSError, http.client.HTTPException, ValueError):
+                pass
         except BaseException as exc:  # handed to the caller below
             outcome["error"] = exc
 
@@ -223,10 +235,11 @@ def download(url: str, timeout: float, hint: str = _OFFLINE_HINT,
             f"nbvslr reads may have (the server does not serve the file); {hint}",
             size=exc.size, limit=limit)
     if isinstance(exc, urllib.error.HTTPError):
-        reason = f"HTTP {exc.code} {exc.reason}"
-        exc.close()
+        exc.close()  # an HTTPError holds the open response
         if absent is not None and exc.code == absent:
-            return None  # an HTTPError holds the open response
+            return None
+        raise HttpStatus(f"download of {url} failed: HTTP {exc.code} {exc.reason}; {hint}",
+                         status=exc.code, body=outcome.get("body") or b"")  # type: ignore
     elif isinstance(exc, urllib.error.URLError):
         inner = exc.reason
         is_timeout = isinstance(inner, TimeoutError)
@@ -251,6 +264,16 @@ class _TooLong(Exception):
     def __init__(self, message: str, size: int | None) -> None:
         super().__init__(message)
         self.size = size
+
+
+class HttpStatus(DownloadError):
+    """A download answered with an HTTP error: ``status`` its code, ``body`` the first
+    ``ERROR_BODY`` bytes of the answer (where a server says why, as OpenML's JSON does)."""
+
+    def __init__(self, message: str, status: int, body: bytes) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = body
 
 
 class TooLarge(DownloadError):

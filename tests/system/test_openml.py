@@ -112,10 +112,24 @@ def test_no_network_is_one_line(tmp_path, monkeypatch):
 
 
 def test_unknown_id_is_one_line(server, tmp_path):
-    """OpenML's answer to an unknown id (HTTP 412) is one line naming the address."""
+    """OpenML's answer to an unknown id (HTTP 412, its JSON error 111) is one line saying
+    that OpenML has no such dataset (it said 'download ... failed: HTTP 412 Precondition
+    Failed; to work offline...'); another status or a body not OpenML's names the address."""
+    server.routes[DESCRIPTION] = ("status", 412, json.dumps(
+        {"error": {"code": "111", "message": "Unknown dataset"}}).encode())
+    with pytest.raises(DownloadError) as info:
+        load_task(_spec(), _settings(tmp_path))
+    assert str(info.value) == (f"OpenML has no dataset 40 ({server.url} answered HTTP 412, "
+                               "error 111: Unknown dataset); check the id")
+    server.routes[DESCRIPTION] = ("status", 412, json.dumps(
+        {"error": {"code": "112", "message": "No access granted"}}).encode())
+    with pytest.raises(DownloadError, match=r"^OpenML refused dataset 40 \(.* error 112: No "
+                                            r"access granted\); to work offline"):
+        load_task(_spec(), _settings(tmp_path))
     server.routes[DESCRIPTION] = 412
     with pytest.raises(DownloadError, match=r"data/40 failed: HTTP 412"):
         load_task(_spec(), _settings(tmp_path))
+    assert not openml.cache_folder(40, _settings(tmp_path)).exists()
 
 
 @pytest.mark.parametrize(("url", "problem"), [
