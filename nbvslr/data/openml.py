@@ -346,7 +346,8 @@ def read_arff(data: bytes, origin: str) -> tuple[pd.DataFrame, tuple[Attribute, 
                             f"follows its closing quote ({stripped[:60]!r}); save the table "
                             "as a CSV file and use source: {csv: path}")
         if len(cells) != width:
-            raise DataError(f"{origin} line {number}: {len(cells)} values, the header "
+            raise DataError(f"{origin} line {number}: {len(cells)} "
+                            f"value{'' if len(cells) == 1 else 's'}, the header "
                             f"declares {width} attributes; check {SERVER_ENV}")
         rows.append(cells)
         numbers.append(number)

@@ -27,6 +27,7 @@ import gzip
 import hashlib
 import http.client
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -71,6 +72,15 @@ def sha256_of(path: Path) -> str:
         for chunk in iter(lambda: f.read(_CHUNK), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+def original(file: DataFile) -> str:
+    """How a message names the file a mirror should hold in place of a wrong one: the
+    original UCI file, or (another host's) the original archive or file at its URL."""
+    if file.host == "uci":
+        return "the original UCI file"
+    what = "archive" if file.name.endswith((".tar.gz", ".tgz", ".zip", ".gz")) else "file"
+    return f"the original {what} ({url_of(file)})"
 
 
 def url_of(file: DataFile) -> str:
@@ -238,20 +248,30 @@ def download(url: str, timeout: float, hint: str = _OFFLINE_HINT,
         exc.close()  # an HTTPError holds the open response
         if absent is not None and exc.code == absent:
             return None
-        raise HttpStatus(f"download of {url} failed: HTTP {exc.code} {exc.reason}; {hint}",
+        raise HttpStatus(f"download of {url} failed: HTTP {exc.code} "
+                         f"{one_line(str(exc.reason))}; {hint}",
                          status=exc.code, body=outcome.get("body") or b"")  # type: ignore
     elif isinstance(exc, urllib.error.URLError):
         inner = exc.reason
         is_timeout = isinstance(inner, TimeoutError)
-        reason = f"timed out after {timeout:g} s" if is_timeout else f"{inner}"
+        reason = f"timed out after {timeout:g} s" if is_timeout else one_line(f"{inner}")
     elif isinstance(exc, TimeoutError):
         reason = f"timed out after {timeout:g} s"
+    elif isinstance(exc, http.client.BadStatusLine):
+        reason = f"the answer is not HTTP ({one_line(str(exc))!r})"
     elif isinstance(exc, OSError | http.client.HTTPException | ValueError):
         # Connection reset, a body cut short (IncompleteRead), a malformed answer or URL...
-        reason = str(exc) or type(exc).__name__
+        reason = one_line(str(exc)) or type(exc).__name__
     else:
         raise exc  # type: ignore[misc]
     raise DownloadError(f"download of {url} failed: {reason}; {hint}")
+
+
+def one_line(text: str, most: int = 200) -> str:
+    """``text`` as one line of at most ``most`` characters: line breaks (real, or written as
+    ``\\r``/``\\n`` escapes by a ``repr``) and runs of spaces become one space."""
+    text = " ".join(re.sub(r"\\[rn]", " ", text).split())
+    return text if len(text) <= most else text[:most - 3] + "..."
 
 
 class _Late(Exception):
@@ -384,25 +404,27 @@ def obtain(dataset: str, file: DataFile, settings: DataSettings,
         if found.stat().st_size > MAX_DOWNLOAD:
             raise DataError(
                 f"mirror file {found} is larger than any data file ({MAX_DOWNLOAD >> 20} MiB); "
-                "replace it with the original UCI file")
+                f"replace it with {original(file)}")
         actual = sha256_of(found)
         if actual != file.sha256:
             raise DataError(
                 f"mirror file {found} has sha256 {actual[:12]}..., expected "
-                f"{file.sha256[:12]}...; replace it with the original UCI file"
+                f"{file.sha256[:12]}...; replace it with {original(file)}"
             )
         _write_atomic(target, source=found)
         return target, "mirror"
     url = mirror_url(dataset, file, settings)
+    lacking = None  # the URL mirror's address of the file, when it answered 404
     if url is not None and settings.download:
         data = download(url, settings.timeout, hint=_MIRROR_HINT, absent=404)
+        lacking = url if data is None else None
         if data is not None:
             actual = hashlib.sha256(data).hexdigest()
             if actual != file.sha256:
                 raise DataError(
                     f"mirror file {url} has sha256 {actual[:12]}..., expected "
                     f"{file.sha256[:12]}... ({len(data)} bytes); replace it in the mirror with "
-                    f"the original UCI file, or unset {MIRROR_ENV} (--mirror) to download it"
+                    f"{original(file)}, or unset {MIRROR_ENV} (--mirror) to download it"
                 )
             _write_atomic(target, data=data)
             return target, url
@@ -420,12 +442,18 @@ def obtain(dataset: str, file: DataFile, settings: DataSettings,
             + (f", or delete {target}" if stale else "")
         )
     url = url_of(file)
-    data = download(url, settings.timeout, hint) or b""  # never None: no status is "absent"
-    actual = hashlib.sha256(data).hexdigest()
-    if actual != file.sha256:
-        raise DownloadError(
-            f"download of {url} refused: sha256 {actual[:12]}... is not the expected "
-            f"{file.sha256[:12]}... ({len(data)} bytes); {hint}"
-        )
+    try:
+        data = download(url, settings.timeout, hint) or b""  # never None: no "absent" status
+        actual = hashlib.sha256(data).hexdigest()
+        if actual != file.sha256:
+            raise DownloadError(
+                f"download of {url} refused: sha256 {actual[:12]}... is not the expected "
+                f"{file.sha256[:12]}... ({len(data)} bytes); {hint}"
+            )
+    except DownloadError as exc:
+        if lacking is None:
+            raise
+        raise DownloadError(f"the mirror does not hold {file.name} (HTTP 404 for {lacking}), "
+                            f"and the {exc}") from None
     _write_atomic(target, data=data)
     return target, url

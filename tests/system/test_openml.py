@@ -181,7 +181,7 @@ def test_arff_reader_refuses_what_it_does_not_read():
     head = b"@relation r\n@attribute a numeric\n@attribute b {x,y}\n@data\n"
     with pytest.raises(DataError, match="sparse ARFF row"):
         openml.read_arff(head + b"{0 1, 1 x}\n", "t")
-    with pytest.raises(DataError, match="line 5: 1 values, the header declares 2"):
+    with pytest.raises(DataError, match="line 5: 1 value, the header declares 2"):
         openml.read_arff(head + b"1\n", "t")
     with pytest.raises(DataError, match="ARFF type 'relational'"):
         openml.read_arff(b"@relation r\n@attribute a relational\n@data\n", "t")

@@ -360,6 +360,61 @@ def test_a_file_missing_from_a_url_mirror_is_downloaded_from_its_own_url(mirror,
     assert server.requests == [MIRROR_ROUTE, _route(LENSES_FILE)]
 
 
+def test_a_file_missing_from_the_mirror_and_failing_at_its_url_names_both(cache_dir, server):
+    """The mirror answers 404 and the file's own URL fails too: the one line says that the
+    mirror does not hold the file as well as why the download failed (it named only the
+    download's failure, as if the mirror had not been asked)."""
+    server.routes[_route(LENSES_FILE)] = 500
+    with pytest.raises(DownloadError) as info:
+        src.obtain(LENSES.dataset, LENSES_FILE, _url_mirror(server, cache_dir))
+    assert str(info.value).startswith(
+        f"the mirror does not hold lenses.data (HTTP 404 for {server.url}{MIRROR_ROUTE}), and "
+        f"the download of {server.url}{_route(LENSES_FILE)} failed: HTTP 500 ")
+    assert server.requests == [MIRROR_ROUTE, _route(LENSES_FILE)]
+    assert list(cache_dir.rglob("*")) == []
+
+
+def test_a_damaged_archive_in_a_url_mirror_names_the_original_archive(cache_dir, server):
+    """A 20 Newsgroups archive in a mirror that fails its sha256: the fix names the original
+    archive and its URL, not 'the original UCI file'."""
+    from nbvslr.data.newsgroups import ARCHIVE
+
+    server.routes["/mirror/20news/20news-bydate.tar.gz"] = b"not the archive"
+    with pytest.raises(DataError) as info:
+        src.obtain("20news", ARCHIVE, _url_mirror(server, cache_dir))
+    line = str(info.value)
+    assert "replace it in the mirror with the original archive (" in line
+    assert src.url_of(ARCHIVE) in line and "UCI" not in line
+
+
+def test_a_redirect_loop_or_an_answer_that_is_not_http_is_one_clean_line(cache_dir, server):
+    """A redirect loop and a status line that is not HTTP: one line each, without line
+    breaks or their escapes (they carried a literal '\\n' and 'NOT HTTP AT ALL\\r\\n')."""
+    import socket
+    import threading
+
+    server.routes["/loop"] = ("redirect", "/loop")
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def garbage() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(4096)
+            conn.sendall(b"NOT HTTP AT ALL\r\n\r\n")
+
+    threading.Thread(target=garbage, daemon=True).start()
+    lines = []
+    for url in (f"{server.url}/loop", f"http://127.0.0.1:{listener.getsockname()[1]}/x"):
+        with pytest.raises(DownloadError) as info:
+            src.download(url, GENEROUS)
+        lines.append(str(info.value))
+    listener.close()
+    for line in lines:
+        assert not any(c in line for c in "\r\n") and "\\n" not in line and "\\r" not in line
+    assert "infinite loop. The last 30x error message was: Found;" in lines[0]
+    assert "failed: the answer is not HTTP ('NOT HTTP AT ALL');" in lines[1]
+
+
 def test_offline_never_reaches_a_url_mirror(cache_dir, server):
     """download=False (--offline): no request to a URL mirror, one line saying why."""
     settings = _url_mirror(server, cache_dir, download=False)
