@@ -66,8 +66,9 @@ def data_settings(mirror: str | Path | None, cache: Path | None, offline: bool, 
                   ) -> DataSettings:
     """The ``DataSettings`` of the data options; ``ConfigError`` (exit 2) for a folder mirror
     or a cache that is not a folder, or a timeout or download limit that is not a finite
-    positive number (click's ``float`` and ``FloatRange`` let ``inf`` and ``nan`` through). A mirror starting
-    with ``http://`` or ``https://`` is a URL, kept as a ``str``; anything else is a folder."""
+    positive number (click's ``float`` and ``FloatRange`` let ``inf`` and ``nan`` through).
+    A mirror starting with ``http://`` or ``https://`` is a URL, kept as a ``str``; anything
+    else is a folder."""
     given = mirror
     if mirror is not None:
         mirror = str(mirror) if is_url(str(mirror)) else Path(mirror)
