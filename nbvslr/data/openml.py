@@ -117,7 +117,7 @@ def parse_description(raw: bytes, dataset_id: int, origin: str) -> Description:
                         "data_set_description, its url and md5_checksum); check "
                         f"{SERVER_ENV}, or delete the cached copy") from None
     if not isinstance(url, str) or not url.strip():
-        raise DataError(f"{origin}: the description has no data URL (url is {url!r}), so "
+        raise DataError(f"{origin}: the description has no data URL (url: {json.dumps(url)}), so "
                         f"dataset {dataset_id} cannot be downloaded; check {SERVER_ENV}, or "
                         "save its table as a CSV file and use source: {csv: path}")
     if not sources.is_url(url):

@@ -134,7 +134,7 @@ def test_unknown_id_is_one_line(server, tmp_path):
 
 @pytest.mark.parametrize(("url", "problem"), [
     ("file:///etc/passwd", "the data URL 'file:///etc/passwd' is not an http:// or https:// URL"),
-    (None, "the description has no data URL (url is None)")])
+    (None, "the description has no data URL (url: null)")])
 def test_a_description_whose_url_is_not_http_is_refused(server, tmp_path, url, problem):
     """A description whose data URL is a local file (or null) is one line naming it, and
     nothing is read or cached (a file: URL read the local file, then a traceback; null was
