@@ -40,6 +40,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 import nbvslr.data.csvsource as csvsource
@@ -221,9 +222,11 @@ def table_problem(table: pd.DataFrame, metadata: Any) -> str | None:
         return None
     if len(table) < 2 or table.shape[1] < 2:
         return None
-    missing = (table.isna() | table.astype(str).eq("")).to_numpy()
-    if missing[-1, -1] and not missing[:-1, -1].any():
-        kept = table.shape[1] - int(missing[-1, ::-1].cumprod().sum())
+    def missing(cells: pd.Series) -> np.ndarray:
+        return (cells.isna() | cells.astype(str).eq("")).to_numpy()
+
+    if missing(table.iloc[-1:, -1])[0] and not missing(table.iloc[:-1, -1]).any():
+        kept = table.shape[1] - int(missing(table.iloc[-1])[::-1].cumprod().sum())
         return (f"ends in a row of {kept} of its {table.shape[1]} fields (data row "
                 f"{len(table)}), the only row without its last field")
     return None
