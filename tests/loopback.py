@@ -15,7 +15,8 @@ class LoopbackServer:
     """A loopback HTTP server whose answer per path is set by the test.
 
     ``routes[path]`` is bytes (200), an int (that status), ``("short", bytes)`` (half the
-    announced body, then the connection closes), ``("endless", length)`` (zeros without
+    announced body, then the connection closes), ``("status", code, body)`` (that status
+    with that body), ``("endless", length)`` (zeros without
     end, announcing ``length`` bytes, or no length for None, until the client goes or the
     test ends), ``("redirect", path)`` (a 302 to that path) or ``"hang"`` (answer nothing
     until the test ends, longer than any timeout used here).
@@ -64,6 +65,13 @@ class LoopbackServer:
                             return
                         self.wfile.write(answer[1][i:i + 1])
                         self.wfile.flush()
+                    return
+                if isinstance(answer, tuple) and answer[0] == "status":  # (_, code, body)
+                    self.send_response(answer[1])
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(answer[2])))
+                    self.end_headers()
+                    self.wfile.write(answer[2])
                     return
                 if isinstance(answer, tuple):  # ("short", body): the connection drops early
                     self.send_response(200)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from nbvslr.data.dataset import DataSettings, default_cache_dir
+from nbvslr.data.dataset import DataSettings, default_cache_dir, setting_problem
 from nbvslr.data.sources import MIRROR_ENV, is_url
 from nbvslr.errors import ConfigError
 
@@ -65,8 +65,10 @@ def data_settings(mirror: str | Path | None, cache: Path | None, offline: bool, 
                   timeout: float, max_download: float = DataSettings.max_download
                   ) -> DataSettings:
     """The ``DataSettings`` of the data options; ``ConfigError`` (exit 2) for a folder mirror
-    or a cache that is not a folder, or a timeout that is not positive. A mirror starting
-    with ``http://`` or ``https://`` is a URL, kept as a ``str``; anything else is a folder."""
+    or a cache that is not a folder, or a timeout or download limit that is not a finite
+    positive number (click's ``float`` and ``FloatRange`` let ``inf`` and ``nan`` through).
+    A mirror starting with ``http://`` or ``https://`` is a URL, kept as a ``str``; anything
+    else is a folder."""
     given = mirror
     if mirror is not None:
         mirror = str(mirror) if is_url(str(mirror)) else Path(mirror)
@@ -80,8 +82,11 @@ def data_settings(mirror: str | Path | None, cache: Path | None, offline: bool, 
         raise ConfigError(
             f"cache {cache} is not a folder (--cache or {CACHE_ENV}); name a folder"
         )
-    if not timeout > 0:
-        raise ConfigError(f"--timeout {timeout:g}: must be more than 0 seconds; e.g. 30")
+    for option, name, value in (("--timeout", "timeout", timeout),
+                                ("--max-download", "max_download", max_download)):
+        problem = setting_problem(name, value)
+        if problem is not None:
+            raise ConfigError(f"{option} {value:g}: {problem}")
     cache_dir = Path(cache) if cache is not None else default_cache_dir()
     return DataSettings(cache_dir=cache_dir, mirror=mirror, download=not offline,
                         timeout=timeout, shipped=not fresh, max_download=max_download)

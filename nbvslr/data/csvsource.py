@@ -442,7 +442,8 @@ def _binarise(
     if positive is None:
         if len(distinct) != 2:
             raise DataError(
-                f"{origin}: target.positive: column {target!r} has {len(distinct)} values "
+                f"{origin}: target.positive: column {target!r} has {len(distinct)} "
+                f"value{'' if len(distinct) == 1 else 's'} "
                 f"({_listing(distinct)}), not 2; list the values that count as class 1 in "
                 "target.positive"
             )

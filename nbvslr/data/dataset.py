@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import math
+import numbers
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import platformdirs
+
+from nbvslr.errors import ConfigError
 
 if TYPE_CHECKING:  # numpy is imported where it is used: listing the tasks needs none
     import numpy as np
@@ -162,3 +167,25 @@ class DataSettings:
     timeout: float = 30.0
     shipped: bool = True
     max_download: float = 64.0
+
+    def __post_init__(self) -> None:
+        for name in ("timeout", "max_download"):
+            problem = setting_problem(name, getattr(self, name))
+            if problem is not None:
+                raise ConfigError(f"DataSettings({name}={getattr(self, name)!r}): {problem}")
+
+
+def setting_problem(name: str, value: object) -> str | None:
+    """Why ``value`` cannot be ``DataSettings``'s ``timeout`` (seconds: a finite number more
+    than 0, at most ``threading.TIMEOUT_MAX``, the longest wait a thread can be given) or
+    ``max_download`` (MiB: a finite number more than 0), with an example; None when it can.
+    An infinite or NaN value would reach the waits and the size check as a traceback."""
+    unit, example = ("seconds", "30") if name == "timeout" else ("MiB", "64")
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return f"must be a number of {unit}, e.g. {example}"
+    if not math.isfinite(value) or value <= 0:
+        return f"must be a finite number of {unit}, more than 0; e.g. {example}"
+    if name == "timeout" and value > threading.TIMEOUT_MAX:
+        return (f"must be at most {threading.TIMEOUT_MAX:.0f} seconds (the longest wait this "
+                f"platform allows); e.g. {example}")
+    return None

@@ -16,14 +16,16 @@ client on ``urllib`` (``nbvslr.data.sources.download``), no ``openml`` package:
   ``data.arff``), is checked against that md5 on every read; once there, the network is not
   touched again.
 - Every failure is one line (``DownloadError``): offline (``settings.download`` false and
-  nothing cached), a time-out, an HTTP error (an unknown id: OpenML answers 412), a bad
-  checksum; each says how to work offline.
+  nothing cached), a time-out, an HTTP error, a bad checksum; each says how to work offline.
+  An unknown id (OpenML answers HTTP 412 with its JSON error 111) says that OpenML has no
+  such dataset; another error OpenML explains in JSON is quoted (code and message).
 
 The table then follows the rules of a CSV (``nbvslr.data.csvsource``); by default the target
 is the dataset's default target attribute, the features every other column but the ignored
 and row-id ones and the string and date columns, and each feature's kind is the one the
 ARFF header declares: numeric (``numeric``, ``real``, ``integer``) continuous, nominal
-(``{a, b, ...}``) discrete, a task of both mixed. A numeric default target (a regression
+(``{a, b, ...}``) discrete, a task of both mixed; a nominal value its header does not
+declare is refused, naming its line. A numeric default target (a regression
 dataset) is refused unless the config names the target or its classes.
 """
 
@@ -46,7 +48,7 @@ import nbvslr.data.csvsource as csvsource
 import nbvslr.data.sources as sources
 from nbvslr.data.csvsource import TableChoices
 from nbvslr.data.dataset import Dataset, DataSettings
-from nbvslr.errors import DataError, DownloadError, did_you_mean
+from nbvslr.errors import DataError, DownloadError, did_you_mean, show
 
 SERVER = "https://www.openml.org"
 SERVER_ENV = "NBVSLR_OPENML_SERVER"
@@ -109,11 +111,18 @@ def parse_description(raw: bytes, dataset_id: int, origin: str) -> Description:
     try:
         body = json.loads(raw.decode("utf-8"))
         d = body["data_set_description"]
-        url, md5 = str(d["url"]), str(d["md5_checksum"]).lower()
+        url, md5 = d["url"], str(d["md5_checksum"]).lower()
     except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError):
         raise DataError(f"{origin}: not an OpenML dataset description (JSON with "
                         "data_set_description, its url and md5_checksum); check "
                         f"{SERVER_ENV}, or delete the cached copy") from None
+    if not isinstance(url, str) or not url.strip():
+        raise DataError(f"{origin}: the description has no data URL (url: {json.dumps(url)}), so "
+                        f"dataset {dataset_id} cannot be downloaded; check {SERVER_ENV}, or "
+                        "save its table as a CSV file and use source: {csv: path}")
+    if not sources.is_url(url):
+        raise DataError(f"{origin}: the data URL {url[:80]!r} is not an http:// or https:// "
+                        f"URL, the only ones nbvslr downloads from; check {SERVER_ENV}")
     if not re.fullmatch(r"[0-9a-f]{32}", md5):
         raise DataError(f"{origin}: md5_checksum {md5!r} is not an md5; check {SERVER_ENV}")
     target = _names(d.get("default_target_attribute"))
@@ -175,10 +184,39 @@ def _download(url: str, deadline: float, settings: DataSettings, dataset_id: int
         return sources.download(url, left, _hint(dataset_id), limit=limit) or b""
     except sources.TooLarge as exc:
         raise too_large(url, dataset_id, exc.size, settings.max_download) from None
+    except sources.HttpStatus as exc:
+        refusal = _refusal(exc.body)
+        if refusal is None:
+            raise
+        code, message = refusal
+        if code == UNKNOWN_DATASET:
+            raise DownloadError(f"OpenML has no dataset {dataset_id} ({server()} answered "
+                                f"HTTP {exc.status}, error {code}: {message}); check the "
+                                "id") from None
+        raise DownloadError(f"OpenML refused dataset {dataset_id} ({server()} answered HTTP "
+                            f"{exc.status}, error {code}: {message}); {_hint(dataset_id)}"
+                            ) from None
     except DownloadError:
         if time.monotonic() >= deadline - 0.05:  # the deadline ended it
             raise late from None
         raise
+
+
+UNKNOWN_DATASET = "111"
+"""OpenML's error code for an id it has no dataset for (with HTTP 412)."""
+
+
+def _refusal(body: bytes) -> tuple[str, str] | None:
+    """OpenML's reason for an error status, ``(code, message)`` from its JSON answer
+    (``{"error": {"code": "111", "message": "Unknown dataset"}}``); None for another answer."""
+    try:
+        error = json.loads(body.decode("utf-8"))["error"]
+        code, message = str(error["code"]).strip(), str(error.get("message", "")).strip()
+    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, AttributeError):
+        return None
+    if not re.fullmatch(r"\d{1,6}", code):
+        return None
+    return code, " ".join(message.split())[:120] or "no message"
 
 
 def too_large(url: str, dataset_id: int, size: int | None, limit: float) -> DownloadError:
@@ -203,6 +241,7 @@ def too_large(url: str, dataset_id: int, size: int | None, limit: float) -> Down
 class Attribute:
     name: str
     type: str  # numeric, nominal, string, date (ARFF's types, numeric for real/integer)
+    levels: tuple[str, ...] = ()  # a nominal attribute's declared values, unquoted
 
 
 _ATTRIBUTE = re.compile(r"""@attribute\s+('(?:\\.|[^'])*'|"(?:\\.|[^"])*"|\S+)\s+(.+)$""",
@@ -281,7 +320,10 @@ def read_arff(data: bytes, origin: str) -> tuple[pd.DataFrame, tuple[Attribute, 
                 raise DataError(f"{origin} line {number + 1}: not an ARFF attribute "
                                 f"({stripped[:60]!r}); check {SERVER_ENV}")
             name = _unquote(found.group(1))
-            attributes.append(Attribute(name, _type_of(found.group(2), origin, name)))
+            kind = _type_of(found.group(2), origin, name)
+            levels = (_levels(found.group(2), origin, number + 1, name)
+                      if kind == "nominal" else ())
+            attributes.append(Attribute(name, kind, levels))
         elif lowered.startswith("@data"):
             start = number + 1
             break
@@ -289,6 +331,7 @@ def read_arff(data: bytes, origin: str) -> tuple[pd.DataFrame, tuple[Attribute, 
         raise DataError(f"{origin}: not an ARFF file (no @attribute or no @data line); check "
                         f"{SERVER_ENV}")
     rows: list[list[str]] = []
+    numbers: list[int] = []
     width = len(attributes)
     for number, line in enumerate(lines[start:], start + 1):
         stripped = line.strip()
@@ -303,14 +346,44 @@ def read_arff(data: bytes, origin: str) -> tuple[pd.DataFrame, tuple[Attribute, 
                             f"follows its closing quote ({stripped[:60]!r}); save the table "
                             "as a CSV file and use source: {csv: path}")
         if len(cells) != width:
-            raise DataError(f"{origin} line {number}: {len(cells)} values, the header "
+            raise DataError(f"{origin} line {number}: {len(cells)} "
+                            f"value{'' if len(cells) == 1 else 's'}, the header "
                             f"declares {width} attributes; check {SERVER_ENV}")
         rows.append(cells)
+        numbers.append(number)
     names = [a.name for a in attributes]
     twice = next((n for n in names if names.count(n) > 1), None)
     if twice is not None:
         raise DataError(f"{origin}: attribute {twice!r} is declared twice; check {SERVER_ENV}")
-    return pd.DataFrame(rows, columns=names, dtype=str), tuple(attributes)
+    table = pd.DataFrame(rows, columns=names, dtype=str)
+    for j, attribute in enumerate(attributes):
+        if attribute.type != "nominal":
+            continue
+        column = table.iloc[:, j]
+        stray = (~column.isin(attribute.levels) & (column != "")).to_numpy().nonzero()[0]
+        if stray.size:
+            first = int(stray[0])
+            declared = ", ".join(map(repr, attribute.levels[:8])) + (
+                ", ..." if len(attribute.levels) > 8 else "")
+            raise DataError(
+                f"{origin} line {numbers[first]}: attribute {attribute.name!r} has the value "
+                f"{show(column.iat[first])}, not one of the values its header declares "
+                f"({{{declared}}}; {stray.size} such row{'s' if stray.size > 1 else ''}); "
+                f"check {SERVER_ENV}, or save the table as a CSV file and use "
+                "source: {csv: path}")
+    return table, tuple(attributes)
+
+
+def _levels(declared: str, origin: str, number: int, name: str) -> tuple[str, ...]:
+    """The values a nominal type ``{a, 'b c', ...}`` declares, unquoted as a row's are."""
+    inside = declared.strip()[1:]
+    inside = inside[:inside.rfind("}")] if "}" in inside else None
+    cells = _cells(inside.strip()) if inside is not None else None
+    if cells is None:
+        raise DataError(f"{origin} line {number}: the values of nominal attribute {name!r} "
+                        f"are not a closed {{...}} list ({show(declared.strip())}); check "
+                        f"{SERVER_ENV}")
+    return tuple(c for c in cells if c != "")
 
 
 # --------------------------------------------------------------------------- the task

@@ -27,11 +27,13 @@ import gzip
 import hashlib
 import http.client
 import os
+import re
 import shutil
 import tempfile
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from importlib import resources
 from pathlib import Path
@@ -59,6 +61,10 @@ than filling the memory; its sha256 could not match anyway. A dataset of no know
 OpenML dataset) has its own limit, ``DataSettings.max_download`` (``--max-download``)."""
 
 
+ERROR_BODY = 4096
+"""The most bytes of an HTTP error's answer read (``HttpStatus.body``)."""
+
+
 def sha256_of(path: Path) -> str:
     """Hex sha256 of a file's bytes."""
     h = hashlib.sha256()
@@ -66,6 +72,15 @@ def sha256_of(path: Path) -> str:
         for chunk in iter(lambda: f.read(_CHUNK), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+def original(file: DataFile) -> str:
+    """How a message names the file a mirror should hold in place of a wrong one: the
+    original UCI file, or (another host's) the original archive or file at its URL."""
+    if file.host == "uci":
+        return "the original UCI file"
+    what = "archive" if file.name.endswith((".tar.gz", ".tgz", ".zip", ".gz")) else "file"
+    return f"the original {what} ({url_of(file)})"
 
 
 def url_of(file: DataFile) -> str:
@@ -79,7 +94,7 @@ def cache_path(dataset: str, file: DataFile, settings: DataSettings) -> Path:
 
 
 def is_url(mirror: object) -> bool:
-    """True when a mirror is an http(s) URL rather than a folder."""
+    """True when a mirror (or any address) is an http(s) URL rather than a folder."""
     return isinstance(mirror, str) and mirror.lower().startswith(("http://", "https://"))
 
 
@@ -192,8 +207,13 @@ def download(url: str, timeout: float, hint: str = _OFFLINE_HINT,
     ``timeout`` after its last byte) and at most ``limit`` bytes (default ``MAX_DOWNLOAD``:
     a longer announced length
     is refused before the body is read, a body that goes on is cut there); every failure is
-    a ``DownloadError`` naming the URL, the reason and ``hint``, except an HTTP status equal
-    to ``absent`` (a mirror's 404), which returns None."""
+    a ``DownloadError`` naming the URL, the reason and ``hint`` (``HttpStatus`` for an HTTP
+    error status, with its code and the start of its answer), except an HTTP status equal
+    to ``absent`` (a mirror's 404), which returns None; a URL that is not http(s) is a
+    ``DataError``, nothing read."""
+    if not is_url(url):  # file:, ftp:, data:... would read what is not a download
+        raise DataError(f"download of {url!r} refused: not an http:// or https:// URL, the "
+                        "only ones nbvslr downloads from; give an http(s) URL")
     outcome: dict[str, object] = {}
     deadline = time.monotonic() + timeout
     limit = MAX_DOWNLOAD if limit is None else limit
@@ -201,6 +221,12 @@ def download(url: str, timeout: float, hint: str = _OFFLINE_HINT,
     def transfer() -> None:
         try:
             outcome["data"] = _read_until(url, timeout, deadline, limit)
+        except urllib.error.HTTPError as exc:  # its body may say why (OpenML's does)
+            outcome["error"] = exc
+            try:
+                outcome["body"] = exc.read(ERROR_BODY)
+            except (OSError, http.client.HTTPException, ValueError):
+                pass
         except BaseException as exc:  # handed to the caller below
             outcome["error"] = exc
 
@@ -219,22 +245,33 @@ def download(url: str, timeout: float, hint: str = _OFFLINE_HINT,
             f"nbvslr reads may have (the server does not serve the file); {hint}",
             size=exc.size, limit=limit)
     if isinstance(exc, urllib.error.HTTPError):
-        reason = f"HTTP {exc.code} {exc.reason}"
-        exc.close()
+        exc.close()  # an HTTPError holds the open response
         if absent is not None and exc.code == absent:
-            return None  # an HTTPError holds the open response
+            return None
+        raise HttpStatus(f"download of {url} failed: HTTP {exc.code} "
+                         f"{one_line(str(exc.reason))}; {hint}",
+                         status=exc.code, body=outcome.get("body") or b"")  # type: ignore
     elif isinstance(exc, urllib.error.URLError):
         inner = exc.reason
         is_timeout = isinstance(inner, TimeoutError)
-        reason = f"timed out after {timeout:g} s" if is_timeout else f"{inner}"
+        reason = f"timed out after {timeout:g} s" if is_timeout else one_line(f"{inner}")
     elif isinstance(exc, TimeoutError):
         reason = f"timed out after {timeout:g} s"
+    elif isinstance(exc, http.client.BadStatusLine):
+        reason = f"the answer is not HTTP ({one_line(str(exc))!r})"
     elif isinstance(exc, OSError | http.client.HTTPException | ValueError):
         # Connection reset, a body cut short (IncompleteRead), a malformed answer or URL...
-        reason = str(exc) or type(exc).__name__
+        reason = one_line(str(exc)) or type(exc).__name__
     else:
         raise exc  # type: ignore[misc]
     raise DownloadError(f"download of {url} failed: {reason}; {hint}")
+
+
+def one_line(text: str, most: int = 200) -> str:
+    """``text`` as one line of at most ``most`` characters: line breaks (real, or written as
+    ``\\r``/``\\n`` escapes by a ``repr``) and runs of spaces become one space."""
+    text = " ".join(re.sub(r"\\[rn]", " ", text).split())
+    return text if len(text) <= most else text[:most - 3] + "..."
 
 
 class _Late(Exception):
@@ -249,6 +286,16 @@ class _TooLong(Exception):
         self.size = size
 
 
+class HttpStatus(DownloadError):
+    """A download answered with an HTTP error: ``status`` its code, ``body`` the first
+    ``ERROR_BODY`` bytes of the answer (where a server says why, as OpenML's JSON does)."""
+
+    def __init__(self, message: str, status: int, body: bytes) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = body
+
+
 class TooLarge(DownloadError):
     """A download refused for its size: ``size`` the bytes the server announced (None: it
     sent more than ``limit`` without announcing a length), ``limit`` the bytes allowed."""
@@ -259,10 +306,26 @@ class TooLarge(DownloadError):
         self.limit = limit
 
 
+class _HttpRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect only to another http(s) URL (urllib's own would follow one to
+    ``ftp:``)."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        if not is_url(urllib.parse.urljoin(req.full_url, newurl)):
+            raise urllib.error.HTTPError(
+                req.full_url, code, f"a redirect to {newurl!r}, not an http(s) URL", headers,
+                fp)
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+_OPENER = urllib.request.build_opener(_HttpRedirects)
+"""urllib's default opener, its redirects kept to http(s)."""
+
+
 def _read_until(url: str, timeout: float, deadline: float, limit: int) -> bytes:
     chunks = []
     total = 0
-    with urllib.request.urlopen(url, timeout=timeout) as response:
+    with _OPENER.open(url, timeout=timeout) as response:
         if response.length is not None and response.length > limit:
             raise _TooLong(f"it announces {response.length} bytes", response.length)
         while True:
@@ -341,25 +404,27 @@ def obtain(dataset: str, file: DataFile, settings: DataSettings,
         if found.stat().st_size > MAX_DOWNLOAD:
             raise DataError(
                 f"mirror file {found} is larger than any data file ({MAX_DOWNLOAD >> 20} MiB); "
-                "replace it with the original UCI file")
+                f"replace it with {original(file)}")
         actual = sha256_of(found)
         if actual != file.sha256:
             raise DataError(
                 f"mirror file {found} has sha256 {actual[:12]}..., expected "
-                f"{file.sha256[:12]}...; replace it with the original UCI file"
+                f"{file.sha256[:12]}...; replace it with {original(file)}"
             )
         _write_atomic(target, source=found)
         return target, "mirror"
     url = mirror_url(dataset, file, settings)
+    lacking = None  # the URL mirror's address of the file, when it answered 404
     if url is not None and settings.download:
         data = download(url, settings.timeout, hint=_MIRROR_HINT, absent=404)
+        lacking = url if data is None else None
         if data is not None:
             actual = hashlib.sha256(data).hexdigest()
             if actual != file.sha256:
                 raise DataError(
                     f"mirror file {url} has sha256 {actual[:12]}..., expected "
                     f"{file.sha256[:12]}... ({len(data)} bytes); replace it in the mirror with "
-                    f"the original UCI file, or unset {MIRROR_ENV} (--mirror) to download it"
+                    f"{original(file)}, or unset {MIRROR_ENV} (--mirror) to download it"
                 )
             _write_atomic(target, data=data)
             return target, url
@@ -377,12 +442,18 @@ def obtain(dataset: str, file: DataFile, settings: DataSettings,
             + (f", or delete {target}" if stale else "")
         )
     url = url_of(file)
-    data = download(url, settings.timeout, hint) or b""  # never None: no status is "absent"
-    actual = hashlib.sha256(data).hexdigest()
-    if actual != file.sha256:
-        raise DownloadError(
-            f"download of {url} refused: sha256 {actual[:12]}... is not the expected "
-            f"{file.sha256[:12]}... ({len(data)} bytes); {hint}"
-        )
+    try:
+        data = download(url, settings.timeout, hint) or b""  # never None: no "absent" status
+        actual = hashlib.sha256(data).hexdigest()
+        if actual != file.sha256:
+            raise DownloadError(
+                f"download of {url} refused: sha256 {actual[:12]}... is not the expected "
+                f"{file.sha256[:12]}... ({len(data)} bytes); {hint}"
+            )
+    except DownloadError as exc:
+        if lacking is None:
+            raise
+        raise DownloadError(f"the mirror does not hold {file.name} (HTTP 404 for {lacking}), "
+                            f"and the {exc}") from None
     _write_atomic(target, data=data)
     return target, url

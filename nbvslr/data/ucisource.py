@@ -12,8 +12,13 @@ timeout, so this module wraps it:
   (the socket default timeout, set around the call), and the whole fetch by one deadline,
   ``FETCH_DEADLINE_FACTOR * settings.timeout`` (the factor is 1: a server that trickles
   stops at ``--timeout``; the fetch runs in a thread).
+- Verified: a table with fewer rows than the metadata's ``num_instances`` (or, when it
+  gives none, whose last row alone lacks its last field: a file cut short) is refused and
+  never cached; the cache records the sha256 of ``data.csv`` and checks it on every read
+  (a cached table that fails, or cannot be read, is one line saying to delete the folder).
 - Failures are ``DownloadError`` saying what failed and how to work offline: save the
-  table as a CSV and use ``source: {csv: path}``.
+  table as a CSV and use ``source: {csv: path}``; an id that exists whose data file cannot
+  be read (an HTTP error, a web page) says so, not "not found".
 
 The table then goes through the same rules as a user's CSV (``nbvslr.data.csvsource``).
 By default the target is the dataset's only column with the role Target, and the features
@@ -35,6 +40,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 import nbvslr.data.csvsource as csvsource
@@ -105,7 +111,8 @@ def _call_with_deadline(uci_id: int, timeout: float, fetch: Callable[[int], Any]
     try:
         thread = threading.Thread(target=work, name=f"uci-{uci_id}", daemon=True)
         thread.start()
-        thread.join(FETCH_DEADLINE_FACTOR * timeout + DEADLINE_GRACE)
+        thread.join(min(FETCH_DEADLINE_FACTOR * timeout + DEADLINE_GRACE,
+                        threading.TIMEOUT_MAX))
     finally:
         socket.setdefaulttimeout(previous)
     if thread.is_alive():
@@ -129,6 +136,13 @@ def _is_timeout(exc: BaseException | None) -> bool:
     return False
 
 
+def _lacks_columns(exc: BaseException) -> bool:
+    """Whether ``exc`` is pandas' ``KeyError`` for columns the table does not have: the data
+    file ucimlrepo read is not the table its variables describe (a web page, another file)."""
+    return isinstance(exc, KeyError) and ("not in index" in str(exc)
+                                          or "are in the [columns]" in str(exc))
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return (text.splitlines()[0] if text else type(exc).__name__)[:200]
@@ -136,6 +150,13 @@ def _first_line(exc: BaseException) -> str:
 
 def _download_error(uci_id: int, timeout: float, exc: BaseException) -> DownloadError:
     name = type(exc).__name__
+    if name == "DatasetNotFoundError" and "data csv file" in str(exc) or _lacks_columns(exc):
+        # ucimlrepo's words when the data URL answers an HTTP error, or a page that is no
+        # table (HTML): the id exists, its data file is what failed
+        return DownloadError(
+            f"UCI dataset {uci_id} exists, but its data file could not be read "
+            f"({name}: {_first_line(exc)}); retry later, or {_offline_hint(uci_id)}"
+        )
     if name == "DatasetNotFoundError":
         if "not available for import" in str(exc):
             return DownloadError(
@@ -176,6 +197,41 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
+def _count(value: Any) -> int | None:
+    """A row count the metadata gives (an int, or digits), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value > 0 else None
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value) or None
+    return None
+
+
+def table_problem(table: pd.DataFrame, metadata: Any) -> str | None:
+    """What shows a table (N, columns) to be cut short, or None: fewer rows than the
+    metadata's ``num_instances`` when it gives one (more is allowed: some datasets' counts
+    name one part of their table); without it, a last row that lacks its last field where
+    every other row has it (a file cut inside its last line). A missing cell is NaN (as
+    ucimlrepo reads) or empty (as the cache is read)."""
+    expected = _count(metadata.get("num_instances")) if isinstance(metadata, dict) else None
+    if expected is not None:
+        if len(table) < expected:
+            return (f"has {len(table)} rows, fewer than the {expected} its metadata gives "
+                    "(num_instances)")
+        return None
+    if len(table) < 2 or table.shape[1] < 2:
+        return None
+    def missing(cells: pd.Series) -> np.ndarray:
+        return (cells.isna() | cells.astype(str).eq("")).to_numpy()
+
+    if missing(table.iloc[-1:, -1])[0] and not missing(table.iloc[:-1, -1]).any():
+        kept = table.shape[1] - int(missing(table.iloc[-1])[::-1].cumprod().sum())
+        return (f"ends in a row of {kept} of its {table.shape[1]} fields (data row "
+                f"{len(table)}), the only row without its last field")
+    return None
+
+
 def fetch_to_cache(
     uci_id: int, settings: DataSettings, fetch: Callable[[int], Any] | None = None
 ) -> Path:
@@ -204,6 +260,12 @@ def fetch_to_cache(
             f"UCI dataset {uci_id}: ucimlrepo returned no table; retry later, or "
             f"{_offline_hint(uci_id)}"
         )
+    problem = table_problem(table, metadata)
+    if problem is not None:
+        raise DownloadError(
+            f"UCI dataset {uci_id}: its data file {problem}: it looks cut short, and was not "
+            f"cached; retry later, or {_offline_hint(uci_id)}"
+        )
     if isinstance(variables, pd.DataFrame):
         # to_json turns NaN into null, which json.dumps would write as an invalid NaN.
         variables = json.loads(variables.to_json(orient="records"))
@@ -220,6 +282,7 @@ def fetch_to_cache(
     staging = Path(tempfile.mkdtemp(prefix=f".uci-{uci_id}-", dir=folder.parent))
     try:
         table.to_csv(staging / DATA_FILE, index=False)
+        meta["sha256"] = sources.sha256_of(staging / DATA_FILE)
         (staging / META_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
         if folder.exists():  # an incomplete earlier cache
             shutil.rmtree(folder)
@@ -228,6 +291,28 @@ def fetch_to_cache(
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
     return folder
+
+
+def _read_cached(uci_id: int, folder: Path, meta: dict[str, Any]) -> pd.DataFrame:
+    """The cached table, checked: against the sha256 the cache recorded, or (a cache
+    written before it recorded one) by ``table_problem``; a table that fails, or cannot be
+    read, is a ``DataError`` saying to delete the folder (the next run fetches it anew)."""
+    path = folder / DATA_FILE
+    fix = f"delete {folder} to fetch the dataset again"
+    recorded = meta.get("sha256")
+    if isinstance(recorded, str) and sources.sha256_of(path) != recorded:
+        raise DataError(f"UCI dataset {uci_id}: the cached table {path} is not the one "
+                        f"downloaded (its sha256 changed); {fix}")
+    try:
+        table = csvsource.read_csv(path)
+    except DataError as exc:
+        raise DataError(f"UCI dataset {uci_id}: the cached table cannot be read "
+                        f"({str(exc).split('; ')[0]}); {fix}") from None
+    problem = None if isinstance(recorded, str) else table_problem(table, meta.get("metadata"))
+    if problem is not None:
+        raise DataError(f"UCI dataset {uci_id}: the cached table {path} {problem}: it looks "
+                        f"cut short; {fix}")
+    return table
 
 
 def load(
@@ -242,7 +327,7 @@ def load(
     meta = _read_meta(folder)
     if meta is None:
         raise DataError(f"{folder}: incomplete cache; delete the folder and fetch again")
-    table = csvsource.read_csv(folder / DATA_FILE)
+    table = _read_cached(uci_id, folder, meta)
     roles: dict[str, list[str]] = {}
     for var in meta["variables"]:
         if isinstance(var, dict) and var.get("name") in table.columns:

@@ -198,7 +198,7 @@ def test_bad_input_raises_the_cli_error(tmp_path):
 def test_bad_data_is_a_data_error():
     """A frame whose target has one value is nbvslr.DataError, before any fit."""
     df = _frame().assign(label="well")
-    with pytest.raises(nbvslr.DataError, match="has 1 values"):
+    with pytest.raises(nbvslr.DataError, match="has 1 value "):
         nbvslr.run(_raw(nbvslr.Task.from_frame(df, target="label", name="one")),
                    progress=False)
 

@@ -8,8 +8,10 @@ HTTP server on 127.0.0.1 that answers like the UCI API (a JSON description whose
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import numpy as np
@@ -37,6 +39,9 @@ class FakeUCI:
     def __init__(self) -> None:
         self.requests: list[str] = []
         self.release = threading.Event()
+        self.data_urls = {11: ("/static/cut.csv", None), 12: ("/static/toy.csv", 10),
+                          13: ("/static/page.html", None), 14: ("/static/gone.csv", None),
+                          15: ("/static/toy.csv", "4")}
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -56,7 +61,18 @@ class FakeUCI:
                 url = urlparse(self.path)
                 if url.path == "/static/toy.csv":
                     return self._send(200, TOY_CSV, "text/csv")
+                if url.path == "/static/cut.csv":  # cut inside its last row, honest length
+                    return self._send(200, TOY_CSV[:TOY_CSV.rindex(",")], "text/csv")
+                if url.path == "/static/page.html":
+                    return self._send(200, "<!DOCTYPE html>\n<html>\n<body>Maintenance"
+                                      "</body>\n</html>\n", "text/html")
                 uci_id = int(parse_qs(url.query).get("id", ["0"])[0])
+                if uci_id in fake.data_urls:  # (data path, metadata's num_instances)
+                    path, count = fake.data_urls[uci_id]
+                    described = fake.describe(uci_id, fake.url(path))
+                    if count is not None:
+                        described["data"]["num_instances"] = count
+                    return self._send(200, json.dumps(described))
                 if uci_id == 1:  # a good dataset
                     described = fake.describe(1, fake.url("/static/toy.csv"))
                     return self._send(200, json.dumps(described))
@@ -239,3 +255,68 @@ def test_uci_fetch_past_the_deadline_is_abandoned(tmp_path, monkeypatch):
     finally:
         release.set()
     assert not (tmp_path / "cache" / "uci-10").exists()
+
+
+@pytest.mark.parametrize(("uci_id", "problem"), [
+    (11, "its data file ends in a row of 4 of its 5 fields (data row 4), the only row without "
+         "its last field: it looks cut short, and was not cached"),
+    (12, "its data file has 4 rows, fewer than the 10 its metadata gives (num_instances): it "
+         "looks cut short, and was not cached")])
+def test_a_table_cut_short_is_refused_and_never_cached(uci, tmp_path, uci_id, problem):
+    """A data file cut inside its last row (its length honest), or with fewer rows than the
+    metadata's num_instances, is refused in one line and not cached (it was cached, and every
+    later run failed from the cache on a 'missing value'); a count that matches is read."""
+    with pytest.raises(DownloadError) as info:
+        load_task(_spec(uci_id), _settings(tmp_path))
+    assert str(info.value).startswith(f"UCI dataset {uci_id}: {problem}; retry later")
+    assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").iterdir())
+    spec = _spec(15, target={"positive": ["P"]}, features={"kind": "continuous",
+                                                           "drop": ["color"]})
+    assert load_task(spec, _settings(tmp_path)).n_rows == 4
+
+
+@pytest.mark.parametrize("uci_id", [13, 14])
+def test_a_data_file_that_cannot_be_read_is_not_called_an_unknown_id(uci, tmp_path, uci_id):
+    """A data URL answering a web page (read as a table without the variables' columns) or
+    a 404: one line saying the dataset exists but its data file could not be read (they
+    said 'unexpected answer ... KeyError' and 'not found ...; check the id')."""
+    with pytest.raises(DownloadError) as info:
+        load_task(_spec(uci_id), _settings(tmp_path))
+    line = str(info.value)
+    assert line.startswith(f"UCI dataset {uci_id} exists, but its data file could not be read")
+    assert "check the id" not in line and "\n" not in line
+    assert not (tmp_path / "cache" / f"uci-{uci_id}").exists()
+
+
+def _cache(tmp_path, uci_id: int, csv: str, **meta) -> Path:
+    folder = tmp_path / "cache" / f"uci-{uci_id}"
+    folder.mkdir(parents=True)
+    (folder / "data.csv").write_text(csv)
+    (folder / "metadata.json").write_text(json.dumps({"variables": VARIABLES, **meta}))
+    return folder
+
+
+def test_a_damaged_cache_says_to_delete_its_folder(uci, tmp_path):
+    """A cached table altered after its download (its recorded sha256), cut short (a cache
+    that recorded none) or unreadable: one line saying to delete that folder (a cut table
+    said 'set source.missing: drop'); once deleted, the next load fetches it again."""
+    spec = _spec(1, target={"positive": ["P"]}, features={"kind": "continuous",
+                                                          "drop": ["color"]})
+    assert load_task(spec, _settings(tmp_path)).n_rows == 4
+    folder = tmp_path / "cache" / "uci-1"
+    (folder / "data.csv").write_text(TOY_CSV.replace("5.0", "6.0"))
+    with pytest.raises(DataError, match=rf"^UCI dataset 1: the cached table {folder}/data.csv "
+                                        r"is not the one downloaded \(its sha256 changed\); "
+                                        rf"delete {folder} to fetch the dataset again$"):
+        load_task(spec, _settings(tmp_path))
+    shutil.rmtree(folder)
+    assert load_task(spec, _settings(tmp_path)).n_rows == 4
+    old = _cache(tmp_path, 21, TOY_CSV[:TOY_CSV.rindex(",")] + "\n")  # no sha256 recorded
+    with pytest.raises(DataError, match=rf"^UCI dataset 21: the cached table {old}/data.csv ends "
+                                        r"in a row of 4 of its 5 fields .*: it looks cut short; "
+                                        rf"delete {old} to fetch the dataset again$"):
+        load_task(_spec(21), _settings(tmp_path, download=False))
+    bad = _cache(tmp_path, 22, "a,b\n\"1,2\n")
+    with pytest.raises(DataError, match=rf"^UCI dataset 22: the cached table cannot be read "
+                                        rf"\(.*\); delete {bad} to fetch the dataset again$"):
+        load_task(_spec(22), _settings(tmp_path, download=False))

@@ -112,10 +112,42 @@ def test_no_network_is_one_line(tmp_path, monkeypatch):
 
 
 def test_unknown_id_is_one_line(server, tmp_path):
-    """OpenML's answer to an unknown id (HTTP 412) is one line naming the address."""
+    """OpenML's answer to an unknown id (HTTP 412, its JSON error 111) is one line saying
+    that OpenML has no such dataset (it said 'download ... failed: HTTP 412 Precondition
+    Failed; to work offline...'); another status or a body not OpenML's names the address."""
+    server.routes[DESCRIPTION] = ("status", 412, json.dumps(
+        {"error": {"code": "111", "message": "Unknown dataset"}}).encode())
+    with pytest.raises(DownloadError) as info:
+        load_task(_spec(), _settings(tmp_path))
+    assert str(info.value) == (f"OpenML has no dataset 40 ({server.url} answered HTTP 412, "
+                               "error 111: Unknown dataset); check the id")
+    server.routes[DESCRIPTION] = ("status", 412, json.dumps(
+        {"error": {"code": "112", "message": "No access granted"}}).encode())
+    with pytest.raises(DownloadError, match=r"^OpenML refused dataset 40 \(.* error 112: No "
+                                            r"access granted\); to work offline"):
+        load_task(_spec(), _settings(tmp_path))
     server.routes[DESCRIPTION] = 412
     with pytest.raises(DownloadError, match=r"data/40 failed: HTTP 412"):
         load_task(_spec(), _settings(tmp_path))
+    assert not openml.cache_folder(40, _settings(tmp_path)).exists()
+
+
+@pytest.mark.parametrize(("url", "problem"), [
+    ("file:///etc/passwd", "the data URL 'file:///etc/passwd' is not an http:// or https:// URL"),
+    (None, "the description has no data URL (url: null)")])
+def test_a_description_whose_url_is_not_http_is_refused(server, tmp_path, url, problem):
+    """A description whose data URL is a local file (or null) is one line naming it, and
+    nothing is read or cached (a file: URL read the local file, then a traceback; null was
+    'download of None failed')."""
+    described = json.loads(server.routes[DESCRIPTION])
+    described["data_set_description"]["url"] = url
+    server.routes[DESCRIPTION] = json.dumps(described).encode()
+    with pytest.raises(DataError) as info:
+        load_task(_spec(), _settings(tmp_path))
+    line = str(info.value)
+    assert "\n" not in line and problem in line and openml.SERVER_ENV in line
+    assert server.requests == [DESCRIPTION]
+    assert not openml.cache_folder(40, _settings(tmp_path)).exists()
 
 
 @pytest.mark.parametrize("slow", ["description", "data"])
@@ -149,7 +181,7 @@ def test_arff_reader_refuses_what_it_does_not_read():
     head = b"@relation r\n@attribute a numeric\n@attribute b {x,y}\n@data\n"
     with pytest.raises(DataError, match="sparse ARFF row"):
         openml.read_arff(head + b"{0 1, 1 x}\n", "t")
-    with pytest.raises(DataError, match="line 5: 1 values, the header declares 2"):
+    with pytest.raises(DataError, match="line 5: 1 value, the header declares 2"):
         openml.read_arff(head + b"1\n", "t")
     with pytest.raises(DataError, match="ARFF type 'relational'"):
         openml.read_arff(b"@relation r\n@attribute a relational\n@data\n", "t")
@@ -259,6 +291,24 @@ def test_double_quoted_values_with_commas_are_one_value():
                                      ['say "hi"', "x", ""], ["?", "y", "3"]]
     with pytest.raises(DataError, match=r"t line 6: a quoted value is not closed"):
         openml.read_arff(head + b"'a,x,1\n", "t")
+
+
+def test_a_value_outside_its_nominal_declaration_is_refused(server, tmp_path):
+    """A row whose nominal value is not in its attribute's declared {...} set: one line naming
+    the row's line, the value and the declared set (it ran, 'maybe' a third class); missing
+    values and quoted declared values pass."""
+    head = "@relation r\n@attribute x numeric\n@attribute class {yes,'no, never'}\n@data\n"
+    rows = "".join(f"{i}.5,{'yes' if i % 2 else chr(39) + 'no, never' + chr(39)}\n"
+                   for i in range(20))
+    table, attributes = openml.read_arff((head + rows + "3,?\n").encode(), "t")
+    assert attributes[1].levels == ("yes", "no, never") and table.shape == (21, 2)
+    _serve(server, 43, (head + rows + "1,maybe\n2,yes\n").encode(), "class")
+    with pytest.raises(DataError) as info:
+        load_task(TaskSpec(name="bad", source={"openml": 43}), _settings(tmp_path))
+    assert str(info.value) == (
+        "OpenML dataset 43 (d43) line 25: attribute 'class' has the value 'maybe', not one of "
+        "the values its header declares ({'yes', 'no, never'}; 1 such row); check "
+        "NBVSLR_OPENML_SERVER, or save the table as a CSV file and use source: {csv: path}")
 
 
 def test_a_numeric_default_target_is_refused_in_one_line(server, tmp_path):

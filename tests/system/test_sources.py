@@ -232,6 +232,30 @@ def test_a_cached_file_of_a_terabyte_is_never_read(cache_dir):
     assert task_status("lenses", settings) == "shipped"  # not hashed either
 
 
+def test_a_url_that_is_not_http_is_refused_before_anything_is_read(tmp_path):
+    """download() of a file: (or ftp:) URL is one line refusing it, and reads nothing (a
+    file: URL read the local file, then failed with an AttributeError traceback)."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not for download")
+    for url in (secret.as_uri(), "ftp://127.0.0.1:1/x", "data:,hello"):
+        with pytest.raises(DataError) as info:
+            src.download(url, 5)
+        line = str(info.value)
+        assert "\n" not in line and "not an http:// or https:// URL" in line and url in line
+
+
+def test_a_redirect_away_from_http_is_refused(cache_dir, server):
+    """A server redirecting a download to an ftp: URL is refused in one line naming it (urllib
+    alone follows it)."""
+    server.routes[_route(LENSES_FILE)] = ("redirect", "ftp://127.0.0.1:1/lenses.data")
+    with pytest.raises(DownloadError) as info:
+        load_task(TaskSpec("lenses"), _online(cache_dir))
+    line = str(info.value)
+    assert "\n" not in line
+    assert "a redirect to 'ftp://127.0.0.1:1/lenses.data', not an http(s) URL" in line
+    assert list(cache_dir.rglob("*")) == []
+
+
 def test_a_refused_connection_is_a_download_error(cache_dir, monkeypatch):
     """Nothing listening on the port: a DownloadError naming the URL."""
     with LoopbackServer() as s:
@@ -336,6 +360,61 @@ def test_a_file_missing_from_a_url_mirror_is_downloaded_from_its_own_url(mirror,
     assert server.requests == [MIRROR_ROUTE, _route(LENSES_FILE)]
 
 
+def test_a_file_missing_from_the_mirror_and_failing_at_its_url_names_both(cache_dir, server):
+    """The mirror answers 404 and the file's own URL fails too: the one line says that the
+    mirror does not hold the file as well as why the download failed (it named only the
+    download's failure, as if the mirror had not been asked)."""
+    server.routes[_route(LENSES_FILE)] = 500
+    with pytest.raises(DownloadError) as info:
+        src.obtain(LENSES.dataset, LENSES_FILE, _url_mirror(server, cache_dir))
+    assert str(info.value).startswith(
+        f"the mirror does not hold lenses.data (HTTP 404 for {server.url}{MIRROR_ROUTE}), and "
+        f"the download of {server.url}{_route(LENSES_FILE)} failed: HTTP 500 ")
+    assert server.requests == [MIRROR_ROUTE, _route(LENSES_FILE)]
+    assert list(cache_dir.rglob("*")) == []
+
+
+def test_a_damaged_archive_in_a_url_mirror_names_the_original_archive(cache_dir, server):
+    """A 20 Newsgroups archive in a mirror that fails its sha256: the fix names the original
+    archive and its URL, not 'the original UCI file'."""
+    from nbvslr.data.newsgroups import ARCHIVE
+
+    server.routes["/mirror/20news/20news-bydate.tar.gz"] = b"not the archive"
+    with pytest.raises(DataError) as info:
+        src.obtain("20news", ARCHIVE, _url_mirror(server, cache_dir))
+    line = str(info.value)
+    assert "replace it in the mirror with the original archive (" in line
+    assert src.url_of(ARCHIVE) in line and "UCI" not in line
+
+
+def test_a_redirect_loop_or_an_answer_that_is_not_http_is_one_clean_line(cache_dir, server):
+    """A redirect loop and a status line that is not HTTP: one line each, without line
+    breaks or their escapes (they carried a literal '\\n' and 'NOT HTTP AT ALL\\r\\n')."""
+    import socket
+    import threading
+
+    server.routes["/loop"] = ("redirect", "/loop")
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def garbage() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(4096)
+            conn.sendall(b"NOT HTTP AT ALL\r\n\r\n")
+
+    threading.Thread(target=garbage, daemon=True).start()
+    lines = []
+    for url in (f"{server.url}/loop", f"http://127.0.0.1:{listener.getsockname()[1]}/x"):
+        with pytest.raises(DownloadError) as info:
+            src.download(url, GENEROUS)
+        lines.append(str(info.value))
+    listener.close()
+    for line in lines:
+        assert not any(c in line for c in "\r\n") and "\\n" not in line and "\\r" not in line
+    assert "infinite loop. The last 30x error message was: Found;" in lines[0]
+    assert "failed: the answer is not HTTP ('NOT HTTP AT ALL');" in lines[1]
+
+
 def test_offline_never_reaches_a_url_mirror(cache_dir, server):
     """download=False (--offline): no request to a URL mirror, one line saying why."""
     settings = _url_mirror(server, cache_dir, download=False)
@@ -387,6 +466,42 @@ def test_the_cli_takes_a_url_mirror_and_a_folder_mirror(mirror, tmp_path, server
     assert result.exit_code == 1
     assert result.output.startswith(f"error: download of {gone}/mirror/lenses/lenses.data")
     assert len(result.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args", [
+    ["datasets", "fetch", "lenses", "--timeout", "inf"],
+    ["datasets", "fetch", "lenses", "--timeout", "1e10"],
+    ["datasets", "fetch", "lenses", "--timeout", "nan"],
+    ["run", "openml", "--offline", "--max-download", "inf"],
+    ["run", "openml", "--offline", "--max-download", "nan"]])
+def test_an_infinite_timeout_or_download_limit_is_a_usage_error(tmp_path, args):
+    """--timeout inf, 1e10 (past the longest wait a thread takes) or nan, and --max-download
+    inf or nan: exit 2 and one line asking for a finite value, before any download (they
+    were an OverflowError or ValueError traceback)."""
+    from click.testing import CliRunner
+
+    from nbvslr.cli import cli
+
+    result = CliRunner().invoke(cli, [*args, "--fresh", "--cache", str(tmp_path / "cache"),
+                                      "--mirror", "http://127.0.0.1:1/"],
+                                env={"NBVSLR_DATA_MIRROR": None})
+    lines = result.output.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1, result.output
+    assert lines[0].startswith(f"error: {args[-2]} ")
+    assert "must be a finite number" in lines[0] or "must be at most 9" in lines[0]
+    assert not (tmp_path / "cache").exists()
+
+
+@pytest.mark.parametrize("setting", [{"timeout": float("inf")}, {"timeout": 1e10},
+                                     {"timeout": 0.0}, {"max_download": float("nan")},
+                                     {"max_download": float("inf")}])
+def test_data_settings_refuse_an_infinite_timeout_or_limit(tmp_path, setting):
+    """DataSettings (the Python path) refuses the values the options refuse, in one line
+    naming the setting (they reached the waits and the size check as tracebacks)."""
+    from nbvslr.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=rf"^DataSettings\({next(iter(setting))}=.*: must be"):
+        DataSettings(cache_dir=tmp_path, **setting)
 
 
 # --------------------------------------------------------------------------- shipped copies

@@ -101,7 +101,7 @@ def test_missing_values_error_drop_and_level(tmp_path):
         ("f,t\n1,0\n2,1\n", {}, r"2 usable rows of 2.*at least 3"),
         ("f,t\n1,0\n2,0\n3,0\n", {"target": {"positive": ["0"]}},
          r"every row of column 't' is positive"),
-        ("f,t\n1,0\n2,0\n3,0\n", {}, r"column 't' has 1 values \('0'\), not 2"),
+        ("f,t\n1,0\n2,0\n3,0\n", {}, r"column 't' has 1 value \('0'\), not 2"),
         ("f,t\n1,0\n2,1\n3,0\n", {"target": {"positive": ["yes"]}},
          r"value 'yes' never occurs in column 't'; its values are '0', '1'"),
         ("f,t\n1,0\n2,1\n3,0\n", {"target": {"column": "tt"}},
