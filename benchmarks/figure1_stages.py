@@ -10,8 +10,9 @@ thread; it prints the CPU seconds of each model and of LR's stages: ``detect`` (
 overlap, complete and quasi sets apart, ``separation.detect``, with the Newton fits and the
 direction problem it runs), ``newton`` (every ``newton.fit_newton``, inside ``detect`` or
 not), ``direction`` (``separation.max_margin_direction``, the quasi sets' direction
-problem), ``hmc`` (the separable-set sampler) and ``heldout`` (scoring, NB's and LR's). What it leaves out of a ``nbvslr run``: start-up, the data load, the
-workers' hand-over and the calling process's files and figures.
+problem), ``hmc`` (the separable-set sampler) and ``heldout`` (scoring, NB's and LR's).
+What it leaves out of a ``nbvslr run``: start-up, the data load, the workers' hand-over
+and the calling process's files and figures.
 """
 
 from __future__ import annotations

@@ -62,7 +62,8 @@ def test_an_option_in_scientific_notation_resolves(tmp_path):
 
     path = tmp_path / "c.yaml"
     path.write_text("tasks: [pima]\nsizes: [2, 5]\nsplits: 3\n"
-                    "models: {nb: {var_smoothing: 1e-9}, lr: {tol: 1e-6}, lr_c: {model: lr, C: 1e-3}}\n")
+                    "models: {nb: {var_smoothing: 1e-9}, lr: {tol: 1e-6},\n"
+                    "         lr_c: {model: lr, C: 1e-3}}\n")
     models = {m.name: m.options for m in load_config(path).models}
     assert models["lr"]["tol"] == 1e-6 and models["lr_c"]["C"] == 1e-3
     assert models["nb"]["var_smoothing"] == 1e-9
