@@ -24,7 +24,7 @@ from nbvslr import results
 from nbvslr.analysis import crossovers
 from nbvslr.analysis.crossovers import DEFAULT_N_BOOT, task_crossovers
 from nbvslr.analysis.fidelity import panel_order
-from nbvslr.analysis.metrics import for_metric, metric_of
+from nbvslr.analysis.metrics import for_metric, metric_of, whole_of
 from nbvslr.analysis.stats import task_paired, task_pairs
 from nbvslr.config import Config, load_config, parse_config
 from nbvslr.config.catalog import resolve_config
@@ -656,9 +656,11 @@ class Results:
 
     def save(self, folder: str | os.PathLike) -> list[Path]:
         """Write every task's files to ``folder/<task>/`` as ``nbvslr run`` does (splits,
-        summary, paired, curve.png, run.json); return the task folders."""
+        summary, paired, curve.png, run.json); return the task folders. Of a ``metric``
+        view, the files of the results it came from (every metric; the test error's
+        summary): ``load(folder).metric(name)`` gives the view back."""
         written = []
-        for task in self.tasks:  # the pairs of the run (none: no paired.csv), as it wrote
+        for task in map(whole_of, self.tasks):  # the run's pairs (none: no paired.csv)
             compare = (task.run_info.get("config") or {}).get("compare") or []
             tables = task_tables(results.task_dir(Path(folder), task.name), task.splits(),
                                  task.run_info, [(str(a), str(b)) for a, b in compare])

@@ -1,0 +1,52 @@
+"""The Python API's edges: a metric view saved, bad arguments refused in one line, the
+documented orders and error types."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import nbvslr
+from nbvslr.results.layout import SPLITS_FILE
+
+SIZES = [3, 8, 16]
+
+
+def _frame(n: int = 150, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    df = pd.DataFrame(rng.normal(size=(n, 3)) + 0.9 * y[:, None], columns=["a", "b", "c"])
+    df["label"] = np.where(y == 1, "sick", "well")
+    return df
+
+
+def _task(name: str = "toy", **kwargs) -> nbvslr.Task:
+    return nbvslr.Task.from_frame(_frame(), target="label", positive="sick", name=name,
+                                  **kwargs)
+
+
+@pytest.fixture(scope="module")
+def measured() -> nbvslr.Results:
+    """A small run of one frame task measuring the log-loss and Brier score too."""
+    return nbvslr.run({"tasks": [_task()], "sizes": SIZES, "splits": 10, "seed": 3,
+                       "metrics": ["error", "log_loss", "brier"]}, progress=False)
+
+
+def _bytes(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())
+            if p.name != "curve.png"}
+
+
+def test_metric_view_saves_the_whole_results(tmp_path, measured):
+    """metric(name).save writes the run's files (every metric), which load and view back."""
+    measured.metric("brier").save(tmp_path / "view")
+    measured.save(tmp_path / "whole")
+    assert _bytes(tmp_path / "view" / "toy") == _bytes(tmp_path / "whole" / "toy")
+    back = nbvslr.load(tmp_path / "view")
+    assert back.metrics == ["error", "log_loss", "brier"]
+    assert back.summary.equals(measured.summary)
+    assert back.metric("brier").summary.equals(measured.metric("brier").summary)
+    assert (tmp_path / "view" / "toy" / SPLITS_FILE).exists()
