@@ -10,6 +10,7 @@ public name.
 
 from __future__ import annotations
 
+import numbers
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -30,7 +31,7 @@ from nbvslr.config import Config, load_config, parse_config
 from nbvslr.config.catalog import resolve_config
 from nbvslr.data.dataset import DataSettings
 from nbvslr.data.frame import Frame
-from nbvslr.errors import ConfigError, ResultsError, did_you_mean
+from nbvslr.errors import ConfigError, ResultsError, did_you_mean, setting_error
 from nbvslr.results.files import read_csv_bytes, table_bytes
 from nbvslr.results.layout import metrics_of, split_columns
 from nbvslr.results.read import TaskResults
@@ -423,6 +424,17 @@ def load(folder: str | os.PathLike) -> Results:
     return Results(tasks)
 
 
+def _integer(call: str, key: str, value: Any, low: int) -> int:
+    """``value`` of the argument ``key`` of ``call`` as an int, or a one-line
+    ``ConfigError`` naming ``call(key=...)`` (not an integer, or below ``low``)."""
+    rule, where = f">= {low}", f"{call}({key}=...)"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise setting_error(where, "not an integer", value, f"give an integer {rule}")
+    if value < low:
+        raise setting_error(where, f"must be {rule}", value, f"give an integer {rule}")
+    return int(value)
+
+
 def _concat(frames: list[pd.DataFrame], columns: Sequence[str]) -> pd.DataFrame:
     frames = [f for f in frames if not f.empty]
     if not frames:
@@ -442,6 +454,25 @@ class Results:
         self.tasks: list[TaskResults] = list(tasks)
         self.n_boot = n_boot
         self.seed = seed
+
+    @property
+    def n_boot(self) -> int:
+        """The bootstrap resamples of the crossovers' intervals (``nbvslr report
+        --n-boot``), >= 1."""
+        return self._n_boot
+
+    @n_boot.setter
+    def n_boot(self, value: int) -> None:
+        self._n_boot = _integer("Results", "n_boot", value, 1)
+
+    @property
+    def seed(self) -> int:
+        """The seed of the bootstrap resamples (``nbvslr report --seed``), >= 0."""
+        return self._seed
+
+    @seed.setter
+    def seed(self, value: int) -> None:
+        self._seed = _integer("Results", "seed", value, 0)
 
     def __repr__(self) -> str:
         names = ", ".join(t.name for t in self.tasks)
@@ -561,6 +592,7 @@ class Results:
         """
         from nbvslr.analysis.extrapolate import all_rows, task_extrapolation
 
+        n_boot = _integer("Results.extrapolation", "n_boot", n_boot, 1)
         if at is not None:
             sizes = np.asarray(at, dtype=float).ravel()
             if sizes.size == 0 or not np.all(np.isfinite(sizes)) or np.any(sizes < 1):

@@ -50,3 +50,20 @@ def test_metric_view_saves_the_whole_results(tmp_path, measured):
     assert back.summary.equals(measured.summary)
     assert back.metric("brier").summary.equals(measured.metric("brier").summary)
     assert (tmp_path / "view" / "toy" / SPLITS_FILE).exists()
+
+
+@pytest.mark.parametrize("n_boot", [0, -3, 2.5, True])
+def test_extrapolation_refuses_a_bad_n_boot(measured, n_boot):
+    """extrapolation(n_boot=0 or negative or not an int) is one ConfigError, no traceback."""
+    with pytest.raises(nbvslr.ConfigError, match=r"extrapolation\(n_boot=\.\.\.\): .*>= 1"):
+        measured.extrapolation(n_boot=n_boot)
+
+
+@pytest.mark.parametrize(("key", "value"), [("n_boot", 0), ("seed", -1), ("n_boot", "9")])
+def test_results_refuses_a_bad_n_boot_or_seed(measured, key, value):
+    """Results(n_boot=0), Results(seed=-1) and setting them later are one ConfigError."""
+    with pytest.raises(nbvslr.ConfigError, match=rf"Results\({key}=\.\.\.\)"):
+        nbvslr.Results(measured.tasks, **{key: value})
+    copy = nbvslr.Results(measured.tasks)
+    with pytest.raises(nbvslr.ConfigError, match=rf"Results\({key}=\.\.\.\)"):
+        setattr(copy, key, value)
