@@ -279,26 +279,28 @@ def _override(config: Config, settings: dict[str, Any]) -> Config:
     return replace(config, **changes)
 
 
-def check_out(out: str) -> Path:
-    """``--out`` (``run``'s ``out``) as a Path; ``ConfigError`` (exit 2) before anything is
-    read or written when it is empty, a file, below a file, or on a disk this process
-    cannot write to."""
+def check_out(out: str, where: str | None = None, example: str = "--out results") -> Path:
+    """``--out`` (``run``'s ``out``, ``Results.save``'s folder) as a Path; ``ConfigError``
+    (exit 2) before anything is read or written when it is empty, a file, below a file, or
+    on a disk this process cannot write to. ``where`` names the argument and its value in
+    the message (default ``--out OUT``), ``example`` a good one."""
+    where = where if where is not None else f"--out {out}".rstrip()
     if not out.strip():
-        raise ConfigError("--out: an empty path; name a folder, e.g. --out results")
+        raise ConfigError(f"{where}: an empty path; name a folder, e.g. {example}")
     path = Path(out)
     if path.exists() and not path.is_dir():
-        raise ConfigError(f"--out {out}: is a file, not a folder; name a folder")
+        raise ConfigError(f"{where}: is a file, not a folder; name a folder")
     existing = path.absolute()
     while not existing.exists():
         existing = existing.parent
     if not existing.is_dir():
         raise ConfigError(
-            f"--out {out}: {existing} is a file, so no folder can be made below it; "
+            f"{where}: {existing} is a file, so no folder can be made below it; "
             "name another folder"
         )
     if not os.access(existing, os.W_OK | os.X_OK):
         raise ConfigError(
-            f"--out {out}: cannot write in {existing} (a read-only disk, or no permission); "
+            f"{where}: cannot write in {existing} (a read-only disk, or no permission); "
             "name a folder you may write to"
         )
     return path
@@ -691,10 +693,12 @@ class Results:
         summary, paired, curve.png, run.json); return the task folders. Of a ``metric``
         view, the files of the results it came from (every metric; the test error's
         summary): ``load(folder).metric(name)`` gives the view back."""
+        root = check_out(str(folder), f"Results.save({str(folder)!r})",
+                         "save('results/copy')")  # before anything is written
         written = []
         for task in map(whole_of, self.tasks):  # the run's pairs (none: no paired.csv)
             compare = (task.run_info.get("config") or {}).get("compare") or []
-            tables = task_tables(results.task_dir(Path(folder), task.name), task.splits(),
+            tables = task_tables(results.task_dir(root, task.name), task.splits(),
                                  task.run_info, [(str(a), str(b)) for a, b in compare])
             write_tables(tables)
             written.append(tables.folder)

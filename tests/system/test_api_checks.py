@@ -67,3 +67,15 @@ def test_results_refuses_a_bad_n_boot_or_seed(measured, key, value):
     copy = nbvslr.Results(measured.tasks)
     with pytest.raises(nbvslr.ConfigError, match=rf"Results\({key}=\.\.\.\)"):
         setattr(copy, key, value)
+
+
+@pytest.mark.parametrize("target", ["afile", "afile/below", ""])
+def test_save_to_a_file_is_refused_before_writing(tmp_path, monkeypatch, measured, target):
+    """save(a file, a path below one, '') is run(out=...)'s one ConfigError; nothing written."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("kept")
+    folder = str(tmp_path / target) if target else ""
+    with pytest.raises(nbvslr.ConfigError, match=r"Results\.save\(.*(file|empty path)"):
+        measured.save(folder)
+    assert (tmp_path / "afile").read_text() == "kept"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
