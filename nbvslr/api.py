@@ -69,6 +69,16 @@ empty), or one row of a task whose curves are not fitted (``reason`` why)."""
 Kind = Literal["continuous", "discrete", "mixed", "text"]
 
 
+def _names(value: str | Sequence[Any] | None) -> tuple[str, ...] | None:
+    """Column names as given to ``Task``: None, one name (a string is one column, never
+    its characters) or a sequence of names."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return (value,)
+    return tuple(map(str, value))
+
+
 @dataclass(frozen=True)
 class Task:
     """An in-memory task for a config dict: ``{"tasks": [task, "pima"], ...}``.
@@ -95,7 +105,7 @@ class Task:
     @classmethod
     def from_openml(cls, dataset_id: int, *, name: str | None = None,
                     target: str | None = None, positive: Any | Sequence[Any] | None = None,
-                    missing: str = "error", columns: Sequence[str] | None = None,
+                    missing: str = "error", columns: str | Sequence[str] | None = None,
                     many_levels: str = "refuse") -> Task:
         """OpenML dataset ``dataset_id`` as a task (``source: {openml: id}``), named ``name``
         (default ``openml-<id>``): ``target`` the class column (default: the dataset's
@@ -110,25 +120,22 @@ class Task:
         checks these choices with the config."""
         if positive is not None and not isinstance(positive, list | tuple):
             positive = [positive]
-        if isinstance(columns, str):
-            columns = [columns]
         return cls(name=name if name is not None else f"openml-{dataset_id}", frame=None,
                    target=None if target is None else str(target),
                    positive=None if positive is None else tuple(str(v) for v in positive),
                    missing=missing, openml=dataset_id,
-                   columns=None if columns is None else tuple(map(str, columns)),
-                   many_levels=many_levels)
+                   columns=_names(columns), many_levels=many_levels)
 
     @classmethod
     def from_frame(cls, df: pd.DataFrame, *, target: str, name: str,
                    positive: Any | Sequence[Any] | None = None, kind: Kind | None = None,
-                   columns: Sequence[str] | None = None, missing: str = "error",
+                   columns: str | Sequence[str] | None = None, missing: str = "error",
                    text: Mapping[str, Any] | None = None,
                    many_levels: str = "refuse") -> Task:
         """A task from a DataFrame ``df`` (N rows): the column ``target`` is the label and
         ``positive`` the value(s) counted as class 1 (default: of exactly two values, the
-        second in sorted order); the features are ``columns`` (default: every other
-        column), of ``kind`` ``continuous`` or ``discrete`` (default: continuous when every
+        second in sorted order); the features are ``columns`` (names, or one name as a
+        string; default: every other column), of ``kind`` ``continuous`` or ``discrete`` (default: continuous when every
         feature is numeric, discrete when none is, and ``mixed`` when some are: then each
         numeric column (by its dtype) is continuous and every other one discrete). A
         missing cell (NaN, None) is refused unless ``missing`` is ``drop`` or ``level``.
@@ -151,22 +158,23 @@ class Task:
         if text is not None and not isinstance(text, Mapping):
             raise ConfigError(f"{name}: text= is {type(text).__name__}, not a mapping of "
                               "vocabulary options; give e.g. text={'min_df': 2}")
+        columns = _names(columns)
         if kind == "text":
-            if columns is None or isinstance(columns, str) or len(columns) != 1:
+            if columns is None or len(columns) != 1:
                 raise ConfigError(f"{name}: kind='text' reads one column of documents; give "
                                   "columns=['<that column>']")
             return cls(name=name, frame=Frame(df), target=str(target),
                        positive=None if positive is None else tuple(
                            str(v) for v in (positive if isinstance(positive, list | tuple)
                                             else [positive])),
-                       kind="text", columns=(str(columns[0]),), missing=missing,
+                       kind="text", columns=columns, missing=missing,
                        text=tuple(dict(text or {}).items()))
         if text:
             raise ConfigError(f"{name}: text options are for kind='text' only")
         held = Frame(df)
         if positive is not None and not isinstance(positive, list | tuple):
             positive = [positive]
-        names = tuple(map(str, columns)) if columns is not None else tuple(
+        names = columns if columns is not None else tuple(
             c for c in held.table.columns if c != str(target))
         numeric = [c for c in names if c in held.numeric]
         split = None
@@ -185,7 +193,7 @@ class Task:
     @classmethod
     def from_arrays(cls, X: np.ndarray, y: np.ndarray, *, name: str,
                     positive: Any | Sequence[Any] | None = None, kind: Kind | None = None,
-                    feature_names: Sequence[str] | None = None) -> Task:
+                    feature_names: str | Sequence[str] | None = None) -> Task:
         """A task from a feature matrix ``X`` of shape (N, d) and labels ``y`` of shape
         (N,), e.g. scikit-learn's ``load_breast_cancer(return_X_y=True)``; features named
         ``feature_names`` (default ``x0 .. x{d-1}``), the label column ``y``; ``positive``
@@ -199,8 +207,8 @@ class Task:
             raise ConfigError(
                 f"{name}: X of shape {X.shape} and y of shape {y.shape} do not make a task; "
                 "give X of shape (N, d) and y of shape (N,)")
-        names = ([f"x{j}" for j in range(X.shape[1])] if feature_names is None
-                 else [str(f) for f in feature_names])
+        given = _names(feature_names)
+        names = [f"x{j}" for j in range(X.shape[1])] if given is None else list(given)
         if len(names) != X.shape[1]:
             raise ConfigError(f"{name}: {len(names)} feature_names for {X.shape[1]} columns "
                               "of X; give one name per column")

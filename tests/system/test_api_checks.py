@@ -79,3 +79,21 @@ def test_save_to_a_file_is_refused_before_writing(tmp_path, monkeypatch, measure
         measured.save(folder)
     assert (tmp_path / "afile").read_text() == "kept"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+def test_a_string_of_columns_is_one_column_name():
+    """columns="ab" is the column ab (not a and b), as from_openml and feature_names read it."""
+    df = _frame().assign(ab=lambda d: d["a"] * 0)  # a, b, c, label and ab
+    one = nbvslr.Task.from_frame(df, target="label", name="one", columns="ab")
+    assert one.columns == ("ab",)
+    assert nbvslr.Task.from_frame(df, target="label", name="two", columns="c").columns == (
+        "c",)
+    res = nbvslr.run({"tasks": [one], "sizes": [4], "splits": 3}, progress=False)
+    assert res.names == ["one"]
+    docs = pd.DataFrame({"doc": ["spam offer", "hello there"] * 20, "y": [1, 0] * 20})
+    text = nbvslr.Task.from_frame(docs, target="y", name="t", kind="text", columns="doc")
+    assert text.columns == ("doc",)
+    X = np.zeros((10, 1))
+    arrays = nbvslr.Task.from_arrays(X, np.arange(10) % 2, name="p", feature_names="price")
+    assert list(arrays.frame.table.columns) == ["price", "y"]
+    assert nbvslr.Task.from_openml(61, columns="sepallength").columns == ("sepallength",)
