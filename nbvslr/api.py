@@ -425,7 +425,8 @@ def _as_saved(task: Written) -> Written:
 
 def load(folder: str | os.PathLike) -> Results:
     """The ``Results`` of a results folder (a run's ``--out``, or one task's folder), from
-    its files alone: nothing is re-run."""
+    its files alone: nothing is re-run. Its tasks in the run's order (run.json's config),
+    or, of a folder holding the tasks of more than one run, by folder name."""
     tasks = results.load_results(folder)
     order = [str(t.get("name")) for t in (tasks[0].run_info.get("config") or {}).get(
         "tasks") or [] if isinstance(t, Mapping)] if tasks else []
@@ -502,8 +503,9 @@ class Results:
                                            "splits"])
 
     def _repr_html_(self) -> str:
-        """What a notebook shows for ``res``: the tasks (models, sizes, splits) and where
-        each compared pair's curves cross."""
+        """What a notebook shows for ``res``: the tasks (models, sizes, splits; in the order
+        of ``tasks``) and where each compared pair's curves cross (``crossovers``, in the
+        report's order)."""
         head = (f"<p><b>nbvslr results</b>: {len(self.tasks)} task"
                 f"{'' if len(self.tasks) == 1 else 's'}</p>")
         tasks = self.overview().to_html(index=False, border=0, na_rep="")
@@ -520,7 +522,7 @@ class Results:
 
     @property
     def names(self) -> list[str]:
-        """The task names, in run order."""
+        """The task names, in the order of ``tasks`` (the run's, ``load``'s)."""
         return [t.name for t in self.tasks]
 
     @cached_property

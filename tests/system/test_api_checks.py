@@ -12,6 +12,7 @@ import pytest
 import nbvslr
 from nbvslr.results.layout import SPLITS_FILE
 
+ROOT = Path(__file__).resolve().parents[2]
 SIZES = [3, 8, 16]
 
 
@@ -97,3 +98,18 @@ def test_a_string_of_columns_is_one_column_name():
     arrays = nbvslr.Task.from_arrays(X, np.arange(10) % 2, name="p", feature_names="price")
     assert list(arrays.frame.table.columns) == ["price", "y"]
     assert nbvslr.Task.from_openml(61, columns="sepallength").columns == ("sepallength",)
+
+
+def test_the_orders_docs_api_states():
+    """load of two runs' task folders: tables by folder name, crossovers in the report's."""
+    from nbvslr.analysis.fidelity import panel_order
+
+    res = nbvslr.load(ROOT / "results" / "reference")  # Figure 1's and synthetic's tasks
+    res.n_boot = 20
+    names = sorted(p.name for p in (ROOT / "results" / "reference").iterdir() if p.is_dir())
+    assert res.names == names
+    assert list(pd.unique(res.summary["task"])) == names
+    assert list(pd.unique(res.paired["task"])) == names
+    report = [names[i] for i in panel_order(names)]
+    assert report[:2] == ["pima", "adult-continuous"] and report != names
+    assert list(pd.unique(res.crossovers["task"])) == report
