@@ -43,6 +43,7 @@ from nbvslr.data.dataset import DataSettings, TaskSpec
 from nbvslr.errors import (
     ConfigError,
     NbvslrError,
+    SizeError,
     check_known_keys,
     setting_error,
     with_hint,
@@ -195,18 +196,21 @@ class _Where:
     def __init__(self, source: str) -> None:
         self.source = source
 
-    def error(self, key: str, problem: str, value: Any, fix: str) -> ConfigError:
-        return setting_error(key, problem, value, fix, self.source)
+    def error(self, key: str, problem: str, value: Any, fix: str,
+              cls: type[ConfigError] = ConfigError) -> ConfigError:
+        return setting_error(key, problem, value, fix, self.source, cls)
 
     def unknown_keys(self, where: str, given: Mapping[str, Any], allowed: tuple[str, ...]):
         check_known_keys(where, given, allowed, self.source)
 
-    def integer(self, key: str, value: Any, low: int, rule: str) -> int:
+    def integer(self, key: str, value: Any, low: int, rule: str,
+                cls: type[ConfigError] = ConfigError) -> int:
+        """``value`` as an int >= ``low``; ``cls`` (a ``ConfigError``) when it is below."""
         # bool is an int in Python, never a count.
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.error(key, "not an integer", value, f"give an integer {rule}")
         if value < low:
-            raise self.error(key, f"must be {rule}", value, f"give an integer {rule}")
+            raise self.error(key, f"must be {rule}", value, f"give an integer {rule}", cls)
         return int(value)
 
 
@@ -579,7 +583,8 @@ def _sizes(where: _Where, raw: Any) -> tuple[int, ...] | str:
                 raise where.error(
                     f"sizes.{k}", "missing", None, "write sizes: {start: 2, stop: 59, step: 3}"
                 )
-        start = where.integer("sizes.start", raw["start"], MIN_SIZE, f">= {MIN_SIZE}")
+        start = where.integer("sizes.start", raw["start"], MIN_SIZE, f">= {MIN_SIZE}",
+                              SizeError)
         stop = where.integer("sizes.stop", raw["stop"], start, f">= start ({start})")
         step = where.integer("sizes.step", raw.get("step", 1), 1, ">= 1")
         grid = range(start, stop + 1, step)
@@ -603,7 +608,7 @@ def _sizes(where: _Where, raw: Any) -> tuple[int, ...] | str:
         if value < MIN_SIZE:
             raise where.error(
                 f"sizes[{i}]", f"a training set needs at least {MIN_SIZE} rows, one per class",
-                value, f"use sizes >= {MIN_SIZE}",
+                value, f"use sizes >= {MIN_SIZE}", SizeError,
             )
         if value in values:
             raise where.error(f"sizes[{i}]", "listed twice", value, "list each size once")

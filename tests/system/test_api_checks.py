@@ -113,3 +113,11 @@ def test_the_orders_docs_api_states():
     report = [names[i] for i in panel_order(names)]
     assert report[:2] == ["pima", "adult-continuous"] and report != names
     assert list(pd.unique(res.crossovers["task"])) == report
+
+
+@pytest.mark.parametrize("sizes", [[1], [0, 4], [-2], {"start": 1, "stop": 5}])
+def test_a_size_below_two_is_a_size_error(sizes):
+    """m = 1, 0 or less is nbvslr.SizeError, as docs/api.md says of m outside 2 .. N - 1."""
+    with pytest.raises(nbvslr.SizeError, match="sizes"):
+        nbvslr.run({"tasks": [_task()], "sizes": sizes, "splits": 3}, progress=False)
+    assert issubclass(nbvslr.SizeError, nbvslr.ConfigError)
