@@ -27,7 +27,7 @@ from nbvslr.analysis.crossovers import DEFAULT_N_BOOT, task_crossovers
 from nbvslr.analysis.fidelity import panel_order
 from nbvslr.analysis.metrics import for_metric, metric_of, whole_of
 from nbvslr.analysis.stats import task_paired, task_pairs
-from nbvslr.config import Config, load_config, parse_config
+from nbvslr.config import COMMAND_LINE, Config, SettingNames, load_config, parse_config
 from nbvslr.config.catalog import resolve_config
 from nbvslr.data.dataset import DataSettings
 from nbvslr.data.frame import Frame
@@ -135,10 +135,11 @@ class Task:
         """A task from a DataFrame ``df`` (N rows): the column ``target`` is the label and
         ``positive`` the value(s) counted as class 1 (default: of exactly two values, the
         second in sorted order); the features are ``columns`` (names, or one name as a
-        string; default: every other column), of ``kind`` ``continuous`` or ``discrete`` (default: continuous when every
-        feature is numeric, discrete when none is, and ``mixed`` when some are: then each
-        numeric column (by its dtype) is continuous and every other one discrete). A
-        missing cell (NaN, None) is refused unless ``missing`` is ``drop`` or ``level``.
+        string; default: every other column), of ``kind`` ``continuous`` or ``discrete``
+        (default: continuous when every feature is numeric, discrete when none is, and
+        ``mixed`` when some are: then each numeric column (by its dtype) is continuous and
+        every other one discrete). A missing cell (NaN, None) is refused unless
+        ``missing`` is ``drop`` or ``level``.
 
         ``kind="text"``: ``columns`` names the one column of documents (a text task,
         docs/text.md), ``text`` its vocabulary options (``vocabulary``, ``min_df``,
@@ -370,11 +371,12 @@ def run(
         the config's, ``[error]``. ``Results.metric(name)`` gives each one's tables.
 
     Raises ``ConfigError``, ``DataError``, ``SizeError``, ``ResultsError`` with the
-    command's one-line messages, before any fit for a bad config or data.
+    command's one-line messages, before any fit for a bad config or data; a bad argument
+    is named as given (``nbvslr.run(splits=...): must be >= 1 (0); ...``).
     """
     reporter = _progress(progress)  # checked before anything is read
-    parsed = read_config(config, out=out, jobs=jobs, splits=splits, seed=seed,
-                         backend=backend, metrics=metrics)
+    parsed = _read_config(config, "nbvslr.run", out=out, jobs=jobs, splits=splits,
+                          seed=seed, backend=backend, metrics=metrics)
     return Results([_as_saved(t) for t in run_tasks(parsed, progress=reporter)])
 
 
@@ -394,11 +396,31 @@ def read_config(
     """The checked ``Config`` that ``run`` (and ``nbvslr run``) runs: ``config`` as ``run``
     takes it, with the settings given (None keeps the config's or the default; ``out``
     None writes nothing). ``scheduler`` (a dask address), ``force`` (recompute checkpointed
-    sizes) and ``data`` (cache, mirror, downloads) are ``nbvslr run``'s options."""
-    if out is not None:
-        out = check_out(str(out))  # before anything is read or written
+    sizes) and ``data`` (cache, mirror, downloads) are ``nbvslr run``'s options, and its
+    messages name the settings as ``nbvslr run``'s options (``--splits``), as that command
+    reads its configs here."""
+    return _read_config(config, None, out=out, jobs=jobs, splits=splits,
+                        seed=seed, backend=backend, scheduler=scheduler, force=force,
+                        data=data, metrics=metrics)
+
+
+def _read_config(config: str | os.PathLike | Mapping[str, Any] | Config, call: str | None,
+                 *,
+                 out: str | os.PathLike | None = None, jobs: int | None = None,
+                 splits: int | None = None, seed: int | None = None,
+                 backend: str | None = None, scheduler: str | None = None,
+                 force: bool = False, data: DataSettings | None = None,
+                 metrics: Sequence[str] | None = None) -> Config:
+    """``read_config``, its messages naming the arguments of ``call`` (``nbvslr.run``:
+    ``nbvslr.run(splits=...): must be >= 1 (0); ...``), or, None, ``nbvslr run``'s options
+    (``command line: --splits: ...``)."""
+    if out is not None and call is None:  # before anything is read or written
+        out = check_out(str(out))
+    elif out is not None:
+        out = check_out(str(out), f"{call}(out={str(out)!r})", "out='results'")
     settings: dict[str, Any] = {"out": out, "splits": splits, "seed": seed, "force": force,
-                                "scheduler": scheduler}
+                                "scheduler": scheduler,
+                                "named": SettingNames(None, call) if call else COMMAND_LINE}
     if jobs is not None:
         settings["jobs"] = jobs
     if backend is not None:
@@ -406,7 +428,7 @@ def read_config(
     if data is not None:
         settings["data"] = data
     if metrics is not None:
-        settings["metrics"] = list(metrics) if not isinstance(metrics, str) else metrics
+        settings["metrics"] = list(metrics) if isinstance(metrics, list | tuple) else metrics
     return _config(config, settings)
 
 

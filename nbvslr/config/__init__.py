@@ -190,6 +190,24 @@ def _task_dict(spec: TaskSpec) -> dict[str, Any]:
 # --------------------------------------------------------------------------- messages
 
 
+@dataclass(frozen=True)
+class SettingNames:
+    """How messages name the settings given beside a config (``parse_config``'s
+    ``splits``, ``seed``, ``jobs``, ...): the command line's options (``command line:
+    --splits: ...``), or the arguments of a Python call (``nbvslr.run(splits=...): ...``)."""
+
+    source: str | None
+    call: str | None = None
+
+    def key(self, name: str) -> str:
+        """The setting ``name`` as the user gave it."""
+        return f"{self.call}({name}=...)" if self.call else f"--{name}"
+
+
+COMMAND_LINE = SettingNames("command line")
+"""``nbvslr run``'s options."""
+
+
 class _Where:
     """Builds the one-line messages of one config file (``errors.setting_error``)."""
 
@@ -384,11 +402,14 @@ def parse_config(
     scheduler: str | None = None,
     force: bool = False,
     metrics: Any = None,
+    named: SettingNames = COMMAND_LINE,
 ) -> Config:
     """Validate a parsed config (a mapping) and the command line's settings.
 
     ``base_dir`` is the folder of the config file: a relative ``source: {csv: path}`` is read
     from there (as a user expects of a path written in a file), not from the current folder.
+    ``named``: how the messages name the settings (the command line's options, or a Python
+    call's arguments).
     """
     where = _Where(source)
     if raw is None:
@@ -425,26 +446,28 @@ def parse_config(
         raise where.error("nested", "not true or false", nested, "write nested: true or false")
     measured = _metrics(where, "metrics", raw.get("metrics", list(DEFAULT_METRICS)))
 
-    cli = _Where("command line")
+    cli, key = _Where(named.source), named.key
     if splits is not None:
-        n_splits = cli.integer("--splits", splits, 1, ">= 1")
+        n_splits = cli.integer(key("splits"), splits, 1, ">= 1")
         if n_splits > MAX_SPLITS:
-            raise cli.error("--splits", f"more than {MAX_SPLITS}", n_splits, "give fewer splits")
+            raise cli.error(key("splits"), f"more than {MAX_SPLITS}", n_splits,
+                            "give fewer splits")
     if seed is not None:
-        base_seed = cli.integer("--seed", seed, 0, ">= 0")
-    jobs = cli.integer("--jobs", jobs, -10**6, "other than 0")
+        base_seed = cli.integer(key("seed"), seed, 0, ">= 0")
+    jobs = cli.integer(key("jobs"), jobs, -10**6, "other than 0")
     if jobs == 0:
-        raise cli.error("--jobs", "must not be 0", 0, "give 1, 2, ... or -1 for every core")
-    backend = check_backend(backend)
+        raise cli.error(key("jobs"), "must not be 0", 0, "give 1, 2, ... or -1 for every core")
+    backend = check_backend(backend, named)
     if metrics is not None:
-        measured = _metrics(cli, "metrics", metrics)
+        measured = _metrics(cli, key("metrics"), metrics, example="metrics=['error', "
+                            "'log_loss']" if named.call else None)
     if scheduler is not None and backend != "dask":
         raise cli.error(
-            "--scheduler", f"a dask scheduler needs --backend dask, not {backend}", scheduler,
-            "add --backend dask, or drop --scheduler",
+            key("scheduler"), f"a dask scheduler needs {key('backend')} dask, not {backend}",
+            scheduler, f"add {key('backend')} dask, or drop {key('scheduler')}",
         )
     if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
-        raise cli.error("--scheduler", "empty address", scheduler, "give tcp://HOST:PORT")
+        raise cli.error(key("scheduler"), "empty address", scheduler, "give tcp://HOST:PORT")
     return Config(
         source=source,
         tasks=tasks,
@@ -467,14 +490,17 @@ def parse_config(
     )
 
 
-def _metrics(where: _Where, key: str, raw: Any) -> tuple[str, ...]:
+def _metrics(where: _Where, key: str, raw: Any, example: str | None = None
+             ) -> tuple[str, ...]:
     """The metrics a run measures (a list of ``METRICS`` names), in ``METRICS`` order,
-    ``error`` always first whether listed or not."""
+    ``error`` always first whether listed or not. ``example``: a good value as the user
+    would write it (default ``key: [error, log_loss]``, a config file's)."""
     if isinstance(raw, str):
         raw = [raw]
     if not isinstance(raw, list | tuple) or not raw:
+        example = example or f"{key}: [error, log_loss]"
         raise where.error(key, "not a list of metrics", raw,
-                          f"write e.g. {key}: [error, log_loss]; metrics: {', '.join(METRICS)}")
+                          f"write e.g. {example}; metrics: {', '.join(METRICS)}")
     for name in raw:
         if name not in METRICS:
             problem = with_hint("unknown metric", str(name), METRICS)
@@ -487,18 +513,18 @@ BACKENDS = ("loky", "threading", "sequential", "dask")
 (``return_as="generator_unordered"``), which joblib's ``multiprocessing`` backend cannot."""
 
 
-def check_backend(name: str) -> str:
-    """A backend of ``BACKENDS``, or a ``ConfigError`` listing them."""
+def check_backend(name: str, named: SettingNames = COMMAND_LINE) -> str:
+    """A backend of ``BACKENDS``, or a ``ConfigError`` listing them (the setting named as
+    ``named`` names it)."""
+    where, key = _Where(named.source), named.key("backend")
     if name == "multiprocessing":
-        raise _Where("command line").error(
-            "--backend", "joblib's multiprocessing backend cannot stream results as they "
+        raise where.error(
+            key, "joblib's multiprocessing backend cannot stream results as they "
             "finish", name, "use loky, which runs the same worker processes",
         )
     if name not in BACKENDS:
         problem = with_hint("unknown backend", name, BACKENDS)
-        raise _Where("command line").error(
-            "--backend", problem, name, f"use one of: {', '.join(BACKENDS)}"
-        )
+        raise where.error(key, problem, name, f"use one of: {', '.join(BACKENDS)}")
     return name
 
 

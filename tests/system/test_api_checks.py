@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import nbvslr
+import nbvslr.api
 from nbvslr.results.layout import SPLITS_FILE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -121,3 +122,33 @@ def test_a_size_below_two_is_a_size_error(sizes):
     with pytest.raises(nbvslr.SizeError, match="sizes"):
         nbvslr.run({"tasks": [_task()], "sizes": sizes, "splits": 3}, progress=False)
     assert issubclass(nbvslr.SizeError, nbvslr.ConfigError)
+
+
+@pytest.mark.parametrize(("kwargs", "named"), [
+    ({"splits": 0}, r"nbvslr\.run\(splits=\.\.\.\): must be >= 1"),
+    ({"seed": -1}, r"nbvslr\.run\(seed=\.\.\.\): must be >= 0"),
+    ({"jobs": 0}, r"nbvslr\.run\(jobs=\.\.\.\): must not be 0"),
+    ({"backend": "lokyy"}, r"nbvslr\.run\(backend=\.\.\.\): unknown backend"),
+    ({"metrics": 5}, r"nbvslr\.run\(metrics=\.\.\.\): not a list of metrics"),
+])
+def test_run_names_its_own_arguments_not_the_commands_options(tmp_path, kwargs, named):
+    """nbvslr.run(splits=0) names splits=, not the command line's --splits; so does a Config."""
+    config = {"tasks": [_task()], "sizes": SIZES}
+    parsed = nbvslr.api.read_config(config)
+    for given in ("synthetic", config, parsed):
+        with pytest.raises(nbvslr.ConfigError, match=named) as caught:
+            nbvslr.run(given, progress=False, **kwargs)
+        assert "command line" not in str(caught.value) and "--" not in str(caught.value)
+
+
+def test_read_config_keeps_the_commands_wording():
+    """read_config, which `nbvslr run` reads its configs with, names --splits as before."""
+    with pytest.raises(nbvslr.ConfigError, match="command line: --splits: must be >= 1"):
+        nbvslr.api.read_config("synthetic", splits=0)
+
+
+def test_run_out_that_is_a_file_names_out(tmp_path):
+    """run(out=a file) names out=, before anything is run."""
+    (tmp_path / "f").write_text("")
+    with pytest.raises(nbvslr.ConfigError, match=r"nbvslr\.run\(out='.*f'\): is a file"):
+        nbvslr.run("synthetic", out=tmp_path / "f", progress=False)
