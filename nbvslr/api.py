@@ -10,6 +10,7 @@ public name.
 
 from __future__ import annotations
 
+import numbers
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -24,13 +25,13 @@ from nbvslr import results
 from nbvslr.analysis import crossovers
 from nbvslr.analysis.crossovers import DEFAULT_N_BOOT, task_crossovers
 from nbvslr.analysis.fidelity import panel_order
-from nbvslr.analysis.metrics import for_metric, metric_of
+from nbvslr.analysis.metrics import for_metric, metric_of, whole_of
 from nbvslr.analysis.stats import task_paired, task_pairs
-from nbvslr.config import Config, load_config, parse_config
+from nbvslr.config import COMMAND_LINE, Config, SettingNames, load_config, parse_config
 from nbvslr.config.catalog import resolve_config
 from nbvslr.data.dataset import DataSettings
 from nbvslr.data.frame import Frame
-from nbvslr.errors import ConfigError, ResultsError, did_you_mean
+from nbvslr.errors import ConfigError, ResultsError, did_you_mean, setting_error
 from nbvslr.results.files import read_csv_bytes, table_bytes
 from nbvslr.results.layout import metrics_of, split_columns
 from nbvslr.results.read import TaskResults
@@ -68,6 +69,16 @@ empty), or one row of a task whose curves are not fitted (``reason`` why)."""
 Kind = Literal["continuous", "discrete", "mixed", "text"]
 
 
+def _names(value: str | Sequence[Any] | None) -> tuple[str, ...] | None:
+    """Column names as given to ``Task``: None, one name (a string is one column, never
+    its characters) or a sequence of names."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return (value,)
+    return tuple(map(str, value))
+
+
 @dataclass(frozen=True)
 class Task:
     """An in-memory task for a config dict: ``{"tasks": [task, "pima"], ...}``.
@@ -94,7 +105,7 @@ class Task:
     @classmethod
     def from_openml(cls, dataset_id: int, *, name: str | None = None,
                     target: str | None = None, positive: Any | Sequence[Any] | None = None,
-                    missing: str = "error", columns: Sequence[str] | None = None,
+                    missing: str = "error", columns: str | Sequence[str] | None = None,
                     many_levels: str = "refuse") -> Task:
         """OpenML dataset ``dataset_id`` as a task (``source: {openml: id}``), named ``name``
         (default ``openml-<id>``): ``target`` the class column (default: the dataset's
@@ -109,28 +120,26 @@ class Task:
         checks these choices with the config."""
         if positive is not None and not isinstance(positive, list | tuple):
             positive = [positive]
-        if isinstance(columns, str):
-            columns = [columns]
         return cls(name=name if name is not None else f"openml-{dataset_id}", frame=None,
                    target=None if target is None else str(target),
                    positive=None if positive is None else tuple(str(v) for v in positive),
                    missing=missing, openml=dataset_id,
-                   columns=None if columns is None else tuple(map(str, columns)),
-                   many_levels=many_levels)
+                   columns=_names(columns), many_levels=many_levels)
 
     @classmethod
     def from_frame(cls, df: pd.DataFrame, *, target: str, name: str,
                    positive: Any | Sequence[Any] | None = None, kind: Kind | None = None,
-                   columns: Sequence[str] | None = None, missing: str = "error",
+                   columns: str | Sequence[str] | None = None, missing: str = "error",
                    text: Mapping[str, Any] | None = None,
                    many_levels: str = "refuse") -> Task:
         """A task from a DataFrame ``df`` (N rows): the column ``target`` is the label and
         ``positive`` the value(s) counted as class 1 (default: of exactly two values, the
-        second in sorted order); the features are ``columns`` (default: every other
-        column), of ``kind`` ``continuous`` or ``discrete`` (default: continuous when every
-        feature is numeric, discrete when none is, and ``mixed`` when some are: then each
-        numeric column (by its dtype) is continuous and every other one discrete). A
-        missing cell (NaN, None) is refused unless ``missing`` is ``drop`` or ``level``.
+        second in sorted order); the features are ``columns`` (names, or one name as a
+        string; default: every other column), of ``kind`` ``continuous`` or ``discrete``
+        (default: continuous when every feature is numeric, discrete when none is, and
+        ``mixed`` when some are: then each numeric column (by its dtype) is continuous and
+        every other one discrete). A missing cell (NaN, None) is refused unless
+        ``missing`` is ``drop`` or ``level``.
 
         ``kind="text"``: ``columns`` names the one column of documents (a text task,
         docs/text.md), ``text`` its vocabulary options (``vocabulary``, ``min_df``,
@@ -150,22 +159,23 @@ class Task:
         if text is not None and not isinstance(text, Mapping):
             raise ConfigError(f"{name}: text= is {type(text).__name__}, not a mapping of "
                               "vocabulary options; give e.g. text={'min_df': 2}")
+        columns = _names(columns)
         if kind == "text":
-            if columns is None or isinstance(columns, str) or len(columns) != 1:
+            if columns is None or len(columns) != 1:
                 raise ConfigError(f"{name}: kind='text' reads one column of documents; give "
                                   "columns=['<that column>']")
             return cls(name=name, frame=Frame(df), target=str(target),
                        positive=None if positive is None else tuple(
                            str(v) for v in (positive if isinstance(positive, list | tuple)
                                             else [positive])),
-                       kind="text", columns=(str(columns[0]),), missing=missing,
+                       kind="text", columns=columns, missing=missing,
                        text=tuple(dict(text or {}).items()))
         if text:
             raise ConfigError(f"{name}: text options are for kind='text' only")
         held = Frame(df)
         if positive is not None and not isinstance(positive, list | tuple):
             positive = [positive]
-        names = tuple(map(str, columns)) if columns is not None else tuple(
+        names = columns if columns is not None else tuple(
             c for c in held.table.columns if c != str(target))
         numeric = [c for c in names if c in held.numeric]
         split = None
@@ -184,7 +194,7 @@ class Task:
     @classmethod
     def from_arrays(cls, X: np.ndarray, y: np.ndarray, *, name: str,
                     positive: Any | Sequence[Any] | None = None, kind: Kind | None = None,
-                    feature_names: Sequence[str] | None = None) -> Task:
+                    feature_names: str | Sequence[str] | None = None) -> Task:
         """A task from a feature matrix ``X`` of shape (N, d) and labels ``y`` of shape
         (N,), e.g. scikit-learn's ``load_breast_cancer(return_X_y=True)``; features named
         ``feature_names`` (default ``x0 .. x{d-1}``), the label column ``y``; ``positive``
@@ -198,8 +208,8 @@ class Task:
             raise ConfigError(
                 f"{name}: X of shape {X.shape} and y of shape {y.shape} do not make a task; "
                 "give X of shape (N, d) and y of shape (N,)")
-        names = ([f"x{j}" for j in range(X.shape[1])] if feature_names is None
-                 else [str(f) for f in feature_names])
+        given = _names(feature_names)
+        names = [f"x{j}" for j in range(X.shape[1])] if given is None else list(given)
         if len(names) != X.shape[1]:
             raise ConfigError(f"{name}: {len(names)} feature_names for {X.shape[1]} columns "
                               "of X; give one name per column")
@@ -278,26 +288,28 @@ def _override(config: Config, settings: dict[str, Any]) -> Config:
     return replace(config, **changes)
 
 
-def check_out(out: str) -> Path:
-    """``--out`` (``run``'s ``out``) as a Path; ``ConfigError`` (exit 2) before anything is
-    read or written when it is empty, a file, below a file, or on a disk this process
-    cannot write to."""
+def check_out(out: str, where: str | None = None, example: str = "--out results") -> Path:
+    """``--out`` (``run``'s ``out``, ``Results.save``'s folder) as a Path; ``ConfigError``
+    (exit 2) before anything is read or written when it is empty, a file, below a file, or
+    on a disk this process cannot write to. ``where`` names the argument and its value in
+    the message (default ``--out OUT``), ``example`` a good one."""
+    where = where if where is not None else f"--out {out}".rstrip()
     if not out.strip():
-        raise ConfigError("--out: an empty path; name a folder, e.g. --out results")
+        raise ConfigError(f"{where}: an empty path; name a folder, e.g. {example}")
     path = Path(out)
     if path.exists() and not path.is_dir():
-        raise ConfigError(f"--out {out}: is a file, not a folder; name a folder")
+        raise ConfigError(f"{where}: is a file, not a folder; name a folder")
     existing = path.absolute()
     while not existing.exists():
         existing = existing.parent
     if not existing.is_dir():
         raise ConfigError(
-            f"--out {out}: {existing} is a file, so no folder can be made below it; "
+            f"{where}: {existing} is a file, so no folder can be made below it; "
             "name another folder"
         )
     if not os.access(existing, os.W_OK | os.X_OK):
         raise ConfigError(
-            f"--out {out}: cannot write in {existing} (a read-only disk, or no permission); "
+            f"{where}: cannot write in {existing} (a read-only disk, or no permission); "
             "name a folder you may write to"
         )
     return path
@@ -359,11 +371,12 @@ def run(
         the config's, ``[error]``. ``Results.metric(name)`` gives each one's tables.
 
     Raises ``ConfigError``, ``DataError``, ``SizeError``, ``ResultsError`` with the
-    command's one-line messages, before any fit for a bad config or data.
+    command's one-line messages, before any fit for a bad config or data; a bad argument
+    is named as given (``nbvslr.run(splits=...): must be >= 1 (0); ...``).
     """
     reporter = _progress(progress)  # checked before anything is read
-    parsed = read_config(config, out=out, jobs=jobs, splits=splits, seed=seed,
-                         backend=backend, metrics=metrics)
+    parsed = _read_config(config, "nbvslr.run", out=out, jobs=jobs, splits=splits,
+                          seed=seed, backend=backend, metrics=metrics)
     return Results([_as_saved(t) for t in run_tasks(parsed, progress=reporter)])
 
 
@@ -383,11 +396,31 @@ def read_config(
     """The checked ``Config`` that ``run`` (and ``nbvslr run``) runs: ``config`` as ``run``
     takes it, with the settings given (None keeps the config's or the default; ``out``
     None writes nothing). ``scheduler`` (a dask address), ``force`` (recompute checkpointed
-    sizes) and ``data`` (cache, mirror, downloads) are ``nbvslr run``'s options."""
-    if out is not None:
-        out = check_out(str(out))  # before anything is read or written
+    sizes) and ``data`` (cache, mirror, downloads) are ``nbvslr run``'s options, and its
+    messages name the settings as ``nbvslr run``'s options (``--splits``), as that command
+    reads its configs here."""
+    return _read_config(config, None, out=out, jobs=jobs, splits=splits,
+                        seed=seed, backend=backend, scheduler=scheduler, force=force,
+                        data=data, metrics=metrics)
+
+
+def _read_config(config: str | os.PathLike | Mapping[str, Any] | Config, call: str | None,
+                 *,
+                 out: str | os.PathLike | None = None, jobs: int | None = None,
+                 splits: int | None = None, seed: int | None = None,
+                 backend: str | None = None, scheduler: str | None = None,
+                 force: bool = False, data: DataSettings | None = None,
+                 metrics: Sequence[str] | None = None) -> Config:
+    """``read_config``, its messages naming the arguments of ``call`` (``nbvslr.run``:
+    ``nbvslr.run(splits=...): must be >= 1 (0); ...``), or, None, ``nbvslr run``'s options
+    (``command line: --splits: ...``)."""
+    if out is not None and call is None:  # before anything is read or written
+        out = check_out(str(out))
+    elif out is not None:
+        out = check_out(str(out), f"{call}(out={str(out)!r})", "out='results'")
     settings: dict[str, Any] = {"out": out, "splits": splits, "seed": seed, "force": force,
-                                "scheduler": scheduler}
+                                "scheduler": scheduler,
+                                "named": SettingNames(None, call) if call else COMMAND_LINE}
     if jobs is not None:
         settings["jobs"] = jobs
     if backend is not None:
@@ -395,7 +428,7 @@ def read_config(
     if data is not None:
         settings["data"] = data
     if metrics is not None:
-        settings["metrics"] = list(metrics) if not isinstance(metrics, str) else metrics
+        settings["metrics"] = list(metrics) if isinstance(metrics, list | tuple) else metrics
     return _config(config, settings)
 
 
@@ -414,13 +447,25 @@ def _as_saved(task: Written) -> Written:
 
 def load(folder: str | os.PathLike) -> Results:
     """The ``Results`` of a results folder (a run's ``--out``, or one task's folder), from
-    its files alone: nothing is re-run."""
+    its files alone: nothing is re-run. Its tasks in the run's order (run.json's config),
+    or, of a folder holding the tasks of more than one run, by folder name."""
     tasks = results.load_results(folder)
     order = [str(t.get("name")) for t in (tasks[0].run_info.get("config") or {}).get(
         "tasks") or [] if isinstance(t, Mapping)] if tasks else []
     if order and all(t.name in order for t in tasks):  # the run's order, not the folders'
         tasks.sort(key=lambda t: order.index(t.name))
     return Results(tasks)
+
+
+def _integer(call: str, key: str, value: Any, low: int) -> int:
+    """``value`` of the argument ``key`` of ``call`` as an int, or a one-line
+    ``ConfigError`` naming ``call(key=...)`` (not an integer, or below ``low``)."""
+    rule, where = f">= {low}", f"{call}({key}=...)"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise setting_error(where, "not an integer", value, f"give an integer {rule}")
+    if value < low:
+        raise setting_error(where, f"must be {rule}", value, f"give an integer {rule}")
+    return int(value)
 
 
 def _concat(frames: list[pd.DataFrame], columns: Sequence[str]) -> pd.DataFrame:
@@ -443,6 +488,25 @@ class Results:
         self.n_boot = n_boot
         self.seed = seed
 
+    @property
+    def n_boot(self) -> int:
+        """The bootstrap resamples of the crossovers' intervals (``nbvslr report
+        --n-boot``), >= 1."""
+        return self._n_boot
+
+    @n_boot.setter
+    def n_boot(self, value: int) -> None:
+        self._n_boot = _integer("Results", "n_boot", value, 1)
+
+    @property
+    def seed(self) -> int:
+        """The seed of the bootstrap resamples (``nbvslr report --seed``), >= 0."""
+        return self._seed
+
+    @seed.setter
+    def seed(self, value: int) -> None:
+        self._seed = _integer("Results", "seed", value, 0)
+
     def __repr__(self) -> str:
         names = ", ".join(t.name for t in self.tasks)
         return f"<nbvslr.Results: {len(self.tasks)} task(s): {names}>"
@@ -461,8 +525,9 @@ class Results:
                                            "splits"])
 
     def _repr_html_(self) -> str:
-        """What a notebook shows for ``res``: the tasks (models, sizes, splits) and where
-        each compared pair's curves cross."""
+        """What a notebook shows for ``res``: the tasks (models, sizes, splits; in the order
+        of ``tasks``) and where each compared pair's curves cross (``crossovers``, in the
+        report's order)."""
         head = (f"<p><b>nbvslr results</b>: {len(self.tasks)} task"
                 f"{'' if len(self.tasks) == 1 else 's'}</p>")
         tasks = self.overview().to_html(index=False, border=0, na_rep="")
@@ -479,7 +544,7 @@ class Results:
 
     @property
     def names(self) -> list[str]:
-        """The task names, in run order."""
+        """The task names, in the order of ``tasks`` (the run's, ``load``'s)."""
         return [t.name for t in self.tasks]
 
     @cached_property
@@ -561,6 +626,7 @@ class Results:
         """
         from nbvslr.analysis.extrapolate import all_rows, task_extrapolation
 
+        n_boot = _integer("Results.extrapolation", "n_boot", n_boot, 1)
         if at is not None:
             sizes = np.asarray(at, dtype=float).ravel()
             if sizes.size == 0 or not np.all(np.isfinite(sizes)) or np.any(sizes < 1):
@@ -656,11 +722,15 @@ class Results:
 
     def save(self, folder: str | os.PathLike) -> list[Path]:
         """Write every task's files to ``folder/<task>/`` as ``nbvslr run`` does (splits,
-        summary, paired, curve.png, run.json); return the task folders."""
+        summary, paired, curve.png, run.json); return the task folders. Of a ``metric``
+        view, the files of the results it came from (every metric; the test error's
+        summary): ``load(folder).metric(name)`` gives the view back."""
+        root = check_out(str(folder), f"Results.save({str(folder)!r})",
+                         "save('results/copy')")  # before anything is written
         written = []
-        for task in self.tasks:  # the pairs of the run (none: no paired.csv), as it wrote
+        for task in map(whole_of, self.tasks):  # the run's pairs (none: no paired.csv)
             compare = (task.run_info.get("config") or {}).get("compare") or []
-            tables = task_tables(results.task_dir(Path(folder), task.name), task.splits(),
+            tables = task_tables(results.task_dir(root, task.name), task.splits(),
                                  task.run_info, [(str(a), str(b)) for a, b in compare])
             write_tables(tables)
             written.append(tables.folder)

@@ -73,10 +73,12 @@ def metric_view(splits: pd.DataFrame, metric: str) -> pd.DataFrame:
 class MetricTask(TaskResults):
     """A task's results for one metric (``for_metric``): ``view`` its splits table with the
     metric as ``error``, ``paired`` the run's pairs computed from it (``stats.task_paired``,
-    once: every table, figure and winner of the view reads it)."""
+    once: every table, figure and winner of the view reads it), ``whole`` the task it is a
+    view of (``whole_of``)."""
 
     view: pd.DataFrame | None = None
     paired: pd.DataFrame | None = None
+    whole: TaskResults | None = None
 
     def has_splits(self) -> bool:
         return True
@@ -110,8 +112,16 @@ def for_metric(task: TaskResults, metric: str) -> TaskResults:
     summary = stats.summarize(view, bounds=stats.value_range(info)).sort_values(
         ["model", "m"], kind="stable")
     seen = MetricTask(name=task.name, folder=task.folder, summary=summary.reset_index(drop=True),
-                      run_info=info, manifest=task.manifest, sealed=task.sealed, view=view)
+                      run_info=info, manifest=task.manifest, sealed=task.sealed, view=view,
+                      whole=task)
     return replace(seen, paired=stats.task_paired(seen))
+
+
+def whole_of(task: TaskResults) -> TaskResults:
+    """The task whose files ``task`` reads: ``task`` itself, or the task a ``for_metric``
+    view was made from (its splits hold every metric; the view's hold one, as ``error``)."""
+    whole = getattr(task, "whole", None)
+    return whole if whole is not None else task
 
 
 def measured(task: TaskResults) -> tuple[str, ...]:

@@ -43,6 +43,7 @@ from nbvslr.data.dataset import DataSettings, TaskSpec
 from nbvslr.errors import (
     ConfigError,
     NbvslrError,
+    SizeError,
     check_known_keys,
     setting_error,
     with_hint,
@@ -189,24 +190,45 @@ def _task_dict(spec: TaskSpec) -> dict[str, Any]:
 # --------------------------------------------------------------------------- messages
 
 
+@dataclass(frozen=True)
+class SettingNames:
+    """How messages name the settings given beside a config (``parse_config``'s
+    ``splits``, ``seed``, ``jobs``, ...): the command line's options (``command line:
+    --splits: ...``), or the arguments of a Python call (``nbvslr.run(splits=...): ...``)."""
+
+    source: str | None
+    call: str | None = None
+
+    def key(self, name: str) -> str:
+        """The setting ``name`` as the user gave it."""
+        return f"{self.call}({name}=...)" if self.call else f"--{name}"
+
+
+COMMAND_LINE = SettingNames("command line")
+"""``nbvslr run``'s options."""
+
+
 class _Where:
     """Builds the one-line messages of one config file (``errors.setting_error``)."""
 
     def __init__(self, source: str) -> None:
         self.source = source
 
-    def error(self, key: str, problem: str, value: Any, fix: str) -> ConfigError:
-        return setting_error(key, problem, value, fix, self.source)
+    def error(self, key: str, problem: str, value: Any, fix: str,
+              cls: type[ConfigError] = ConfigError) -> ConfigError:
+        return setting_error(key, problem, value, fix, self.source, cls)
 
     def unknown_keys(self, where: str, given: Mapping[str, Any], allowed: tuple[str, ...]):
         check_known_keys(where, given, allowed, self.source)
 
-    def integer(self, key: str, value: Any, low: int, rule: str) -> int:
+    def integer(self, key: str, value: Any, low: int, rule: str,
+                cls: type[ConfigError] = ConfigError) -> int:
+        """``value`` as an int >= ``low``; ``cls`` (a ``ConfigError``) when it is below."""
         # bool is an int in Python, never a count.
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.error(key, "not an integer", value, f"give an integer {rule}")
         if value < low:
-            raise self.error(key, f"must be {rule}", value, f"give an integer {rule}")
+            raise self.error(key, f"must be {rule}", value, f"give an integer {rule}", cls)
         return int(value)
 
 
@@ -394,11 +416,14 @@ def parse_config(
     scheduler: str | None = None,
     force: bool = False,
     metrics: Any = None,
+    named: SettingNames = COMMAND_LINE,
 ) -> Config:
     """Validate a parsed config (a mapping) and the command line's settings.
 
     ``base_dir`` is the folder of the config file: a relative ``source: {csv: path}`` is read
     from there (as a user expects of a path written in a file), not from the current folder.
+    ``named``: how the messages name the settings (the command line's options, or a Python
+    call's arguments).
     """
     where = _Where(source)
     if raw is None:
@@ -435,26 +460,28 @@ def parse_config(
         raise where.error("nested", "not true or false", nested, "write nested: true or false")
     measured = _metrics(where, "metrics", raw.get("metrics", list(DEFAULT_METRICS)))
 
-    cli = _Where("command line")
+    cli, key = _Where(named.source), named.key
     if splits is not None:
-        n_splits = cli.integer("--splits", splits, 1, ">= 1")
+        n_splits = cli.integer(key("splits"), splits, 1, ">= 1")
         if n_splits > MAX_SPLITS:
-            raise cli.error("--splits", f"more than {MAX_SPLITS}", n_splits, "give fewer splits")
+            raise cli.error(key("splits"), f"more than {MAX_SPLITS}", n_splits,
+                            "give fewer splits")
     if seed is not None:
-        base_seed = cli.integer("--seed", seed, 0, ">= 0")
-    jobs = cli.integer("--jobs", jobs, -10**6, "other than 0")
+        base_seed = cli.integer(key("seed"), seed, 0, ">= 0")
+    jobs = cli.integer(key("jobs"), jobs, -10**6, "other than 0")
     if jobs == 0:
-        raise cli.error("--jobs", "must not be 0", 0, "give 1, 2, ... or -1 for every core")
-    backend = check_backend(backend)
+        raise cli.error(key("jobs"), "must not be 0", 0, "give 1, 2, ... or -1 for every core")
+    backend = check_backend(backend, named)
     if metrics is not None:
-        measured = _metrics(cli, "metrics", metrics)
+        measured = _metrics(cli, key("metrics"), metrics, example="metrics=['error', "
+                            "'log_loss']" if named.call else None)
     if scheduler is not None and backend != "dask":
         raise cli.error(
-            "--scheduler", f"a dask scheduler needs --backend dask, not {backend}", scheduler,
-            "add --backend dask, or drop --scheduler",
+            key("scheduler"), f"a dask scheduler needs {key('backend')} dask, not {backend}",
+            scheduler, f"add {key('backend')} dask, or drop {key('scheduler')}",
         )
     if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
-        raise cli.error("--scheduler", "empty address", scheduler, "give tcp://HOST:PORT")
+        raise cli.error(key("scheduler"), "empty address", scheduler, "give tcp://HOST:PORT")
     return Config(
         source=source,
         tasks=tasks,
@@ -477,14 +504,17 @@ def parse_config(
     )
 
 
-def _metrics(where: _Where, key: str, raw: Any) -> tuple[str, ...]:
+def _metrics(where: _Where, key: str, raw: Any, example: str | None = None
+             ) -> tuple[str, ...]:
     """The metrics a run measures (a list of ``METRICS`` names), in ``METRICS`` order,
-    ``error`` always first whether listed or not."""
+    ``error`` always first whether listed or not. ``example``: a good value as the user
+    would write it (default ``key: [error, log_loss]``, a config file's)."""
     if isinstance(raw, str):
         raw = [raw]
     if not isinstance(raw, list | tuple) or not raw:
+        example = example or f"{key}: [error, log_loss]"
         raise where.error(key, "not a list of metrics", raw,
-                          f"write e.g. {key}: [error, log_loss]; metrics: {', '.join(METRICS)}")
+                          f"write e.g. {example}; metrics: {', '.join(METRICS)}")
     for k, name in enumerate(raw):
         if name not in METRICS:
             problem = with_hint("unknown metric", str(name), METRICS)
@@ -499,18 +529,18 @@ BACKENDS = ("loky", "threading", "sequential", "dask")
 (``return_as="generator_unordered"``), which joblib's ``multiprocessing`` backend cannot."""
 
 
-def check_backend(name: str) -> str:
-    """A backend of ``BACKENDS``, or a ``ConfigError`` listing them."""
+def check_backend(name: str, named: SettingNames = COMMAND_LINE) -> str:
+    """A backend of ``BACKENDS``, or a ``ConfigError`` listing them (the setting named as
+    ``named`` names it)."""
+    where, key = _Where(named.source), named.key("backend")
     if name == "multiprocessing":
-        raise _Where("command line").error(
-            "--backend", "joblib's multiprocessing backend cannot stream results as they "
+        raise where.error(
+            key, "joblib's multiprocessing backend cannot stream results as they "
             "finish", name, "use loky, which runs the same worker processes",
         )
     if name not in BACKENDS:
         problem = with_hint("unknown backend", name, BACKENDS)
-        raise _Where("command line").error(
-            "--backend", problem, name, f"use one of: {', '.join(BACKENDS)}"
-        )
+        raise where.error(key, problem, name, f"use one of: {', '.join(BACKENDS)}")
     return name
 
 
@@ -595,7 +625,8 @@ def _sizes(where: _Where, raw: Any) -> tuple[int, ...] | str:
                 raise where.error(
                     f"sizes.{k}", "missing", None, "write sizes: {start: 2, stop: 59, step: 3}"
                 )
-        start = where.integer("sizes.start", raw["start"], MIN_SIZE, f">= {MIN_SIZE}")
+        start = where.integer("sizes.start", raw["start"], MIN_SIZE, f">= {MIN_SIZE}",
+                              SizeError)
         stop = where.integer("sizes.stop", raw["stop"], start, f">= start = {start}")
         step = where.integer("sizes.step", raw.get("step", 1), 1, ">= 1")
         grid = range(start, stop + 1, step)
@@ -619,7 +650,7 @@ def _sizes(where: _Where, raw: Any) -> tuple[int, ...] | str:
         if value < MIN_SIZE:
             raise where.error(
                 f"sizes[{i}]", f"a training set needs at least {MIN_SIZE} rows, one per class",
-                value, f"use sizes >= {MIN_SIZE}",
+                value, f"use sizes >= {MIN_SIZE}", SizeError,
             )
         if value in values:
             raise where.error(f"sizes[{i}]", "listed twice", value, "list each size once")
