@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from nbvslr.analysis.crossovers import Crossovers, crossovers, first_crossing
+from nbvslr.analysis.crossovers import Crossovers, crossing_from, crossovers
 from nbvslr.analysis.formatting import m_text, number, signed
 from nbvslr.analysis.stats import normal_quantile, t_quantile, task_rng
 from nbvslr.analysis.winner import NEITHER, winner
@@ -253,8 +253,8 @@ def _missing_check(task: str, model: str, m: float, side: str) -> Check:
     where = ("the reference but not the new run" if side == "left_only"
              else "the new run but not the reference")
     return Check(task, "missing", model, float(m), math.nan, math.nan, math.nan, False,
-                 f"in {where}: the grid or the models changed; regenerate the reference "
-                 f"(make refresh-reference)")
+                 f"in {where}: the grid or the models changed; run the reference again with "
+                 f"them (the committed one: make refresh-reference)")
 
 
 def _check_sems(df: pd.DataFrame, columns: Sequence[str], task: str) -> None:
@@ -278,14 +278,13 @@ def _entries(ms: np.ndarray, D: np.ndarray, start: float) -> np.ndarray:
     """First crossover of each curve, measured from the reference's starting sign.
 
     ms : ndarray of shape (M,). D : ndarray of shape (B, M). Returns ndarray of shape (B,):
-    the interpolated first sign change (``crossovers.first_crossing``) of curves that start with
-    sign ``start``; ``-inf`` for curves that start with the other sign (they crossed before
-    the range); ``+inf`` for curves that never leave ``start``'s side or are all zero.
+    ``crossovers.crossing_from`` (the first sign change of a curve that starts with sign
+    ``start``; ``-inf`` for curves that start with the other sign, they crossed before the
+    range; ``+inf`` for curves that never leave ``start``'s side), and ``+inf`` for a
+    curve of exact zeros.
     """
-    loc, first = first_crossing(ms, D)
-    out = np.where(np.isnan(loc), np.inf, loc)
-    out = np.where(first == -start, -np.inf, out)
-    return np.where(first == 0, np.inf, out)
+    out = crossing_from(ms, D, start)
+    return np.where(np.isnan(out), np.inf, out)
 
 
 def _simulated_entries(ms, d_ref, s, start, n_draws, rng) -> np.ndarray:
@@ -486,8 +485,8 @@ def compare(
     for task in names:
         if task not in ref_tasks:
             checks.append(Check(task, "missing", "-", math.nan, math.nan, math.nan, math.nan,
-                                False, "no reference for this task; regenerate the reference "
-                                "(make refresh-reference)"))
+                                False, "no reference for this task; run it into the reference "
+                                "folder too (the committed one: make refresh-reference)"))
             continue
         plans.append(_plan_task(task, points[task], paired_ref.get(task),
                                 paired_new.get(task)))

@@ -84,6 +84,20 @@ def first_crossing(ms: np.ndarray, D: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return loc, start
 
 
+def crossing_from(ms: np.ndarray, D: np.ndarray, start: float) -> np.ndarray:
+    """The first crossover of each of many curves, measured from a point curve's starting
+    sign ``start`` (+1 or -1), (B,): the first sign change (``first_crossing``) of a curve
+    that starts with ``start``'s sign, ``+inf`` if it keeps that sign throughout (the
+    crossing moved past the largest m), ``-inf`` if it starts with the other sign (it has
+    crossed before the smallest m, whatever it does after), NaN for a curve of exact zeros.
+    The one rule of the bootstrap interval (``crossovers``) and of the curve guard's
+    simulated curves (``compare``)."""
+    loc, first = first_crossing(ms, D)
+    out = np.where(np.isnan(loc), np.inf, loc)
+    out = np.where(first == -start, -np.inf, out)
+    return np.where(first == 0, np.nan, out)
+
+
 def _bootstrap_first_crossing(
     ms: np.ndarray, diffs: list[np.ndarray], start: float, rng: np.random.Generator,
     n_boot: int, level: float,
@@ -93,21 +107,22 @@ def _bootstrap_first_crossing(
     For each m (in increasing order) the n per-split differences are resampled with
     replacement, ``idx`` of shape (B, n), and averaged: one resampled curve per row of
     ``curves`` (B, M). Pairing is kept because a split's difference is resampled as one
-    value. A resampled curve without a sign change has its crossing outside the range:
-    ``+inf`` if it keeps the point curve's starting sign (the crossing moved past the
-    largest m), ``-inf`` if it has the other sign throughout (it moved before the
-    smallest m); a curve of exact zeros is left out. The interval is the pair of order
-    statistics at ``(1 -+ level) / 2`` (``inverted_cdf``, no interpolation, so an end may
-    be infinite). Also returns the share of resamples that cross inside the range.
+    value. Each resampled curve's crossover is measured from the point curve's starting
+    sign (``crossing_from``): its first sign change if it starts on the same side,
+    ``+inf`` if it never leaves that side (the crossing moved past the largest m), ``-inf``
+    if it starts on the other side (the crossing moved before the smallest m: a later
+    crossing of such a curve goes the other way, and is not this crossover's location); a
+    curve of exact zeros is left out. The interval is the pair of order statistics at
+    ``(1 -+ level) / 2`` (``inverted_cdf``, no interpolation, so an end may be infinite).
+    Also returns the share of resamples whose crossover lies inside the range.
     """
     curves = np.empty((n_boot, len(ms)))  # (B, M)
     for k, d in enumerate(diffs):
         idx = rng.integers(0, d.size, size=(n_boot, d.size))  # (B, n)
         curves[:, k] = d[idx].mean(axis=1)
-    loc, boot_start = first_crossing(ms, curves)
-    inside = ~np.isnan(loc)
-    loc = np.where(inside, loc, np.where(boot_start == start, np.inf, -np.inf))
-    loc = loc[inside | (boot_start != 0)]
+    loc = crossing_from(ms, curves, start)
+    inside = np.isfinite(loc)
+    loc = loc[~np.isnan(loc)]
     alpha = 1.0 - level
     low = float(np.quantile(loc, alpha / 2.0, method="inverted_cdf"))
     high = float(np.quantile(loc, 1.0 - alpha / 2.0, method="inverted_cdf"))

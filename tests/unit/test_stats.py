@@ -273,6 +273,40 @@ def test_crossing_through_an_exact_zero_and_a_touch():
     np.testing.assert_array_equal(start, [-1, -1, -1, 0])
 
 
+def test_a_curve_that_starts_on_the_other_side_crossed_before_the_range():
+    """Measured from the point curve's starting sign, a resampled curve that starts on the
+    other side is -inf (its later crossing goes the other way), one that never leaves the
+    starting side +inf, a curve of zeros NaN; the others their first sign change."""
+    from nbvslr.analysis.crossovers import crossing_from
+
+    ms = np.array([2.0, 4, 6, 8])
+    D = np.array([[-1.0, -1, 1, 1],   # crosses at 5
+                  [1.0, -1, -1, 1],   # starts on the other side: -inf, not 3 or 7
+                  [0.0, 1, -1, -1],   # its first non-zero is on the other side: -inf
+                  [-1.0, -1, -1, -1],  # never crosses: +inf
+                  [0.0, 0, 0, 0]])     # all zero: left out (NaN)
+    np.testing.assert_array_equal(crossing_from(ms, D, -1.0),
+                                  [5.0, -np.inf, -np.inf, np.inf, np.nan])
+
+
+def test_bootstrap_counts_no_crossing_of_the_other_direction():
+    """Where the smallest m's difference is nearly 0, about half the resamples start on the
+    other side: the interval's low end is -inf and the share crossing inside the range is
+    about half (counting their crossings back, it was nearly all of them)."""
+    from nbvslr.analysis.crossovers import _bootstrap_first_crossing
+
+    rng = np.random.default_rng(0)
+    ms = np.array([2.0, 4, 6, 8, 10])
+    means = (-0.001, -0.05, -0.05, 0.05, 0.05)  # the point curve: a better, then b from 7
+    diffs = [mu + (0.05 if k == 0 else 0.005) * rng.standard_normal(200)
+             for k, mu in enumerate(means)]
+    diffs = [d - d.mean() + mu for d, mu in zip(diffs, means, strict=True)]
+    (low, high), inside = _bootstrap_first_crossing(ms, diffs, -1.0,
+                                                    np.random.default_rng(1), 2000, 0.95)
+    assert low == -np.inf and 6.0 < high < 8.0
+    assert 0.35 < inside < 0.65
+
+
 def test_vectorised_first_crossing_matches_the_scalar_rule():
     """first_crossing over a (B, M) stack equals the one-curve rule on each row."""
     from nbvslr.analysis.crossovers import sign_changes
