@@ -8,8 +8,9 @@ global state) and its axes.
 Style (the paper's convention, NB solid and LR dashed): a model's approach decides the line
 style, a generative family's models (NB, LDA, QDA) solid and a discriminative family's (LR)
 dashed; the first model of each approach is drawn plain in its approach's colour, every
-further model gets its own colour and a marker. Each curve has its 95% interval (``ci_low ..
-ci_high`` of ``summary.csv``) as a light band of the same colour.
+further model gets its own colour and a marker (a plain curve's value with no value beside
+it, which a line cannot show, gets a dot: ``isolated``). Each curve has its 95% interval
+(``ci_low .. ci_high`` of ``summary.csv``) as a light band of the same colour.
 """
 
 from __future__ import annotations
@@ -100,6 +101,34 @@ def model_styles(models: Sequence[tuple[str, str]]) -> dict[str, dict[str, Any]]
         seen.add(kind)
         styles[name] = style
     return styles
+
+
+ISOLATED_MARKER = "o"
+ISOLATED_MARKERSIZE = 4.5
+"""The marker of a point that a line without markers leaves unseen (``isolated``)."""
+
+
+def isolated(values: np.ndarray) -> np.ndarray:
+    """Which values (shape (M,), a curve in m order) are finite with no finite neighbour:
+    a line through the curve draws nothing there (a metric defined at one m only, a value
+    between two undefined ones), so a curve drawn without markers marks them."""
+    finite = np.isfinite(np.asarray(values, dtype=float))
+    before = np.concatenate([[False], finite[:-1]])
+    after = np.concatenate([finite[1:], [False]])
+    return finite & ~before & ~after
+
+
+def _unclip_isolated(ax: Axes) -> None:
+    """Draw the dots of ``isolated`` values whole where they sit on the panel's edge (a
+    value at the largest m, the axis' end): those wholly inside the limits, never one that
+    the axis leaves out (a start above it, ``y_limits``)."""
+    (x0, x1), (y0, y1) = sorted(ax.get_xlim()), sorted(ax.get_ylim())
+    for line in ax.get_lines():
+        if line.get_gid() != "isolated":
+            continue
+        x, y = np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)
+        if ((x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)).all():
+            line.set_clip_on(False)
 
 
 def task_title(run_info: Mapping[str, Any], default: str = "") -> str:
@@ -250,6 +279,11 @@ def plot_task(
         style = styles[name]
         # ours above the paper's thin black lines, which show where they differ
         ax.plot(m, mean, label=short_name(name), linewidth=1.4, zorder=4, **style)
+        lone = isolated(mean)
+        if style.get("marker") is None and lone.any():  # a line alone would not show them
+            ax.plot(m[lone], mean[lone], linestyle="none", color=style["color"],
+                    marker=ISOLATED_MARKER, markersize=ISOLATED_MARKERSIZE, zorder=4,
+                    label=f"_{name} alone", gid="isolated")
         drawn.append((m, mean))
         if len(m):
             starts[name] = (float(m[0]), float(mean[0]))
@@ -279,6 +313,7 @@ def plot_task(
     if ylim is not None:
         ax.set_ylim(*ylim)
         _note_clipped(ax, starts, ylim[1])
+    _unclip_isolated(ax)
     if crossover is not None and crossover.first_crossover is not None:
         pair = (str(crossover.model_a), str(crossover.model_b))
         families = (family.get(pair[0], pair[0]), family.get(pair[1], pair[1]))

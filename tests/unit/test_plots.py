@@ -483,3 +483,42 @@ def test_committed_panels_captions_and_titles_inside_the_figure(name):
     assert _outside(fig, 1) == []
     fig.set_dpi(150)
     assert _outside(fig, 1) == []
+
+
+# --------------------------------------------------------------------------------------
+# Values a line cannot show, styles across panels, the shared legend's width
+# --------------------------------------------------------------------------------------
+
+def _marked_points(ax, color):
+    """The (m, value) points drawn with a marker in ``color`` on ``ax``."""
+    from matplotlib.colors import same_color
+
+    return {(float(x), float(y)) for line in ax.get_lines()
+            if line.get_marker() not in (None, "None", "", " ")
+            and same_color(line.get_color(), color)
+            for x, y in zip(line.get_xdata(), line.get_ydata(), strict=True)
+            if np.isfinite(y)}
+
+
+def test_a_value_with_no_value_beside_it_is_drawn_as_a_dot():
+    """A plain curve (the first LR, drawn without markers) finite at one m only, or at one m
+    between undefined ones, shows its values as dots in its colour (a line alone drew
+    nothing there though the legend listed it); every other line is drawn as before."""
+    splits = make_splits("toy", SIZES, 30, seed=1)
+    info = run_info("toy", "toy", SIZES, {"nb": "nb", "lr": "lr"}, (0, 40))
+    summary = stats.summarize(splits)
+    lr = summary["model"] == "lr"
+    undefined = lr & ~summary["m"].isin([4, 12, 16, 32])  # 4 alone, 12-16 a segment, 32 alone
+    summary.loc[undefined, ["error_mean", "ci_low", "ci_high"]] = np.nan
+    ax = Figure().add_subplot()
+    plots.plot_task(ax, summary, info)
+    means = summary[lr].set_index("m")["error_mean"]
+    assert _marked_points(ax, plots.APPROACH_COLORS["discriminative"]) == {
+        (4.0, means[4]), (32.0, means[32])}
+    assert _marked_points(ax, plots.APPROACH_COLORS["generative"]) == set()
+    lines = _model_lines(ax)
+    assert lines["lr"].get_marker() in (None, "None", "")  # the legend's swatch as before
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["nb", "lr"]
+    np.testing.assert_array_equal(plots.isolated(np.array([np.nan, 1, np.nan, 2, 3, np.nan])),
+                                  [False, True, False, False, False, False])
+    assert not plots.isolated(np.array([1.0, 2.0])).any() and plots.isolated(np.ones(1)).all()
