@@ -83,8 +83,10 @@ def model_styles(models: Sequence[tuple[str, str]]) -> dict[str, dict[str, Any]]
 
     The first model of each approach (generative, discriminative: the family's, as the
     registry declares it) gets the approach's colour and no marker; every other model a
-    colour and a marker of its own, in turn. The line style always follows the approach
-    (generative ``-``, discriminative ``--``, a family nbvslr does not know ``:``).
+    colour and a marker of its own, in turn (past ``len(VARIANT_COLORS)`` models the
+    markers shift by one a round, so no two models share a colour and a marker). The line
+    style always follows the approach (generative ``-``, discriminative ``--``, a family
+    nbvslr does not know ``:``).
     """
     styles: dict[str, dict[str, Any]] = {}
     seen: set[str | None] = set()
@@ -95,12 +97,31 @@ def model_styles(models: Sequence[tuple[str, str]]) -> dict[str, dict[str, Any]]
         if kind in APPROACH_COLORS and kind not in seen:
             style.update(color=APPROACH_COLORS[kind], marker=None)
         else:
+            turn = k // len(VARIANT_COLORS)
             style.update(color=VARIANT_COLORS[k % len(VARIANT_COLORS)],
-                         marker=VARIANT_MARKERS[k % len(VARIANT_MARKERS)], markersize=3.5)
+                         marker=VARIANT_MARKERS[(k + turn) % len(VARIANT_MARKERS)],
+                         markersize=3.5)
             k += 1
         seen.add(kind)
         styles[name] = style
     return styles
+
+
+def figure_styles(tasks: Sequence[Any]) -> dict[str, dict[str, Any]]:
+    """One style per model name over all the panels of a figure (``model_styles`` of every
+    task's models, in panel order, each task's in its run's order, a name once, with the
+    family it first has): the panels share one legend, so a name is drawn alike in every
+    panel and two names never alike."""
+    models: dict[str, str] = {}
+    for task in tasks:
+        summary = task.summary
+        if summary.empty or "family" not in summary:
+            continue
+        family = dict(zip(summary["model"].astype(str), summary["family"].astype(str),
+                          strict=False))
+        for name in model_order(summary, task.run_info):
+            models.setdefault(name, family[name])
+    return model_styles(list(models.items()))
 
 
 ISOLATED_MARKER = "o"
@@ -225,6 +246,7 @@ def plot_task(
     ylabel: str = "mean test error",
     log_m: bool | None = False,
     pair_named: bool = True,
+    styles: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Axes:
     """Draw one task's learning curves on ``ax``: error vs m, one line per model.
 
@@ -257,6 +279,9 @@ def plot_task(
     log_m : bool or None
         A logarithmic m axis (from the smallest m to the largest); None: by the grid
         (``log_axis``).
+    styles : mapping, optional
+        Each model's line properties (``figure_styles`` of a figure's panels: every model
+        of this panel); by default ``model_styles`` of this panel's models.
 
     Returns ``ax``. A curve with a single split per m (no interval) is drawn without band.
     """
@@ -267,7 +292,8 @@ def plot_task(
     order = model_order(summary, run_info)
     family = dict(zip(summary["model"].astype(str), summary["family"].astype(str),
                       strict=False))
-    styles = model_styles([(m, family[m]) for m in order])
+    if styles is None:
+        styles = model_styles([(m, family[m]) for m in order])
     drawn: list[tuple[np.ndarray, np.ndarray]] = []
     starts: dict[str, tuple[float, float]] = {}
     for name in order:
@@ -608,6 +634,7 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int | None = None, suptitle:
                       dpi=100, layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
     crosses = [_crossover_of_task(task, n_boot, seed, pair) for task in tasks]
+    styles = figure_styles(tasks)  # one name, one style, in every panel and the legend
     crossed = [c for c in crosses if c is not None and c.first_crossover is not None]
     names = shared_titles(
         (family_of(t, c.model_a), family_of(t, c.model_b))
@@ -625,6 +652,7 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int | None = None, suptitle:
         drawn_paper |= curves is not None
         plot_task(ax, task.summary, task.run_info, crossover=cross, paper=curves,
                   legend=not shared, log_m=log_m, pair_named=names is not None,
+                  styles=styles,
                   ylabel=f"mean {metric_label(task)}"
                   if k % ncols == 0 or not shared or titles is not None else "")
         if titles is not None:

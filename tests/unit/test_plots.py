@@ -522,3 +522,40 @@ def test_a_value_with_no_value_beside_it_is_drawn_as_a_dot():
     np.testing.assert_array_equal(plots.isolated(np.array([np.nan, 1, np.nan, 2, 3, np.nan])),
                                   [False, True, False, False, False, False])
     assert not plots.isolated(np.array([1.0, 2.0])).any() and plots.isolated(np.ones(1)).all()
+
+
+def _style(line):
+    from matplotlib.colors import to_hex
+
+    return (to_hex(line.get_color()), str(line.get_marker()), line.get_linestyle())
+
+
+def test_one_name_one_style_across_the_panels_and_the_legend(tmp_path):
+    """Panels of different variants (lr_l2 in one, lr_c in the other, each its panel's first
+    variant) draw them in two styles, each name alike in every panel and in the shared
+    legend; they were both green with dots, one swatch for two models."""
+    variant = ("lr", lambda m: 0.22 + 0.6 / m)
+    fabricate(tmp_path, task="a", title="a", curves={
+        "nb": ("nb", nb_curve), "lr": ("lr", lr_curve), "lr_l2": variant})
+    fabricate(tmp_path, task="b", title="b", curves={
+        "nb": ("nb", nb_curve), "lr": ("lr", lr_curve), "lr_c": variant})
+    fabricate(tmp_path, task="c", title="c", curves={
+        "nb": ("nb", nb_curve), "lr_c": variant, "lr": ("lr", lr_curve)})
+    fig = plots.figure_of_tasks(load_results(tmp_path), n_boot=10)
+    styles = {}
+    for ax in fig.get_axes():
+        for name, line in _model_lines(ax).items():
+            styles.setdefault(name, set()).add(_style(line))
+    assert {name: len(s) for name, s in styles.items()} == {
+        "nb": 1, "lr": 1, "lr_l2": 1, "lr_c": 1}
+    assert len({s.pop() for s in styles.values()}) == 4
+    (legend,) = fig.legends
+    swatches = {t.get_text(): _style(h) for t, h in zip(legend.get_texts(),
+                                                      legend.legend_handles, strict=True)
+                if t.get_text() in styles}
+    for ax in fig.get_axes():
+        for name, line in _model_lines(ax).items():
+            assert swatches[name] == _style(line)
+    many = plots.model_styles([("nb", "nb")] + [(f"v{k}", "nb") for k in range(20)])
+    looks = [(s["color"], s["marker"]) for s in many.values()]
+    assert len(set(looks)) == len(looks)  # past the 8 colours too
