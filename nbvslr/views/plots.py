@@ -516,9 +516,11 @@ def _paper_of(task: Any) -> pd.DataFrame | None:
     return paper_curve(str(task.name))
 
 
-def _shared_legend(fig: Figure, axes: Sequence[Axes], ncols: int = 6) -> None:
+def _shared_legend(fig: Figure, axes: Sequence[Axes], ncols: int = 6) -> Legend:
     """One legend for all panels, above them: every label once, in the order first seen,
-    our models first, then the paper's curves, then the crossover marks."""
+    our models first, then the paper's curves, then the crossover marks; ``ncols`` entries
+    a row at most, fewer when those rows would be wider than the figure (long names, long
+    crossover labels), measured with the figure's fonts at its dpi."""
     seen: dict[str, Any] = {}
     for ax in axes:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
@@ -527,8 +529,16 @@ def _shared_legend(fig: Figure, axes: Sequence[Axes], ncols: int = 6) -> None:
         return 2 if label.startswith("crossover") else 1 if label.startswith("paper: ") else 0
 
     labels = sorted(seen, key=rank)
-    fig.legend([seen[lab] for lab in labels], labels, loc="outside upper center",
-               ncols=min(len(labels), ncols), frameon=False, fontsize="medium")
+    full = fig.bbox.width
+    renderer = RendererAgg(int(full), int(fig.bbox.height), fig.dpi)
+    cols = max(1, min(len(labels), ncols))
+    while True:
+        legend = fig.legend([seen[lab] for lab in labels], labels, loc="outside upper center",
+                            ncols=cols, frameon=False, fontsize="medium")
+        if cols == 1 or legend.get_window_extent(renderer).width <= full * (1 - 2 * FIT_MARGIN):
+            return legend
+        legend.remove()
+        cols -= 1
 
 
 def _line_styles(tasks: Sequence[Any]) -> str:
@@ -617,7 +627,8 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int | None = None, suptitle:
     when every panel's has the same two families. ``titles``: each panel's title instead
     of its task's, and an axis label on every panel (panels of one task's metrics,
     ``figure_of_metrics``); ``what``: the caption's words for what is drawn;
-    ``legend_cols``: the most entries a row of the shared legend; ``pair``: the pair whose
+    ``legend_cols``: the most entries a row of the shared legend (fewer where they would
+    not fit the figure); ``pair``: the pair whose
     crossover every panel marks (by default each task's first).
     """
     n = len(tasks)

@@ -559,3 +559,29 @@ def test_one_name_one_style_across_the_panels_and_the_legend(tmp_path):
     many = plots.model_styles([("nb", "nb")] + [(f"v{k}", "nb") for k in range(20)])
     looks = [(s["color"], s["marker"]) for s in many.values()]
     assert len(set(looks)) == len(looks)  # past the 8 colours too
+
+
+def test_the_shared_legend_fits_the_figure_and_keeps_its_rows_where_they_fit(tmp_path):
+    """Two panels of five models with long names and a long crossover label: the shared
+    legend takes fewer entries a row and stays inside the figure (six a row ran off both
+    edges, cutting the first names and the crossover's label); short names keep six."""
+    variant = ("lr", lambda m: 0.22 + 0.6 / m)
+    long = {"nb": ("nb", nb_curve), "lr_with_a_weak_penalty": variant,
+            "lr": ("lr", lr_curve), "lda_shrunk_towards_diagonal": ("lda", nb_curve),
+            "qda_regularised": ("qda", lambda m: 0.35 + 0.1 / m)}
+    for task in ("a", "b"):
+        fabricate(tmp_path / "long", task=task, title=task, curves=long)
+    fig = plots.figure_of_tasks(load_results(tmp_path / "long"), n_boot=10)
+    (legend,) = fig.legends
+    assert len(legend.get_texts()) >= 6 and legend._ncols < 6
+    for dpi in (100, 150):  # the page's and the files' dpi
+        fig.set_dpi(dpi)
+        fig.draw_without_rendering()
+        box, page = legend.get_window_extent(), fig.bbox
+        assert page.x0 <= box.x0 and box.x1 <= page.x1
+    for task in ("a", "b", "c"):
+        fabricate(tmp_path / "short", task=task, title=task, curves={
+            "nb": ("nb", nb_curve), "lr": ("lr", lr_curve), "lr_c": variant,
+            "lda": ("lda", nb_curve)})
+    (legend,) = plots.figure_of_tasks(load_results(tmp_path / "short"), n_boot=10).legends
+    assert len(legend.get_texts()) >= 6 and legend._ncols == 6
