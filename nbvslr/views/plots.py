@@ -711,6 +711,16 @@ def _wrap_to_fit(text: Text, words: str, left: float, right: float, renderer: An
         text.set_text("\n".join(textwrap.wrap(words, width=chars)))
 
 
+def fit_to_width(fig: Figure, text: Text, words: str) -> None:
+    """Wrap a text of the figure (its suptitle; ``words``: the text unwrapped) until it lies
+    inside the figure's width, ``FIT_MARGIN`` clear of each edge, measured with the
+    figure's fonts at its dpi: a title wider than a figure of one or two panels is cut at
+    both edges."""
+    full = fig.bbox.width
+    renderer = RendererAgg(int(full), int(fig.bbox.height), fig.dpi)
+    _wrap_to_fit(text, words, FIT_MARGIN * full, full * (1 - FIT_MARGIN), renderer)
+
+
 def fit_texts(fig: Figure, axes: Sequence[Axes], ncols: int, caption_text: Text,
               words: str) -> None:
     """Keep the caption inside the figure and every panel's title inside its column,
