@@ -8,9 +8,10 @@ global state) and its axes.
 Style (the paper's convention, NB solid and LR dashed): a model's approach decides the line
 style, a generative family's models (NB, LDA, QDA) solid and a discriminative family's (LR)
 dashed; the first model of each approach is drawn plain in its approach's colour, every
-further model gets its own colour and a marker (a plain curve's value with no value beside
-it, which a line cannot show, gets a dot: ``isolated``). Each curve has its 95% interval
-(``ci_low .. ci_high`` of ``summary.csv``) as a light band of the same colour.
+further model gets its own colour and a marker. Each curve has its 95% interval (``ci_low ..
+ci_high`` of ``summary.csv``) as a light band of the same colour. A value with no value
+beside it (``isolated``), which neither a line nor a band can show, is a dot (its model's
+marker, else a dot) on a vertical bar of its interval, drawn whole on the panel's edge.
 """
 
 from __future__ import annotations
@@ -127,6 +128,10 @@ def figure_styles(tasks: Sequence[Any]) -> dict[str, dict[str, Any]]:
 ISOLATED_MARKER = "o"
 ISOLATED_MARKERSIZE = 4.5
 """The marker of a point that a line without markers leaves unseen (``isolated``)."""
+LONE_BAND_ALPHA = 0.35
+LONE_BAND_WIDTH = 3.0
+"""The 95% interval of an ``isolated`` value, which a band cannot show: a vertical bar in
+the band's colour, this opaque and this many points wide."""
 
 
 def isolated(values: np.ndarray) -> np.ndarray:
@@ -140,16 +145,22 @@ def isolated(values: np.ndarray) -> np.ndarray:
 
 
 def _unclip_isolated(ax: Axes) -> None:
-    """Draw the dots of ``isolated`` values whole where they sit on the panel's edge (a
-    value at the largest m, the axis' end): those wholly inside the limits, never one that
-    the axis leaves out (a start above it, ``y_limits``)."""
+    """Draw the dots and bars of ``isolated`` values whole where they sit on the panel's
+    edge (a value at the largest m, the axis' end): those wholly inside the limits, never
+    one that the axis leaves out (a start above it, ``y_limits``)."""
     (x0, x1), (y0, y1) = sorted(ax.get_xlim()), sorted(ax.get_ylim())
+
+    def inside(xy: np.ndarray) -> bool:
+        x, y = xy[:, 0], xy[:, 1]
+        return bool(((x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)).all())
+
     for line in ax.get_lines():
-        if line.get_gid() != "isolated":
-            continue
-        x, y = np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)
-        if ((x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)).all():
+        if line.get_gid() == "isolated" and inside(np.asarray(line.get_xydata(), float)):
             line.set_clip_on(False)
+    for bars in ax.collections:
+        if bars.get_gid() == "isolated-interval" and all(
+                inside(np.asarray(seg, float)) for seg in bars.get_segments()):
+            bars.set_clip_on(False)
 
 
 def task_title(run_info: Mapping[str, Any], default: str = "") -> str:
@@ -306,10 +317,12 @@ def plot_task(
         # ours above the paper's thin black lines, which show where they differ
         ax.plot(m, mean, label=short_name(name), linewidth=1.4, zorder=4, **style)
         lone = isolated(mean)
-        if style.get("marker") is None and lone.any():  # a line alone would not show them
+        if lone.any():  # a line draws nothing there: a dot (whole on the panel's edge)
+            bare = style.get("marker") is None
             ax.plot(m[lone], mean[lone], linestyle="none", color=style["color"],
-                    marker=ISOLATED_MARKER, markersize=ISOLATED_MARKERSIZE, zorder=4,
-                    label=f"_{name} alone", gid="isolated")
+                    marker=ISOLATED_MARKER if bare else style["marker"],
+                    markersize=ISOLATED_MARKERSIZE if bare else style.get("markersize"),
+                    zorder=4, label=f"_{name} alone", gid="isolated")
         drawn.append((m, mean))
         if len(m):
             starts[name] = (float(m[0]), float(mean[0]))
@@ -317,6 +330,10 @@ def plot_task(
         if band.any():
             ax.fill_between(m, low, high, where=band, color=style["color"], alpha=BAND_ALPHA,
                             linewidth=0, interpolate=False)
+        if (band & lone).any():  # a band of one m has no width: its interval as a bar
+            ax.vlines(m[band & lone], low[band & lone], high[band & lone],
+                      color=style["color"], alpha=LONE_BAND_ALPHA, linewidth=LONE_BAND_WIDTH,
+                      gid="isolated-interval")
     if paper is not None and not paper.empty:
         draw_paper(ax, paper)
         rows = paper.sort_values("m")

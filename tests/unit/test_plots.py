@@ -585,3 +585,27 @@ def test_the_shared_legend_fits_the_figure_and_keeps_its_rows_where_they_fit(tmp
             "lda": ("lda", nb_curve)})
     (legend,) = plots.figure_of_tasks(load_results(tmp_path / "short"), n_boot=10).legends
     assert len(legend.get_texts()) >= 6 and legend._ncols == 6
+
+
+def test_a_lone_value_shows_its_interval_and_is_whole_on_the_panels_edge():
+    """A lone value of a variant (drawn with markers) at the largest m, the axis' end: its
+    marker is drawn whole, not cut in half by the panel's edge, and its 95% interval, which
+    a band of one m cannot show, is a bar from ci_low to ci_high."""
+    curves = {"nb": ("nb", nb_curve), "lr": ("lr", lr_curve),
+              "lr_c": ("lr", lambda m: 0.22 + 0.6 / m)}
+    splits = make_splits("toy", SIZES, 30, seed=1, curves=curves)
+    info = run_info("toy", "toy", SIZES, {n: f for n, (f, _) in curves.items()}, (0, 40))
+    summary = stats.summarize(splits)
+    variant = summary["model"] == "lr_c"
+    summary.loc[variant & (summary["m"] < 32), ["error_mean", "ci_low", "ci_high"]] = np.nan
+    ax = Figure().add_subplot()
+    plots.plot_task(ax, summary, info)
+    assert ax.get_xlim()[1] == 32.0
+    row = summary[variant & (summary["m"] == 32)].iloc[0]
+    color = _model_lines(ax)["lr_c"].get_color()
+    whole = [line for line in ax.get_lines() if not line.get_clip_on()]
+    assert [(line.get_color(), line.get_marker(), list(line.get_xdata())) for line in whole] == [
+        (color, _model_lines(ax)["lr_c"].get_marker(), [32.0])]
+    (bars,) = [c for c in ax.collections if c.get_gid() == "isolated-interval"]
+    np.testing.assert_allclose(bars.get_segments()[0], [[32, row["ci_low"]],
+                                                        [32, row["ci_high"]]])
