@@ -312,8 +312,8 @@ def figure(m_stars: pd.DataFrame, fits: pd.DataFrame, deltas: Sequence[float]):
             held = "Bayes error fixed" if variant == VARIANTS["bayes_error"] else (
                 "separation per feature fixed")
             ax.set_title(f"{model}, {family}\n{held}", fontsize=9)
-    fig.suptitle("m*: training-set size within δ of the asymptotic error (95% bootstrap "
-                 "intervals)", fontsize=10)
+    words = "m*: training-set size within δ of the asymptotic error (95% bootstrap intervals)"
+    plots.fit_to_width(fig, fig.suptitle(words, fontsize=10), words)  # one column: wrapped
     return fig
 
 

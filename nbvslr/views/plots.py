@@ -9,7 +9,9 @@ Style (the paper's convention, NB solid and LR dashed): a model's approach decid
 style, a generative family's models (NB, LDA, QDA) solid and a discriminative family's (LR)
 dashed; the first model of each approach is drawn plain in its approach's colour, every
 further model gets its own colour and a marker. Each curve has its 95% interval (``ci_low ..
-ci_high`` of ``summary.csv``) as a light band of the same colour.
+ci_high`` of ``summary.csv``) as a light band of the same colour. A value with no value
+beside it (``isolated``), which neither a line nor a band can show, is a dot (its model's
+marker, else a dot) on a vertical bar of its interval, drawn whole on the panel's edge.
 """
 
 from __future__ import annotations
@@ -82,8 +84,10 @@ def model_styles(models: Sequence[tuple[str, str]]) -> dict[str, dict[str, Any]]
 
     The first model of each approach (generative, discriminative: the family's, as the
     registry declares it) gets the approach's colour and no marker; every other model a
-    colour and a marker of its own, in turn. The line style always follows the approach
-    (generative ``-``, discriminative ``--``, a family nbvslr does not know ``:``).
+    colour and a marker of its own, in turn (past ``len(VARIANT_COLORS)`` models the
+    markers shift by one a round, so no two models share a colour and a marker). The line
+    style always follows the approach (generative ``-``, discriminative ``--``, a family
+    nbvslr does not know ``:``).
     """
     styles: dict[str, dict[str, Any]] = {}
     seen: set[str | None] = set()
@@ -94,12 +98,69 @@ def model_styles(models: Sequence[tuple[str, str]]) -> dict[str, dict[str, Any]]
         if kind in APPROACH_COLORS and kind not in seen:
             style.update(color=APPROACH_COLORS[kind], marker=None)
         else:
+            turn = k // len(VARIANT_COLORS)
             style.update(color=VARIANT_COLORS[k % len(VARIANT_COLORS)],
-                         marker=VARIANT_MARKERS[k % len(VARIANT_MARKERS)], markersize=3.5)
+                         marker=VARIANT_MARKERS[(k + turn) % len(VARIANT_MARKERS)],
+                         markersize=3.5)
             k += 1
         seen.add(kind)
         styles[name] = style
     return styles
+
+
+def figure_styles(tasks: Sequence[Any]) -> dict[str, dict[str, Any]]:
+    """One style per model name over all the panels of a figure (``model_styles`` of every
+    task's models, in panel order, each task's in its run's order, a name once, with the
+    family it first has): the panels share one legend, so a name is drawn alike in every
+    panel and two names never alike."""
+    models: dict[str, str] = {}
+    for task in tasks:
+        summary = task.summary
+        if summary.empty or "family" not in summary:
+            continue
+        family = dict(zip(summary["model"].astype(str), summary["family"].astype(str),
+                          strict=False))
+        for name in model_order(summary, task.run_info):
+            models.setdefault(name, family[name])
+    return model_styles(list(models.items()))
+
+
+ISOLATED_MARKER = "o"
+ISOLATED_MARKERSIZE = 4.5
+"""The marker of a point that a line without markers leaves unseen (``isolated``)."""
+LONE_BAND_ALPHA = 0.35
+LONE_BAND_WIDTH = 3.0
+"""The 95% interval of an ``isolated`` value, which a band cannot show: a vertical bar in
+the band's colour, this opaque and this many points wide."""
+
+
+def isolated(values: np.ndarray) -> np.ndarray:
+    """Which values (shape (M,), a curve in m order) are finite with no finite neighbour:
+    a line through the curve draws nothing there (a metric defined at one m only, a value
+    between two undefined ones), so a curve drawn without markers marks them."""
+    finite = np.isfinite(np.asarray(values, dtype=float))
+    before = np.concatenate([[False], finite[:-1]])
+    after = np.concatenate([finite[1:], [False]])
+    return finite & ~before & ~after
+
+
+def _unclip_isolated(ax: Axes) -> None:
+    """Draw the dots and bars of ``isolated`` values whole where they sit on the panel's
+    edge (a value at the largest m, the axis' end): those wholly inside the limits, never
+    one that the axis leaves out (a start above it, ``y_limits``)."""
+    (x0, x1), (y0, y1) = sorted(ax.get_xlim()), sorted(ax.get_ylim())
+
+    def inside(xy: np.ndarray) -> bool:
+        x, y = xy[:, 0], xy[:, 1]
+        return bool(((x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)).all())
+
+    for line in ax.get_lines():
+        if line.get_gid() == "isolated" and inside(np.asarray(line.get_xydata(), float)):
+            line.set_clip_on(False)
+    for bars in ax.collections:
+        if bars.get_gid() == "isolated-interval" and all(
+                inside(np.asarray(seg, float)) for seg in bars.get_segments()):
+            bars.set_clip_on(False)
 
 
 def task_title(run_info: Mapping[str, Any], default: str = "") -> str:
@@ -196,6 +257,7 @@ def plot_task(
     ylabel: str = "mean test error",
     log_m: bool | None = False,
     pair_named: bool = True,
+    styles: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Axes:
     """Draw one task's learning curves on ``ax``: error vs m, one line per model.
 
@@ -228,6 +290,9 @@ def plot_task(
     log_m : bool or None
         A logarithmic m axis (from the smallest m to the largest); None: by the grid
         (``log_axis``).
+    styles : mapping, optional
+        Each model's line properties (``figure_styles`` of a figure's panels: every model
+        of this panel); by default ``model_styles`` of this panel's models.
 
     Returns ``ax``. A curve with a single split per m (no interval) is drawn without band.
     """
@@ -238,7 +303,8 @@ def plot_task(
     order = model_order(summary, run_info)
     family = dict(zip(summary["model"].astype(str), summary["family"].astype(str),
                       strict=False))
-    styles = model_styles([(m, family[m]) for m in order])
+    if styles is None:
+        styles = model_styles([(m, family[m]) for m in order])
     drawn: list[tuple[np.ndarray, np.ndarray]] = []
     starts: dict[str, tuple[float, float]] = {}
     for name in order:
@@ -250,6 +316,13 @@ def plot_task(
         style = styles[name]
         # ours above the paper's thin black lines, which show where they differ
         ax.plot(m, mean, label=short_name(name), linewidth=1.4, zorder=4, **style)
+        lone = isolated(mean)
+        if lone.any():  # a line draws nothing there: a dot (whole on the panel's edge)
+            bare = style.get("marker") is None
+            ax.plot(m[lone], mean[lone], linestyle="none", color=style["color"],
+                    marker=ISOLATED_MARKER if bare else style["marker"],
+                    markersize=ISOLATED_MARKERSIZE if bare else style.get("markersize"),
+                    zorder=4, label=f"_{name} alone", gid="isolated")
         drawn.append((m, mean))
         if len(m):
             starts[name] = (float(m[0]), float(mean[0]))
@@ -257,6 +330,10 @@ def plot_task(
         if band.any():
             ax.fill_between(m, low, high, where=band, color=style["color"], alpha=BAND_ALPHA,
                             linewidth=0, interpolate=False)
+        if (band & lone).any():  # a band of one m has no width: its interval as a bar
+            ax.vlines(m[band & lone], low[band & lone], high[band & lone],
+                      color=style["color"], alpha=LONE_BAND_ALPHA, linewidth=LONE_BAND_WIDTH,
+                      gid="isolated-interval")
     if paper is not None and not paper.empty:
         draw_paper(ax, paper)
         rows = paper.sort_values("m")
@@ -279,6 +356,7 @@ def plot_task(
     if ylim is not None:
         ax.set_ylim(*ylim)
         _note_clipped(ax, starts, ylim[1])
+    _unclip_isolated(ax)
     if crossover is not None and crossover.first_crossover is not None:
         pair = (str(crossover.model_a), str(crossover.model_b))
         families = (family.get(pair[0], pair[0]), family.get(pair[1], pair[1]))
@@ -455,9 +533,11 @@ def _paper_of(task: Any) -> pd.DataFrame | None:
     return paper_curve(str(task.name))
 
 
-def _shared_legend(fig: Figure, axes: Sequence[Axes], ncols: int = 6) -> None:
+def _shared_legend(fig: Figure, axes: Sequence[Axes], ncols: int = 6) -> Legend:
     """One legend for all panels, above them: every label once, in the order first seen,
-    our models first, then the paper's curves, then the crossover marks."""
+    our models first, then the paper's curves, then the crossover marks; ``ncols`` entries
+    a row at most, fewer when those rows would be wider than the figure (long names, long
+    crossover labels), measured with the figure's fonts at its dpi."""
     seen: dict[str, Any] = {}
     for ax in axes:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
@@ -466,8 +546,16 @@ def _shared_legend(fig: Figure, axes: Sequence[Axes], ncols: int = 6) -> None:
         return 2 if label.startswith("crossover") else 1 if label.startswith("paper: ") else 0
 
     labels = sorted(seen, key=rank)
-    fig.legend([seen[lab] for lab in labels], labels, loc="outside upper center",
-               ncols=min(len(labels), ncols), frameon=False, fontsize="medium")
+    full = fig.bbox.width
+    renderer = RendererAgg(int(full), int(fig.bbox.height), fig.dpi)
+    cols = max(1, min(len(labels), ncols))
+    while True:
+        legend = fig.legend([seen[lab] for lab in labels], labels, loc="outside upper center",
+                            ncols=cols, frameon=False, fontsize="medium")
+        if cols == 1 or legend.get_window_extent(renderer).width <= full * (1 - 2 * FIT_MARGIN):
+            return legend
+        legend.remove()
+        cols -= 1
 
 
 def _line_styles(tasks: Sequence[Any]) -> str:
@@ -556,7 +644,8 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int | None = None, suptitle:
     when every panel's has the same two families. ``titles``: each panel's title instead
     of its task's, and an axis label on every panel (panels of one task's metrics,
     ``figure_of_metrics``); ``what``: the caption's words for what is drawn;
-    ``legend_cols``: the most entries a row of the shared legend; ``pair``: the pair whose
+    ``legend_cols``: the most entries a row of the shared legend (fewer where they would
+    not fit the figure); ``pair``: the pair whose
     crossover every panel marks (by default each task's first).
     """
     n = len(tasks)
@@ -573,6 +662,7 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int | None = None, suptitle:
                       dpi=100, layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
     crosses = [_crossover_of_task(task, n_boot, seed, pair) for task in tasks]
+    styles = figure_styles(tasks)  # one name, one style, in every panel and the legend
     crossed = [c for c in crosses if c is not None and c.first_crossover is not None]
     names = shared_titles(
         (family_of(t, c.model_a), family_of(t, c.model_b))
@@ -590,6 +680,7 @@ def figure_of_tasks(tasks: Sequence[Any], *, ncols: int | None = None, suptitle:
         drawn_paper |= curves is not None
         plot_task(ax, task.summary, task.run_info, crossover=cross, paper=curves,
                   legend=not shared, log_m=log_m, pair_named=names is not None,
+                  styles=styles,
                   ylabel=f"mean {metric_label(task)}"
                   if k % ncols == 0 or not shared or titles is not None else "")
         if titles is not None:
@@ -635,6 +726,16 @@ def _wrap_to_fit(text: Text, words: str, left: float, right: float, renderer: An
     while not _fits(text, left, right, renderer) and chars > 10:
         chars -= 2
         text.set_text("\n".join(textwrap.wrap(words, width=chars)))
+
+
+def fit_to_width(fig: Figure, text: Text, words: str) -> None:
+    """Wrap a text of the figure (its suptitle; ``words``: the text unwrapped) until it lies
+    inside the figure's width, ``FIT_MARGIN`` clear of each edge, measured with the
+    figure's fonts at its dpi: a title wider than a figure of one or two panels is cut at
+    both edges."""
+    full = fig.bbox.width
+    renderer = RendererAgg(int(full), int(fig.bbox.height), fig.dpi)
+    _wrap_to_fit(text, words, FIT_MARGIN * full, full * (1 - FIT_MARGIN), renderer)
 
 
 def fit_texts(fig: Figure, axes: Sequence[Axes], ncols: int, caption_text: Text,

@@ -483,3 +483,129 @@ def test_committed_panels_captions_and_titles_inside_the_figure(name):
     assert _outside(fig, 1) == []
     fig.set_dpi(150)
     assert _outside(fig, 1) == []
+
+
+# --------------------------------------------------------------------------------------
+# Values a line cannot show, styles across panels, the shared legend's width
+# --------------------------------------------------------------------------------------
+
+def _marked_points(ax, color):
+    """The (m, value) points drawn with a marker in ``color`` on ``ax``."""
+    from matplotlib.colors import same_color
+
+    return {(float(x), float(y)) for line in ax.get_lines()
+            if line.get_marker() not in (None, "None", "", " ")
+            and same_color(line.get_color(), color)
+            for x, y in zip(line.get_xdata(), line.get_ydata(), strict=True)
+            if np.isfinite(y)}
+
+
+def test_a_value_with_no_value_beside_it_is_drawn_as_a_dot():
+    """A plain curve (the first LR, drawn without markers) finite at one m only, or at one m
+    between undefined ones, shows its values as dots in its colour (a line alone drew
+    nothing there though the legend listed it); every other line is drawn as before."""
+    splits = make_splits("toy", SIZES, 30, seed=1)
+    info = run_info("toy", "toy", SIZES, {"nb": "nb", "lr": "lr"}, (0, 40))
+    summary = stats.summarize(splits)
+    lr = summary["model"] == "lr"
+    undefined = lr & ~summary["m"].isin([4, 12, 16, 32])  # 4 alone, 12-16 a segment, 32 alone
+    summary.loc[undefined, ["error_mean", "ci_low", "ci_high"]] = np.nan
+    ax = Figure().add_subplot()
+    plots.plot_task(ax, summary, info)
+    means = summary[lr].set_index("m")["error_mean"]
+    assert _marked_points(ax, plots.APPROACH_COLORS["discriminative"]) == {
+        (4.0, means[4]), (32.0, means[32])}
+    assert _marked_points(ax, plots.APPROACH_COLORS["generative"]) == set()
+    lines = _model_lines(ax)
+    assert lines["lr"].get_marker() in (None, "None", "")  # the legend's swatch as before
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["nb", "lr"]
+    np.testing.assert_array_equal(plots.isolated(np.array([np.nan, 1, np.nan, 2, 3, np.nan])),
+                                  [False, True, False, False, False, False])
+    assert not plots.isolated(np.array([1.0, 2.0])).any() and plots.isolated(np.ones(1)).all()
+
+
+def _style(line):
+    from matplotlib.colors import to_hex
+
+    return (to_hex(line.get_color()), str(line.get_marker()), line.get_linestyle())
+
+
+def test_one_name_one_style_across_the_panels_and_the_legend(tmp_path):
+    """Panels of different variants (lr_l2 in one, lr_c in the other, each its panel's first
+    variant) draw them in two styles, each name alike in every panel and in the shared
+    legend; they were both green with dots, one swatch for two models."""
+    variant = ("lr", lambda m: 0.22 + 0.6 / m)
+    fabricate(tmp_path, task="a", title="a", curves={
+        "nb": ("nb", nb_curve), "lr": ("lr", lr_curve), "lr_l2": variant})
+    fabricate(tmp_path, task="b", title="b", curves={
+        "nb": ("nb", nb_curve), "lr": ("lr", lr_curve), "lr_c": variant})
+    fabricate(tmp_path, task="c", title="c", curves={
+        "nb": ("nb", nb_curve), "lr_c": variant, "lr": ("lr", lr_curve)})
+    fig = plots.figure_of_tasks(load_results(tmp_path), n_boot=10)
+    styles = {}
+    for ax in fig.get_axes():
+        for name, line in _model_lines(ax).items():
+            styles.setdefault(name, set()).add(_style(line))
+    assert {name: len(s) for name, s in styles.items()} == {
+        "nb": 1, "lr": 1, "lr_l2": 1, "lr_c": 1}
+    assert len({s.pop() for s in styles.values()}) == 4
+    (legend,) = fig.legends
+    swatches = {t.get_text(): _style(h) for t, h in zip(legend.get_texts(),
+                                                      legend.legend_handles, strict=True)
+                if t.get_text() in styles}
+    for ax in fig.get_axes():
+        for name, line in _model_lines(ax).items():
+            assert swatches[name] == _style(line)
+    many = plots.model_styles([("nb", "nb")] + [(f"v{k}", "nb") for k in range(20)])
+    looks = [(s["color"], s["marker"]) for s in many.values()]
+    assert len(set(looks)) == len(looks)  # past the 8 colours too
+
+
+def test_the_shared_legend_fits_the_figure_and_keeps_its_rows_where_they_fit(tmp_path):
+    """Two panels of five models with long names and a long crossover label: the shared
+    legend takes fewer entries a row and stays inside the figure (six a row ran off both
+    edges, cutting the first names and the crossover's label); short names keep six."""
+    variant = ("lr", lambda m: 0.22 + 0.6 / m)
+    long = {"nb": ("nb", nb_curve), "lr_with_a_weak_penalty": variant,
+            "lr": ("lr", lr_curve), "lda_shrunk_towards_diagonal": ("lda", nb_curve),
+            "qda_regularised": ("qda", lambda m: 0.35 + 0.1 / m)}
+    for task in ("a", "b"):
+        fabricate(tmp_path / "long", task=task, title=task, curves=long)
+    fig = plots.figure_of_tasks(load_results(tmp_path / "long"), n_boot=10)
+    (legend,) = fig.legends
+    assert len(legend.get_texts()) >= 6 and legend._ncols < 6
+    for dpi in (100, 150):  # the page's and the files' dpi
+        fig.set_dpi(dpi)
+        fig.draw_without_rendering()
+        box, page = legend.get_window_extent(), fig.bbox
+        assert page.x0 <= box.x0 and box.x1 <= page.x1
+    for task in ("a", "b", "c"):
+        fabricate(tmp_path / "short", task=task, title=task, curves={
+            "nb": ("nb", nb_curve), "lr": ("lr", lr_curve), "lr_c": variant,
+            "lda": ("lda", nb_curve)})
+    (legend,) = plots.figure_of_tasks(load_results(tmp_path / "short"), n_boot=10).legends
+    assert len(legend.get_texts()) >= 6 and legend._ncols == 6
+
+
+def test_a_lone_value_shows_its_interval_and_is_whole_on_the_panels_edge():
+    """A lone value of a variant (drawn with markers) at the largest m, the axis' end: its
+    marker is drawn whole, not cut in half by the panel's edge, and its 95% interval, which
+    a band of one m cannot show, is a bar from ci_low to ci_high."""
+    curves = {"nb": ("nb", nb_curve), "lr": ("lr", lr_curve),
+              "lr_c": ("lr", lambda m: 0.22 + 0.6 / m)}
+    splits = make_splits("toy", SIZES, 30, seed=1, curves=curves)
+    info = run_info("toy", "toy", SIZES, {n: f for n, (f, _) in curves.items()}, (0, 40))
+    summary = stats.summarize(splits)
+    variant = summary["model"] == "lr_c"
+    summary.loc[variant & (summary["m"] < 32), ["error_mean", "ci_low", "ci_high"]] = np.nan
+    ax = Figure().add_subplot()
+    plots.plot_task(ax, summary, info)
+    assert ax.get_xlim()[1] == 32.0
+    row = summary[variant & (summary["m"] == 32)].iloc[0]
+    color = _model_lines(ax)["lr_c"].get_color()
+    whole = [line for line in ax.get_lines() if not line.get_clip_on()]
+    assert [(line.get_color(), line.get_marker(), list(line.get_xdata())) for line in whole] == [
+        (color, _model_lines(ax)["lr_c"].get_marker(), [32.0])]
+    (bars,) = [c for c in ax.collections if c.get_gid() == "isolated-interval"]
+    np.testing.assert_allclose(bars.get_segments()[0], [[32, row["ci_low"]],
+                                                        [32, row["ci_high"]]])

@@ -258,3 +258,25 @@ def test_shipped_study_file_is_valid():
     assert len(study.config.tasks) == 28 and len(study.deltas) == 2
     grid = np.array(study.config.grids[0], dtype=float)
     assert np.all(np.diff(np.log(grid)) < 0.5)  # geometric, ratio about sqrt(2)
+
+
+def test_the_figure_of_one_column_keeps_its_title_inside():
+    """A study of one task (one column of panels) wraps the figure's title inside the
+    figure: written on one line it was cut at both edges."""
+    from nbvslr.studies.sample_complexity import figure, fits_table
+
+    rows = [{"variant": "bayes-error-fixed", "family": "continuous", "model": model,
+             "model_family": model, "n_features": n, "delta": 0.05,
+             "m_star": scale * n, "ci_low": 0.8 * scale * n, "ci_high": 1.2 * scale * n}
+            for model, scale in (("nb", 3.0), ("lr", 10.0)) for n in (4, 8, 16)]
+    m_stars = pd.DataFrame(rows)
+    fig = figure(m_stars, fits_table(m_stars), [0.05])
+    title = fig._suptitle
+    assert "\n" in title.get_text()
+    assert " ".join(title.get_text().split()) == (
+        "m*: training-set size within δ of the asymptotic error (95% bootstrap intervals)")
+    for dpi in (100, 150):  # the figure's and the file's
+        fig.set_dpi(dpi)
+        fig.draw_without_rendering()
+        box = title.get_window_extent()
+        assert fig.bbox.x0 <= box.x0 and box.x1 <= fig.bbox.x1
