@@ -213,7 +213,12 @@ def test_ctrl_c_exits_130_with_one_line_and_resumes(reference, tmp_path, moment)
     assert "Traceback" not in stderr and "Warning" not in stderr
     lines = stderr.strip().splitlines()
     assert len(lines) == 1, stderr
-    assert lines[0].startswith("interrupted: ") and "rerun the same command" in lines[0]
+    if _checkpoints(out):  # a size was saved: it is kept, and the rerun resumes from it
+        assert lines[0].startswith("interrupted: the finished sizes are kept in "), stderr
+        assert "rerun the same command to resume" in lines[0]
+    else:  # the workers were starting: nothing to keep, and the line says so
+        assert lines[0] == ("interrupted before any size was computed: nothing was kept; "
+                            "rerun the same command to start"), stderr
     assert kept <= _checkpoints(out)
     assert not (out / "toy" / "summary.csv").exists()
     _visible_files_are_complete(out)
@@ -222,20 +227,30 @@ def test_ctrl_c_exits_130_with_one_line_and_resumes(reference, tmp_path, moment)
     assert _result_bytes(out) == reference
 
 
-def test_keyboard_interrupt_in_the_runner_is_reported_not_raised(tmp_path, monkeypatch):
-    """A KeyboardInterrupt inside the runner becomes exit 130 and the resume hint."""
+@pytest.mark.parametrize("saved", [True, False])
+def test_keyboard_interrupt_in_the_runner_is_reported_not_raised(tmp_path, monkeypatch,
+                                                                 saved):
+    """A KeyboardInterrupt inside the runner becomes exit 130 and the resume hint when a
+    size was saved; before that (only the checkpoints' folder made), "nothing was kept"."""
     from nbvslr import api
 
     def interrupted(*args, **kwargs):
-        (tmp_path / "results" / "toy" / ".checkpoints").mkdir(parents=True)  # a run begun
+        folder = tmp_path / "results" / "toy" / ".checkpoints"
+        folder.mkdir(parents=True)  # a run begun
+        if saved:
+            (folder / "m=2.csv.gz").write_bytes(b"")  # and a size saved
         raise KeyboardInterrupt
 
     monkeypatch.setattr(api, "run_tasks", interrupted)  # what nbvslr run runs through
     result = _run_in_process(_write_config(tmp_path), tmp_path / "results")
     assert result.exit_code == 130
+    assert "Traceback" not in result.output
+    if not saved:
+        assert result.output.strip() == ("interrupted before any size was computed: nothing "
+                                         "was kept; rerun the same command to start")
+        return
     assert result.output.strip().startswith("interrupted: ")
     assert "rerun the same command to resume" in result.output
-    assert "Traceback" not in result.output
     # one task: its own checkpoint folder is named
     assert str(tmp_path / "results" / "toy" / ".checkpoints") in result.output
 
