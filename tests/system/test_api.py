@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from api_frames import clinic_frame
 from click.testing import CliRunner
 
 import nbvslr
@@ -24,12 +25,7 @@ SIZES = [3, 8, 16]
 SPLITS = 12
 
 
-def _frame(n: int = 150, seed: int = 0) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 2, n)
-    df = pd.DataFrame(rng.normal(size=(n, 3)) + 0.9 * y[:, None], columns=["a", "b", "c"])
-    df["label"] = np.where(y == 1, "sick", "well")
-    return df
+_frame = clinic_frame
 
 
 def _raw(task, **extra) -> dict:

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from api_frames import clinic_frame
 
 import nbvslr
 import nbvslr.api
@@ -17,12 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SIZES = [3, 8, 16]
 
 
-def _frame(n: int = 150, seed: int = 0) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 2, n)
-    df = pd.DataFrame(rng.normal(size=(n, 3)) + 0.9 * y[:, None], columns=["a", "b", "c"])
-    df["label"] = np.where(y == 1, "sick", "well")
-    return df
+_frame = clinic_frame
 
 
 def _task(name: str = "toy", **kwargs) -> nbvslr.Task:
