@@ -54,6 +54,15 @@ class _Group(click.Group):
     """A click group that imports its commands on first use and reports ``NbvslrError``
     and ``OSError`` as ``error: ...`` with an exit code, Ctrl-C as ``interrupted: ...``."""
 
+    def _command_path(self, args) -> str:
+        """``nbvslr <command>`` of a command line whose error click gave no context (an
+        option missing its value: ``nbvslr run x.yaml -j``), from its first word that is
+        not an option; ``nbvslr`` if that names no command."""
+        argv = list(sys.argv[1:] if args is None else args)
+        first = next((a for a in argv if not a.startswith("-")), None)
+        names = {*self.commands, *COMMANDS}
+        return f"nbvslr {first}" if first in names else "nbvslr"
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *COMMANDS})
 
@@ -93,7 +102,8 @@ class _Group(click.Group):
             exc.show()
             sys.exit(exc.exit_code)
         except click.ClickException as exc:
-            where = exc.ctx.command_path if getattr(exc, "ctx", None) else "nbvslr"
+            where = (exc.ctx.command_path if getattr(exc, "ctx", None)
+                     else self._command_path(args))
             problem = one_line(exc.format_message()).rstrip(".")
             click.echo(f"error: {problem}; see {where} --help", err=True)
             sys.exit(exc.exit_code)

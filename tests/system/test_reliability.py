@@ -271,6 +271,13 @@ def test_usage_errors_are_one_line(tmp_path):
               "--help")
 
 
+def test_an_option_missing_its_value_points_to_its_commands_help(tmp_path):
+    """``nbvslr run x.yaml -j`` (click gives that error no context): the line names
+    ``nbvslr run --help``, not the program's."""
+    line = _one_line(_run(_config(tmp_path), tmp_path / "o", "--jobs"), 2, "--jobs")
+    assert line.endswith("see nbvslr run --help"), line
+
+
 # --------------------------------------------------------------------------- CSV sources
 
 
