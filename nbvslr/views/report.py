@@ -388,6 +388,8 @@ def verdict_lines(rows: Sequence[Mapping[str, Any]]) -> str:
     for row in rows:
         b = row["model_b"]
         label = _label(row, titled)
+        if row["_duplicate"]:  # one task name in two folders: which one, as the table says
+            label += f" ({row['folder']})"
         if row["_cross"] is None:  # one model, no pair
             cells.append([label, f"m {row['m_min']}–{row['m_max']}",
                           f"error {number(row['a_error_min_m'])} → "

@@ -252,3 +252,14 @@ def test_a_run_of_one_family_reports_each_model_alone(tmp_path):
     assert "no pair to compare" in report.verdict_lines(report.report_rows([folder], n_boot=50))
     table = pd.read_csv(io.StringIO(report.report_csv([folder], n_boot=50)))
     assert table.loc[0, "model_a"] == "nb" and table["b_error_max_m"].isna().all()
+
+
+def test_one_task_name_in_two_folders_is_told_apart_in_both_forms(tmp_path):
+    """Two folders holding a task of one name: the table and the brief lines both name
+    each row's folder (the brief lines named only the task, twice)."""
+    first = fabricate(tmp_path / "a", task="pima", title="pima (continuous)")
+    second = fabricate(tmp_path / "b", task="pima", title="pima (continuous)")
+    rows = report.report_rows([tmp_path / "a", tmp_path / "b"], n_boot=50)
+    lines = report.verdict_lines(rows).splitlines()
+    assert len(lines) == 2
+    assert f"({first})" in lines[0] and f"({second})" in lines[1]
