@@ -8,6 +8,7 @@ default (``results/pima`` -> ``results/pima.png``); a figure asked for inside a 
 from __future__ import annotations
 
 import contextlib
+import os
 from pathlib import Path
 
 import click
@@ -103,7 +104,10 @@ def default_output(first: Path) -> Path:
     """``first/curve.png`` for a folder of tasks; ``<task>.png`` beside a task folder."""
     first = Path(first)
     if results.is_task_dir(first):
-        return first.absolute().parent / f"{first.absolute().name}.png"
+        plain = Path(os.path.normpath(first))  # as given (relative stays relative)
+        if plain.name in ("", ".", ".."):  # "." or "..": the folder's own name
+            plain = first.resolve()
+        return plain.parent / f"{plain.name}.png"
     return first / results.CURVE_FILE
 
 

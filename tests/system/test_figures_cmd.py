@@ -221,3 +221,16 @@ def test_plot_orders_a_folder_of_tasks_as_the_report_and_given_folders_as_given(
                    "-o", out).exit_code == 0
     assert _panel_titles(out.read_text(), titles) == ["my task", "sonar (continuous)",
                                                       "pima (continuous)"]
+
+
+def test_plot_of_a_task_folder_names_its_file_as_given(root, monkeypatch):
+    """``nbvslr plot results/pima`` writes and names results/pima.png, relative as given
+    (it printed the absolute path, where a folder of tasks' was relative); ``.`` inside
+    the task folder is its own name beside it."""
+    monkeypatch.chdir(root.parent)
+    res = _invoke("plot", "results/pima")
+    assert res.exit_code == 0 and "wrote results/pima.png (1 panel)" in res.output
+    monkeypatch.chdir(root / "sonar")
+    res = _invoke("plot", ".")
+    assert res.exit_code == 0 and f"wrote {root / 'sonar.png'} (1 panel)" in res.output
+    assert (root / "sonar.png").is_file()
