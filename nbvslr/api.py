@@ -10,7 +10,6 @@ public name.
 
 from __future__ import annotations
 
-import numbers
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -31,7 +30,7 @@ from nbvslr.config import COMMAND_LINE, Config, SettingNames, load_config, parse
 from nbvslr.config.catalog import resolve_config
 from nbvslr.data.dataset import DataSettings
 from nbvslr.data.frame import Frame
-from nbvslr.errors import ConfigError, ResultsError, did_you_mean, setting_error
+from nbvslr.errors import ConfigError, ResultsError, did_you_mean, integer_setting
 from nbvslr.results.files import read_csv_bytes, table_bytes
 from nbvslr.results.layout import metrics_of, split_columns
 from nbvslr.results.read import TaskResults
@@ -460,12 +459,7 @@ def load(folder: str | os.PathLike) -> Results:
 def _integer(call: str, key: str, value: Any, low: int) -> int:
     """``value`` of the argument ``key`` of ``call`` as an int, or a one-line
     ``ConfigError`` naming ``call(key=...)`` (not an integer, or below ``low``)."""
-    rule, where = f">= {low}", f"{call}({key}=...)"
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise setting_error(where, "not an integer", value, f"give an integer {rule}")
-    if value < low:
-        raise setting_error(where, f"must be {rule}", value, f"give an integer {rule}")
-    return int(value)
+    return integer_setting(f"{call}({key}=...)", value, low)
 
 
 def _concat(frames: list[pd.DataFrame], columns: Sequence[str]) -> pd.DataFrame:

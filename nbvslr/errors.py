@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import numbers
 import signal
 import threading
 from collections.abc import Iterable, Iterator, Mapping
@@ -82,6 +83,20 @@ def setting_error(key: str, problem: str, value: Any, fix: str,
     """
     prefix = f"{source}: " if source else ""
     return cls(f"{prefix}{key}: {problem}{_value_part(value, key)}; {fix}")
+
+
+def integer_setting(key: str, value: Any, low: int, rule: str | None = None,
+                    source: str | None = None, cls: type[ConfigError] = ConfigError) -> int:
+    """``value`` as an int >= ``low`` (any integer type, never a bool), or the one-line
+    ``setting_error`` naming ``key``: ``not an integer``, or ``must be RULE`` as ``cls``
+    (``rule`` default ``>= low``)."""
+    rule = rule if rule is not None else f">= {low}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise setting_error(key, "not an integer", value, f"give an integer {rule}", source)
+    if value < low:
+        raise setting_error(key, f"must be {rule}", value, f"give an integer {rule}", source,
+                            cls)
+    return int(value)
 
 
 def _value_part(value: Any, key: str) -> str:

@@ -45,6 +45,7 @@ from nbvslr.errors import (
     NbvslrError,
     SizeError,
     check_known_keys,
+    integer_setting,
     setting_error,
     with_hint,
 )
@@ -224,12 +225,7 @@ class _Where:
     def integer(self, key: str, value: Any, low: int, rule: str,
                 cls: type[ConfigError] = ConfigError) -> int:
         """``value`` as an int >= ``low``; ``cls`` (a ``ConfigError``) when it is below."""
-        # bool is an int in Python, never a count.
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.error(key, "not an integer", value, f"give an integer {rule}")
-        if value < low:
-            raise self.error(key, f"must be {rule}", value, f"give an integer {rule}", cls)
-        return int(value)
+        return integer_setting(key, value, low, rule, self.source, cls)
 
 
 # --------------------------------------------------------------------------- reading

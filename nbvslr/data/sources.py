@@ -249,25 +249,25 @@ def download(url: str, timeout: float, hint: str = _OFFLINE_HINT,
         if absent is not None and exc.code == absent:
             return None
         raise HttpStatus(f"download of {url} failed: HTTP {exc.code} "
-                         f"{one_line(str(exc.reason))}; {hint}",
+                         f"{_reason_text(str(exc.reason))}; {hint}",
                          status=exc.code, body=outcome.get("body") or b"")  # type: ignore
     elif isinstance(exc, urllib.error.URLError):
         inner = exc.reason
         is_timeout = isinstance(inner, TimeoutError)
-        reason = f"timed out after {timeout:g} s" if is_timeout else one_line(f"{inner}")
+        reason = f"timed out after {timeout:g} s" if is_timeout else _reason_text(f"{inner}")
     elif isinstance(exc, TimeoutError):
         reason = f"timed out after {timeout:g} s"
     elif isinstance(exc, http.client.BadStatusLine):
-        reason = f"the answer is not HTTP ({one_line(str(exc))!r})"
+        reason = f"the answer is not HTTP ({_reason_text(str(exc))!r})"
     elif isinstance(exc, OSError | http.client.HTTPException | ValueError):
         # Connection reset, a body cut short (IncompleteRead), a malformed answer or URL...
-        reason = one_line(str(exc)) or type(exc).__name__
+        reason = _reason_text(str(exc)) or type(exc).__name__
     else:
         raise exc  # type: ignore[misc]
     raise DownloadError(f"download of {url} failed: {reason}; {hint}")
 
 
-def one_line(text: str, most: int = 200) -> str:
+def _reason_text(text: str, most: int = 200) -> str:
     """``text`` as one line of at most ``most`` characters: line breaks (real, or written as
     ``\\r``/``\\n`` escapes by a ``repr``) and runs of spaces become one space."""
     text = " ".join(re.sub(r"\\[rn]", " ", text).split())

@@ -222,6 +222,7 @@ def table_problem(table: pd.DataFrame, metadata: Any) -> str | None:
         return None
     if len(table) < 2 or table.shape[1] < 2:
         return None
+
     def missing(cells: pd.Series) -> np.ndarray:
         return (cells.isna() | cells.astype(str).eq("")).to_numpy()
 

@@ -194,18 +194,24 @@ def test_the_direction_does_not_depend_on_the_solvers_knobs(shipped_misses, monk
             assert np.array_equal(_signs(design, other), _signs(design, base)), (task, m)
 
 
-def test_lawson_hanson_alone_gives_nnls_certified_directions(shipped_misses, monkeypatch):
-    """On 40 splits of each shipped size (``FIRST``), Lawson-Hanson alone reaches the
-    directions the checked solver gives (the answer, not one solver's path), and these equal
-    the old unchecked ``nnls`` directions bit for bit except on its known misses."""
-    seen_moved = 0
+def _first_quasi(shipped_misses):
+    """For each shipped size: its ``FIRST`` splits' stack Z1, signs, ``detect``'s answer
+    (from the design's distinct rows) and the positions of the quasi-separated splits."""
     for (task, m), (data, design, levels, *_rest) in shipped_misses.items():
         draw, _ = split_seeds(0, task, m, FIRST)
         idx = draw_train_sets(data.y, m, draw)
         Z1, sign = design.rows(idx), design.sign[idx]
         found = separation.detect(Z1, sign, extra=levels,
                                   rows=(design.unique_Z1, design.row_to_unique[idx]))
-        quasi = np.flatnonzero(found.code == separation.QUASI)
+        yield (task, m), (Z1, sign, found, np.flatnonzero(found.code == separation.QUASI))
+
+
+def test_lawson_hanson_alone_gives_nnls_certified_directions(shipped_misses, monkeypatch):
+    """On 40 splits of each shipped size (``FIRST``), Lawson-Hanson alone reaches the
+    directions the checked solver gives (the answer, not one solver's path), and these equal
+    the old unchecked ``nnls`` directions bit for bit except on its known misses."""
+    seen_moved = 0
+    for (task, m), (Z1, sign, found, quasi) in _first_quasi(shipped_misses):
         assert quasi.size >= 10
         with monkeypatch.context() as mp:
             mp.setattr(ld, "nnls", lambda E, f, maxiter: (np.zeros(E.shape[1]), 0.0))
@@ -230,12 +236,6 @@ def test_the_direction_from_the_stack_equals_the_direction_from_the_distinct_row
     distinct rows: the same directions, bit for bit, on the shipped splits (the stack's
     repeats were kept as constraints of their own, a larger problem that ``nnls`` answered
     otherwise)."""
-    for (task, m), (data, design, levels, *_rest) in shipped_misses.items():
-        draw, _ = split_seeds(0, task, m, FIRST)
-        idx = draw_train_sets(data.y, m, draw)
-        Z1, sign = design.rows(idx), design.sign[idx]
-        found = separation.detect(Z1, sign, extra=levels,
-                                  rows=(design.unique_Z1, design.row_to_unique[idx]))
-        q = np.flatnonzero(found.code == separation.QUASI)
+    for (task, m), (Z1, sign, found, q) in _first_quasi(shipped_misses):
         stack, _ = separation.max_margin_direction(Z1[q], sign[q], found.separated[q])
         np.testing.assert_array_equal(stack, found.direction[q], err_msg=f"{task} {m}")
